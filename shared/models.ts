@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { BackendTypeSchema } from './requests';
+
+/** A model on an llmserver: from /api/tags, and for running ones also /api/ps. */
+export const ModelEntrySchema = z.object({
+  name: z.string(),
+  size: z.number().nullable().optional(),
+  family: z.string().nullable().optional(),
+  parameter_size: z.string().nullable().optional(),
+  quantization: z.string().nullable().optional(),
+  modified_at: z.string().nullable().optional(),
+  digest: z.string().nullable().optional(),
+  size_vram: z.number().nullable().optional(),
+  expires_at: z.string().nullable().optional(),
+  context_length: z.number().nullable().optional(),
+});
+export type ModelEntry = z.infer<typeof ModelEntrySchema>;
+
+export const CatalogEntrySchema = z.object({
+  name: z.string().min(1),
+  vram_mb: z.number().int().positive(),
+  required_disk_gb: z.number().int().positive(),
+  family: z.string().optional(),
+  notes: z.string().optional(),
+});
+export type CatalogEntry = z.infer<typeof CatalogEntrySchema>;
+
+export const CatalogResponseSchema = z.object({ models: z.array(CatalogEntrySchema) });
+export type CatalogResponse = z.infer<typeof CatalogResponseSchema>;
+
+export const LlmModelsQuerySchema = z
+  .object({
+    backend_url: z.string().trim().min(1, 'backend_url is required').max(2048),
+    backend_type: BackendTypeSchema.default('llmserver'),
+  })
+  .strict();
+export type LlmModelsQuery = z.infer<typeof LlmModelsQuerySchema>;
+
+export const LlmModelsResponseSchema = z.object({
+  backend_url: z.string(),
+  backend_type: z.literal('llmserver'),
+  models: z.array(ModelEntrySchema),
+  running_models: z.array(ModelEntrySchema),
+});
+export type LlmModelsResponse = z.infer<typeof LlmModelsResponseSchema>;

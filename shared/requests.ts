@@ -1,0 +1,187 @@
+import { z } from 'zod';
+
+/**
+ * Request records of design §3/§4/§6. All are strict: an unknown field is a 422, and types are
+ * checked as sent ("true" is not a boolean).
+ */
+
+export const BACKEND_TYPES = ['llmserver', 'ollama'] as const;
+/** `ollama` is accepted as a synonym and stored as `llmserver`. */
+export const BackendTypeSchema = z
+  .enum(BACKEND_TYPES, {
+    error: () => `unknown backend_type; known types: ${BACKEND_TYPES.join(', ')}`,
+  })
+  .transform((): 'llmserver' => 'llmserver');
+export type BackendType = 'llmserver';
+
+const ModelNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'model names use letters, digits and . _ : / -');
+
+const UrlStringSchema = z.string().trim().min(1).max(2048);
+const TemplateHashSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_-]+$/, 'template_hash is an identifier of letters, digits, _ and -');
+const DphSchema = z.number().nonnegative().max(1000);
+const ReliabilitySchema = z.number().min(0).max(1);
+const KubeconfigPathSchema = z.string().trim().min(1).max(4096);
+const AgentNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9_-]*$/, 'agent names are lower-case letters, digits, _ and -');
+
+export const DEFAULT_RELIABILITY = 0.99;
+export const DEFAULT_WARMUP_TIMEOUT_S = 300;
+
+const marketplaceFields = {
+  marketplace: z.boolean().default(false),
+  template_hash: TemplateHashSchema.optional(),
+  min_dph: DphSchema.default(0),
+  max_dph: DphSchema.optional(),
+  reliability: ReliabilitySchema.default(DEFAULT_RELIABILITY),
+};
+
+const backendFields = {
+  backend_url: UrlStringSchema.optional(),
+  backend_type: BackendTypeSchema.default('llmserver'),
+  backend_warmup: z.boolean().default(true),
+  backend_warmup_timeout: z.number().int().min(1).max(3600).default(DEFAULT_WARMUP_TIMEOUT_S),
+};
+
+type Issue = { path: (string | number)[]; message: string };
+
+/** Cross-field rules for the marketplace/existing-backend choice, shared by llm-instance and benchmark. */
+function marketplaceIssues(v: {
+  marketplace: boolean;
+  template_hash?: string | undefined;
+  min_dph: number;
+  max_dph?: number | undefined;
+  backend_url?: string | undefined;
+  model?: string | undefined;
+}): Issue[] {
+  const issues: Issue[] = [];
+  if (v.marketplace) {
+    if (!v.template_hash) issues.push({ path: ['template_hash'], message: 'required when marketplace is true' });
+    if (v.max_dph === undefined) issues.push({ path: ['max_dph'], message: 'required when marketplace is true (the spend ceiling in $/hour)' });
+    else if (v.max_dph < v.min_dph) issues.push({ path: ['max_dph'], message: 'must be >= min_dph' });
+    else if (v.max_dph === 0) issues.push({ path: ['max_dph'], message: 'must be > 0' });
+    if (!v.model) issues.push({ path: ['model'], message: 'required when marketplace is true (it sizes the GPU)' });
+    if (v.backend_url) issues.push({ path: ['backend_url'], message: 'must not be set when marketplace is true' });
+  } else if (!v.backend_url) {
+    issues.push({ path: ['backend_url'], message: 'required when marketplace is false' });
+  }
+  return issues;
+}
+
+function addIssues(ctx: z.RefinementCtx, issues: Issue[]): void {
+  for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+}
+
+export const LlmInstanceRequestSchema = z
+  .object({
+    ...marketplaceFields,
+    ...backendFields,
+    model: ModelNameSchema.optional(),
+  })
+  .strict()
+  .superRefine((v, ctx) => addIssues(ctx, marketplaceIssues(v)));
+export type LlmInstanceRequest = z.infer<typeof LlmInstanceRequestSchema>;
+
+export const AgenticAgentRequestSchema = z
+  .object({
+    question: z.string().trim().min(1).max(8000),
+    model: ModelNameSchema,
+    agent: AgentNameSchema,
+    kubeconfig: KubeconfigPathSchema.optional(),
+    backend_url: UrlStringSchema,
+    backend_type: backendFields.backend_type,
+    backend_warmup: backendFields.backend_warmup,
+    backend_warmup_timeout: backendFields.backend_warmup_timeout,
+  })
+  .strict();
+export type AgenticAgentRequest = z.infer<typeof AgenticAgentRequestSchema>;
+
+export const BenchmarkRequestSchema = z
+  .object({
+    ...marketplaceFields,
+    ...backendFields,
+    question: z.string().trim().min(1).max(8000),
+    model: ModelNameSchema,
+    agent: AgentNameSchema.default('builtin'),
+    kubeconfig: KubeconfigPathSchema.optional(),
+    marketplace_stop_instance: z.boolean().default(true),
+  })
+  .strict()
+  .superRefine((v, ctx) => addIssues(ctx, marketplaceIssues(v)));
+export type BenchmarkRequest = z.infer<typeof BenchmarkRequestSchema>;
+
+export const DEFAULT_ESTIMATED_DURATION_S = 3600;
+
+export const CostEstimationRequestSchema = z
+  .object({
+    marketplace: z.boolean().default(false),
+    min_dph: DphSchema.default(0),
+    max_dph: DphSchema.default(0),
+    reliability: ReliabilitySchema.default(DEFAULT_RELIABILITY),
+    model: ModelNameSchema.optional(),
+    estimated_duration_seconds: z.number().int().min(1).max(30 * 24 * 3600).default(DEFAULT_ESTIMATED_DURATION_S),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.max_dph > 0 && v.max_dph < v.min_dph) ctx.addIssue({ code: 'custom', path: ['max_dph'], message: 'must be >= min_dph' });
+  });
+export type CostEstimationRequest = z.infer<typeof CostEstimationRequestSchema>;
+
+export const OfferSummarySchema = z.object({
+  id: z.number().int(),
+  gpu_name: z.string(),
+  num_gpus: z.number().int(),
+  gpu_ram: z.number(),
+  dph_total: z.number(),
+  reliability: z.number(),
+  geolocation: z.string().nullable(),
+});
+export type OfferSummary = z.infer<typeof OfferSummarySchema>;
+
+export const CostEstimationResponseSchema = z.object({
+  projected_cost_usd: z.number(),
+  cost_driver: z.enum(['marketplace', 'unknown']),
+  resource_impact: z.enum(['low', 'medium', 'high']),
+  local_energy_kwh: z.number(),
+  confidence_score: z.number().min(0).max(1),
+  warning: z.string().nullable(),
+  basis: z.enum(['live_offers', 'price_range', 'none']),
+  hours: z.number(),
+  cost_range_usd: z.object({ low: z.number(), expected: z.number(), high: z.number() }),
+  offers: z
+    .object({
+      count: z.number().int(),
+      min_dph: z.number(),
+      median_dph: z.number(),
+      max_dph: z.number(),
+      cheapest: OfferSummarySchema,
+    })
+    .nullable()
+    .optional(),
+});
+export type CostEstimationResponse = z.infer<typeof CostEstimationResponseSchema>;
+
+export const JOB_REQUEST_SCHEMAS = {
+  'agentic-agent': AgenticAgentRequestSchema,
+  benchmark: BenchmarkRequestSchema,
+  'llm-instance': LlmInstanceRequestSchema,
+} as const;
+
+export type JobRequestByKind = {
+  'agentic-agent': AgenticAgentRequest;
+  benchmark: BenchmarkRequest;
+  'llm-instance': LlmInstanceRequest;
+};

@@ -1,0 +1,90 @@
+import type { JobEvent, JobKind, JobRecord, JobStatus } from '../../shared';
+
+/**
+ * The persistence port of design §9. The engine and the API depend on this interface only; the
+ * implementation (./job-store.ts) shards job records on disk and never imports electron, so the
+ * Electron app, the headless server and the CLI open the same data dir identically.
+ */
+
+/** Fields a job update may change. Status changes are checked against JOB_TRANSITIONS here. */
+export type JobPatch = Partial<
+  Pick<JobRecord, 'status' | 'message' | 'started_at' | 'finished_at' | 'progress' | 'result' | 'error' | 'error_code' | 'resources'>
+>;
+
+/** An event before the store stamps it with a global seq and a time. */
+export type NewJobEvent = Omit<JobEvent, 'seq' | 'recorded_at'> & { recorded_at?: string };
+
+export type IdempotencyRecord = {
+  tenant_id: string;
+  kind: JobKind;
+  key: string;
+  /** SHA-256 of the canonical request body: a replay with another body is a 422. */
+  fingerprint: string;
+  job_id: string;
+  created_at: string;
+};
+
+export type JobListFilter = {
+  tenant_id: string;
+  status?: JobStatus | undefined;
+  kind?: JobKind | undefined;
+  limit: number;
+  /** Opaque, from a previous page's next_cursor. */
+  cursor?: string | undefined;
+};
+
+export type JobListPage = { jobs: JobRecord[]; next_cursor: string | null };
+
+export interface JobStore {
+  readonly dataDir: string;
+
+  /** Durable (on disk, fsynced) when the promise resolves. Fails if the job_id exists. */
+  createJob(record: JobRecord, idempotency?: IdempotencyRecord): Promise<void>;
+  /** Applies the patch, bumps updated_at, enforces the status transition table; durable on resolve. */
+  updateJob(jobId: string, patch: JobPatch): Promise<JobRecord>;
+  getJob(jobId: string): Promise<JobRecord | undefined>;
+  /** Newest first (created_at, then creation order), tenant-scoped, with cursor pagination. */
+  listJobs(filter: JobListFilter): Promise<JobListPage>;
+  /** Every job, any tenant, in one of these statuses, oldest first (start-up recovery). */
+  listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]>;
+
+  /** Assigns the next global seq (monotonic across restarts) and appends to the job's log. */
+  appendEvent(event: NewJobEvent): Promise<JobEvent>;
+  /** The job's events in seq order, those with seq > after when given. */
+  listEvents(jobId: string, after?: number): Promise<JobEvent[]>;
+  /** Events of all of one tenant's jobs (or one job), for the metrics summary. */
+  scanEvents(tenantId: string, jobId?: string): AsyncIterable<JobEvent>;
+
+  getIdempotency(tenantId: string, kind: JobKind, key: string): Promise<IdempotencyRecord | undefined>;
+  /** Drops idempotency records older than maxAgeMs; returns how many went. */
+  pruneIdempotency(maxAgeMs: number): Promise<number>;
+
+  /** Number of stored jobs (all tenants). */
+  count(): number;
+  /** Flushes pending writes and releases the data-dir lock. */
+  close(): Promise<void>;
+}
+
+export class DataDirLockedError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly holderPid: number,
+  ) {
+    super(`data dir ${dataDir} is in use by another benchdesk process (pid ${holderPid})`);
+    this.name = 'DataDirLockedError';
+  }
+}
+
+export class JobExistsError extends Error {
+  constructor(readonly jobId: string) {
+    super(`job ${jobId} already exists`);
+    this.name = 'JobExistsError';
+  }
+}
+
+export class JobNotFoundError extends Error {
+  constructor(readonly jobId: string) {
+    super(`job not found: ${jobId}`);
+    this.name = 'JobNotFoundError';
+  }
+}
