@@ -1,0 +1,41 @@
+import type {
+  CatalogResponse,
+  CostEstimationResponse,
+  Health,
+  JobAccepted,
+  JobEvent,
+  JobEventsResponse,
+  JobKind,
+  JobListResponse,
+  JobRecord,
+  JobStatus,
+  LlmModelsResponse,
+  MetricsSummary,
+} from '../../shared';
+
+/**
+ * The application's operations, transport-agnostic. The fastify routes (src-main/api) and the
+ * Electron IPC handlers (src-main/electron) both call this, so HTTP and IPC behave identically.
+ * Inputs are raw (unknown) where they come from outside and are validated inside with the shared
+ * schemas; failures are thrown as ProblemError.
+ */
+export interface BenchdeskService {
+  health(): Health;
+  estimate(body: unknown): Promise<CostEstimationResponse>;
+  /** Validates `body` with the kind's schema and submit-time checks; durable before it resolves. */
+  createJob(
+    tenantId: string,
+    kind: JobKind,
+    body: unknown,
+    idempotencyKey?: string,
+  ): Promise<{ accepted: JobAccepted; replayed: boolean }>;
+  listJobs(tenantId: string, query: unknown): Promise<JobListResponse>;
+  getJob(tenantId: string, jobId: string): Promise<JobRecord>;
+  cancelJob(tenantId: string, jobId: string): Promise<{ job_id: string; status: JobStatus }>;
+  getJobEvents(tenantId: string, jobId: string, after?: number): Promise<JobEventsResponse>;
+  /** Live events of one tenant's job (or all its jobs with jobId null); returns unsubscribe. */
+  subscribe(tenantId: string, jobId: string | null, listener: (event: JobEvent) => void): () => void;
+  listCatalog(): CatalogResponse;
+  listLlmModels(query: unknown): Promise<LlmModelsResponse>;
+  metricsSummary(tenantId: string, query: unknown): Promise<MetricsSummary>;
+}
