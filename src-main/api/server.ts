@@ -1,0 +1,134 @@
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { API_PATHS } from '../../shared';
+import { ProblemError } from '../app/problem-error';
+import type { BenchdeskService } from '../app/service-types';
+import type { Authenticator } from './auth';
+import { problemFromFastifyError, sendProblem } from './problem-reply';
+import { makeRequestGuard } from './request-guards';
+import { registerJobRoutes } from './routes/jobs';
+import { registerMiscRoutes } from './routes/misc';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const UI_PREFIX = '/ui/';
+const UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
+
+export type ApiServerOptions = {
+  service: BenchdeskService;
+  auth: Authenticator;
+  version: string;
+  logger?: FastifyServerOptions['logger'];
+  /** Serve the built renderer at /ui/ (browser mode: dev and e2e). */
+  uiDir?: string | undefined;
+  extraHosts?: readonly string[];
+  sseHeartbeatMs?: number;
+};
+
+type RouteEntry = { method: string; pattern: RegExp };
+
+function patternOf(url: string): RegExp {
+  const escaped = url
+    .split('/')
+    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${escaped}$`);
+}
+
+/**
+ * Builds the /v1 API (not listening). Request bodies and queries are validated by the service with
+ * the shared zod schemas (so HTTP and IPC share one path); the route schemas feed OpenAPI.
+ */
+export async function buildApiServer(options: ApiServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Tokens are never logged: the default request serializer logs method/url/ip only.
+    disableRequestLogging: true,
+    trustProxy: false,
+    return503OnClosing: true,
+  });
+
+  // Validation happens in the service (one code path for HTTP and IPC); schemas are for docs.
+  app.setValidatorCompiler(() => (data) => ({ value: data }));
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) routes.push({ method: method.toUpperCase(), pattern: patternOf(route.url) });
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'benchdesk API', version: options.version, description: 'Local API of the benchdesk desktop app and headless server.' },
+      servers: [{ url: 'http://127.0.0.1:8080' }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+      security: [{ bearer: [] }, { apiKey: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  app.addHook(
+    'onRequest',
+    makeRequestGuard({
+      auth: options.auth,
+      isPublic: (path) => path === API_PATHS.health || (options.uiDir !== undefined && (path === '/ui' || path.startsWith(UI_PREFIX))),
+      ...(options.extraHosts ? { extraHosts: options.extraHosts } : {}),
+    }),
+  );
+
+  // A JSON body must be an object before any route sees it ("not an object" is a 400).
+  app.addHook('preValidation', async (request, reply) => {
+    if (request.method !== 'POST' || request.body === undefined) return;
+    const body: unknown = request.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      sendProblem(reply, new ProblemError(400, 'bad_request', `request body must be a JSON object, not ${Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body}`));
+      return reply;
+    }
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    if (err instanceof ProblemError) return sendProblem(reply, err);
+    const mapped = problemFromFastifyError(err as { code?: string; statusCode?: number; message: string });
+    if (mapped) return sendProblem(reply, mapped);
+    request.log.error({ err }, 'unhandled error');
+    return sendProblem(reply, new ProblemError(500, 'internal_error', 'internal error; see the server log'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.sort().join(', '));
+      return sendProblem(reply, new ProblemError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`));
+    }
+    return sendProblem(reply, new ProblemError(404, 'not_found', `unknown path: ${path.slice(0, 200)}`));
+  });
+
+  registerMiscRoutes(app, options.service);
+  registerJobRoutes(app, { service: options.service, sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000 });
+
+  app.get(API_PATHS.openapi, { schema: { hide: true } }, async () => app.swagger());
+
+  if (options.uiDir) {
+    await app.register(fastifyStatic, {
+      root: options.uiDir,
+      prefix: UI_PREFIX,
+      setHeaders: (res) => {
+        res.setHeader('content-security-policy', UI_CSP);
+        res.setHeader('x-content-type-options', 'nosniff');
+      },
+    });
+    app.get('/ui', { schema: { hide: true } }, async (_request, reply) => reply.redirect(UI_PREFIX));
+  }
+
+  return app;
+}

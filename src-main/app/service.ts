@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import {
+  CostEstimationRequestSchema,
+  JOB_REQUEST_SCHEMAS,
+  JobListQuerySchema,
+  LlmModelsQuerySchema,
+  MetricsSummaryQuerySchema,
+  isTerminal,
+  type CatalogEntry,
+  type CostEstimationRequest,
+  type CostEstimationResponse,
+  type Health,
+  type JobEvent,
+  type JobKind,
+  type JobRecord,
+  type JobRequestByKind,
+  type LlmModelsQuery,
+  type LlmModelsResponse,
+} from '../../shared';
+import { EngineClosedError, type JobEngine } from '../engine/engine';
+import { summarizeEvents } from '../engine/metrics';
+import type { JobStore } from '../store/types';
+import { ProblemError } from './problem-error';
+import type { BenchdeskService } from './service-types';
+
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export type ServiceDeps = {
+  engine: JobEngine;
+  store: JobStore;
+  version: string;
+  authMode: Health['auth'];
+  estimate(request: CostEstimationRequest): Promise<CostEstimationResponse>;
+  catalog(): CatalogEntry[];
+  listLlmModels(query: LlmModelsQuery): Promise<LlmModelsResponse>;
+  now?: () => number;
+};
+
+/** RFC 8941 sf-string form (quoted) is what the draft specifies; bare values are accepted for curl users. */
+export function normalizeIdempotencyKey(raw: string): string {
+  const trimmed = raw.trim();
+  const unquoted = trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
+  if (unquoted.length < 1 || unquoted.length > 255 || !/^[\x21-\x7e]+$/.test(unquoted)) {
+    throw new ProblemError(400, 'bad_request', 'Idempotency-Key must be 1-255 printable ASCII characters without spaces');
+  }
+  return unquoted;
+}
+
+/** Stable JSON (sorted keys) so the same request always has the same fingerprint. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function fingerprint(request: unknown): string {
+  return createHash('sha256').update(canonicalJson(request)).digest('hex');
+}
+
+function requireObjectBody(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) throw new ProblemError(400, 'bad_request', 'request body must be a JSON object');
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new ProblemError(400, 'bad_request', `request body must be a JSON object, not ${Array.isArray(body) ? 'an array' : typeof body}`);
+  }
+  return body as Record<string, unknown>;
+}
+
+export function createService(deps: ServiceDeps): BenchdeskService {
+  const { engine, store } = deps;
+  const now = deps.now ?? Date.now;
+  /** First requests still being stored, per (tenant, kind, key): a concurrent duplicate gets 409. */
+  const inFlight = new Set<string>();
+
+  async function jobOf(tenantId: string, jobId: string): Promise<JobRecord> {
+    const job = await store.getJob(jobId);
+    // Another tenant's job is indistinguishable from a missing one.
+    if (!job || job.tenant_id !== tenantId) throw new ProblemError(404, 'job_not_found', `job not found: ${jobId}`);
+    return job;
+  }
+
+  function validateJobRequest<K extends JobKind>(kind: K, body: unknown): JobRequestByKind[K] {
+    const parsed = JOB_REQUEST_SCHEMAS[kind].safeParse(requireObjectBody(body));
+    if (!parsed.success) throw ProblemError.validation(parsed.error.issues, `${kind} request`);
+    return parsed.data as JobRequestByKind[K];
+  }
+
+  return {
+    health: () => ({ status: 'ok', version: deps.version, auth: deps.authMode }),
+
+    async estimate(body) {
+      const parsed = CostEstimationRequestSchema.safeParse(requireObjectBody(body));
+      if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'estimate request');
+      return deps.estimate(parsed.data);
+    },
+
+    async createJob(tenantId, kind, body, rawKey) {
+      const request = validateJobRequest(kind, body);
+      const issues = (await engine.handlerFor(kind)?.validate?.(request)) ?? [];
+      if (issues.length > 0) throw ProblemError.validation(issues, `${kind} request`);
+
+      if (rawKey === undefined) {
+        const job = await submit(tenantId, kind, request);
+        return { accepted: { job_id: job.job_id, status: 'accepted' }, replayed: false };
+      }
+      const key = normalizeIdempotencyKey(rawKey);
+      const print = fingerprint(request);
+      const scope = `${tenantId}\u0000${kind}\u0000${key}`;
+      if (inFlight.has(scope)) {
+        throw new ProblemError(409, 'idempotency_in_flight', 'a request with this Idempotency-Key is still being processed; retry shortly');
+      }
+      inFlight.add(scope);
+      try {
+        const existing = await store.getIdempotency(tenantId, kind, key);
+        if (existing && now() - Date.parse(existing.created_at) < IDEMPOTENCY_RETENTION_MS) {
+          if (existing.fingerprint !== print) {
+            throw new ProblemError(422, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request body');
+          }
+          return { accepted: { job_id: existing.job_id, status: 'accepted' }, replayed: true };
+        }
+        const job = await submit(tenantId, kind, request, { tenant_id: tenantId, kind, key, fingerprint: print });
+        return { accepted: { job_id: job.job_id, status: 'accepted' }, replayed: false };
+      } finally {
+        inFlight.delete(scope);
+      }
+    },
+
+    async listJobs(tenantId, query) {
+      const parsed = JobListQuerySchema.safeParse(query ?? {});
+      if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'query');
+      try {
+        return await store.listJobs({ tenant_id: tenantId, ...parsed.data });
+      } catch (err) {
+        if (err instanceof Error && /cursor/i.test(err.message)) throw new ProblemError(422, 'validation_failed', 'invalid cursor', [{ path: 'cursor', message: 'not a cursor from this server' }]);
+        throw err;
+      }
+    },
+
+    getJob: (tenantId, jobId) => jobOf(tenantId, jobId),
+
+    async cancelJob(tenantId, jobId) {
+      const job = await jobOf(tenantId, jobId);
+      if (isTerminal(job.status)) {
+        throw new ProblemError(409, 'job_not_cancellable', `job ${jobId} has already ${job.status === 'cancelled' ? 'been cancelled' : job.status}`);
+      }
+      const status = (await engine.cancel(jobId)) ?? job.status;
+      return { job_id: jobId, status };
+    },
+
+    async getJobEvents(tenantId, jobId, after) {
+      await jobOf(tenantId, jobId);
+      return { job_id: jobId, events: await store.listEvents(jobId, after) };
+    },
+
+    subscribe(tenantId, jobId, listener) {
+      // Tenant channel + job filter: a subscriber can never see another tenant's events.
+      return engine.bus.subscribeTenant(tenantId, (event: JobEvent) => {
+        if (jobId === null || event.job_id === jobId) listener(event);
+      });
+    },
+
+    listCatalog: () => ({ models: deps.catalog() }),
+
+    async listLlmModels(query) {
+      const parsed = LlmModelsQuerySchema.safeParse(query ?? {});
+      if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'query');
+      return deps.listLlmModels(parsed.data);
+    },
+
+    async metricsSummary(tenantId, query) {
+      const parsed = MetricsSummaryQuerySchema.safeParse(query ?? {});
+      if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'query');
+      if (parsed.data.job_id) {
+        const job = await store.getJob(parsed.data.job_id);
+        if (!job || job.tenant_id !== tenantId) return { events: [] };
+      }
+      return { events: await summarizeEvents(store.scanEvents(tenantId, parsed.data.job_id)) };
+    },
+  };
+
+  async function submit<K extends JobKind>(
+    tenantId: string,
+    kind: K,
+    request: JobRequestByKind[K],
+    idempotency?: { tenant_id: string; kind: JobKind; key: string; fingerprint: string },
+  ): Promise<JobRecord> {
+    try {
+      return await engine.submit(tenantId, kind, request, idempotency);
+    } catch (err) {
+      if (err instanceof EngineClosedError) throw new ProblemError(503, 'shutting_down', err.message);
+      throw err;
+    }
+  }
+}
