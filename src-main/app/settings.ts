@@ -38,8 +38,8 @@ export class SettingsStore {
     return parsed.data;
   }
 
-  set<K extends keyof StoredSettings>(key: K, value: StoredSettings[K]): void {
-    this.conf.set(key, value);
+  set(patch: Partial<StoredSettings>): void {
+    this.conf.set(patch);
   }
 
   /**
@@ -59,7 +59,7 @@ export class SettingsStore {
     const file = path.join(this.dataDir, API_TOKEN_FILE);
     await writeFile(file, `${token}\n`, { mode: 0o600 });
     await chmod(file, 0o600);
-    this.set('api_token_sha256', sha256Hex(token));
+    this.set({ api_token_sha256: sha256Hex(token) });
     return token;
   }
 }

@@ -29,6 +29,8 @@ export type BenchdeskOptions = {
   logger?: FastifyServerOptions['logger'] | false;
   /** Replace the workflows (tests register handlers that succeed, fail, hang…). */
   handlers?: readonly AnyJobHandler[];
+  /** Faster marketplace polling against fakes (tests). */
+  workflowTuning?: { waitTimeoutMs?: number; pollIntervalMs?: number; releaseRetryDelayMs?: number };
   /** Replace provider calls (tests). */
   providers?: Partial<Providers>;
   now?: () => Date;
@@ -91,14 +93,16 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       log.warn('the API is bound to a non-loopback address; anyone who can reach it and holds a token can spend your marketplace credit', { host: config.host });
     }
 
+    // Tests replace some provider calls; the rest are the real ones (no I/O until called).
     const providers: Providers = { ...createProviders({ config, settings, log }), ...options.providers };
     const engine = new JobEngine({
       store,
-      handlers: options.handlers ?? createWorkflows({ config, providers, log }),
+      handlers: options.handlers ?? createWorkflows({ config, providers, settings, log, env, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
       concurrency: config.concurrency,
       logger: log,
       ...(options.now ? { now: options.now } : {}),
     });
+    const engineNow = options.now;
     const service = createService({
       engine,
       store,
@@ -107,13 +111,14 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       estimate: providers.estimate,
       catalog: providers.catalog,
       listLlmModels: providers.listLlmModels,
-      ...(options.authNow ? { now: options.authNow } : {}),
+      // Idempotency records are aged with the clock that stamped them (the engine's `now`).
+      ...(engineNow ? { now: () => engineNow().getTime() } : options.authNow ? { now: options.authNow } : {}),
     });
     const app = await buildApiServer({
       service,
       auth,
       version: VERSION,
-      logger: options.logger === false ? false : { level: process.env.BENCHDESK_LOG_LEVEL ?? 'info' },
+      logger: options.logger === false ? false : typeof options.logger === 'object' ? options.logger : { level: process.env.BENCHDESK_LOG_LEVEL ?? 'info' },
       uiDir: options.uiDir ?? (config.serveUi ? path.resolve(import.meta.dirname, '..', 'renderer') : undefined),
       extraHosts: isLoopbackHost(config.host) ? [] : [config.host],
       ...(options.sseHeartbeatMs ? { sseHeartbeatMs: options.sseHeartbeatMs } : {}),

@@ -24,7 +24,7 @@ export type EngineOptions = {
   bus?: EventBus;
 };
 
-type Running = { controller: AbortController; done: Promise<void> };
+type Running = { controller: AbortController; done: Promise<void>; cancelRequested?: boolean };
 
 export class EngineClosedError extends Error {
   constructor() {
@@ -157,7 +157,9 @@ export class JobEngine {
     }
     const running = this.running.get(jobId);
     if (running) {
-      if (!running.controller.signal.aborted) {
+      // Flag first (synchronously): two concurrent cancels must not both record and abort.
+      if (!running.controller.signal.aborted && !running.cancelRequested) {
+        running.cancelRequested = true;
         await this.emit(jobId, { event: 'job.cancel_requested', status: 'info', message: 'cancellation requested' });
         running.controller.abort('cancelled');
       }
@@ -253,7 +255,7 @@ export class JobEngine {
           error_code: 'interrupted',
         }, elapsed);
       } else {
-        const code = err instanceof JobFailure ? err.code : 'internal';
+        const code = err instanceof JobFailure ? err.code : errorCode(err);
         await this.finish(jobId, 'failed', { message: errorMessage(err), error: errorMessage(err), error_code: code }, elapsed, errorType(err) ?? undefined);
       }
     }
@@ -361,6 +363,12 @@ function round3(n: number): number {
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return typeof err === 'string' ? err : 'unknown error';
+}
+
+/** Provider errors carry a stable snake_case `code` (llmserver_unreachable, instance_failed…). */
+function errorCode(err: unknown): string {
+  const code = err !== null && typeof err === 'object' && 'code' in err ? (err as { code: unknown }).code : undefined;
+  return typeof code === 'string' && /^[a-z][a-z0-9_]{1,63}$/.test(code) ? code : 'internal';
 }
 
 function errorType(err: unknown): string | null {

@@ -1,0 +1,85 @@
+import { access, constants } from 'node:fs/promises';
+import type { AgenticAgentRequest, ValidationIssue } from '../../../shared';
+import { resolveKubeconfigPath } from '../../agents/kubeconfig-path';
+import type { AgentRegistry } from '../../agents/registry';
+import { JobFailure, type JobContext, type JobHandler } from '../types';
+import { backendUrlIssues, llmClient, warmupStep } from './backend';
+import { orderedEventSink } from './event-sink';
+
+export type AgentWorkflowDeps = {
+  agents: AgentRegistry;
+  env: NodeJS.ProcessEnv;
+};
+
+/** Submit-time checks shared by agentic-agent and benchmark: the agent exists, the kubeconfig is readable. */
+export async function agentRequestIssues(
+  deps: AgentWorkflowDeps,
+  request: { agent: string; kubeconfig?: string | undefined },
+): Promise<ValidationIssue[]> {
+  const issues: ValidationIssue[] = [];
+  if (!deps.agents.hasAgent(request.agent)) {
+    issues.push({ path: 'agent', message: `unknown agent '${request.agent}'; available: ${deps.agents.listAgents().join(', ')}` });
+  }
+  const kubeconfig = resolveKubeconfigPath(request.kubeconfig ?? null, deps.env);
+  try {
+    await access(kubeconfig, constants.R_OK);
+  } catch {
+    issues.push({ path: 'kubeconfig', message: `kubeconfig not found or not readable: ${kubeconfig}` });
+  }
+  return issues;
+}
+
+/** Asks the chosen agent, recording its events (agent.ask, agent.tool_call, llmserver.chat, stderr). */
+export async function askAgent(
+  ctx: JobContext,
+  deps: AgentWorkflowDeps,
+  params: { agent: string; question: string; model: string; kubeconfig?: string | undefined; backendUrl: string },
+): Promise<Record<string, unknown>> {
+  const agent = deps.agents.resolveAgent(params.agent);
+  const { sink, flush } = orderedEventSink(ctx);
+  await ctx.setProgress('analysis', `asking ${agent.name}`);
+  try {
+    const result = await agent.ask(
+      {
+        question: params.question,
+        model: params.model,
+        kubeconfig: resolveKubeconfigPath(params.kubeconfig ?? null, deps.env),
+        backend_type: 'llmserver',
+        backend_url: params.backendUrl,
+      },
+      {
+        signal: ctx.signal,
+        onEvent: sink,
+        onStderr: (line) => sink({ event: 'agent.stderr', status: 'info', message: line, duration_ms: null, error_type: null, labels: { agent: agent.name } }),
+      },
+    );
+    return result as unknown as Record<string, unknown>;
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    throw new JobFailure('agent_failed', err instanceof Error ? err.message : String(err), { cause: err });
+  } finally {
+    await flush();
+  }
+}
+
+/** agentic-agent (design §4): warm up if asked, then ask the chosen agent. */
+export function agenticAgentWorkflow(deps: AgentWorkflowDeps): JobHandler<'agentic-agent'> {
+  return {
+    kind: 'agentic-agent',
+    async validate(request: AgenticAgentRequest) {
+      return [...backendUrlIssues(request.backend_url), ...(await agentRequestIssues(deps, request))];
+    },
+    async run(ctx: JobContext<'agentic-agent'>) {
+      const { request } = ctx;
+      const client = llmClient({ backendUrl: request.backend_url });
+      if (request.backend_warmup) await warmupStep(ctx, client, request.model, request.backend_warmup_timeout);
+      return askAgent(ctx, deps, {
+        agent: request.agent,
+        question: request.question,
+        model: request.model,
+        kubeconfig: request.kubeconfig,
+        backendUrl: client.baseUrl,
+      });
+    },
+  };
+}

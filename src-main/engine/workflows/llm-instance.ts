@@ -1,0 +1,87 @@
+import type { LlmInstanceRequest, ModelEntry } from '../../../shared';
+import { sameModel } from '../../llm/model-name';
+import type { LlmServerClient, PullProgress } from '../../llm/llmserver-client';
+import type { JobContext, JobHandler } from '../types';
+import { JobFailure } from '../types';
+import { backendUrlIssues, llmClient, warmupStep } from './backend';
+import { marketplaceIssues, provisionInstance, recoverInstances, releaseJobInstance, type MarketplaceDeps } from './marketplace-instance';
+
+/** Pulls the model unless the server has it, reporting progress as events (throttled) and progress %. */
+export async function ensureModel(ctx: JobContext, client: LlmServerClient, model: string): Promise<ModelEntry[]> {
+  const models = await ctx.step('llmserver.models', () => client.listModels({ signal: ctx.signal }), { backend_url: client.baseUrl });
+  if (models.some((m) => sameModel(m.name, model))) return models;
+  await ctx.setProgress('pull', `pulling ${model}`, 0);
+  let lastReport = 0;
+  let lastStatus = '';
+  const onProgress = (p: PullProgress) => {
+    const now = Date.now();
+    // A pull streams hundreds of lines: record status changes and at most one line per 2 s.
+    if (p.status === lastStatus && now - lastReport < 2000) return;
+    lastStatus = p.status;
+    lastReport = now;
+    void ctx
+      .emit({ event: 'llmserver.pull.progress', status: 'info', message: p.status, labels: { model, percent: p.percent ?? null, completed: p.completed ?? null, total: p.total ?? null } })
+      .catch(() => undefined);
+    if (p.percent !== undefined) void ctx.setProgress('pull', `${p.status} (${p.percent.toFixed(0)}%)`, p.percent).catch(() => undefined);
+  };
+  await ctx.step('llmserver.pull', () => client.pull(model, onProgress, ctx.signal), { model });
+  return client.listModels({ signal: ctx.signal });
+}
+
+async function existingBackend(ctx: JobContext<'llm-instance'>): Promise<Record<string, unknown>> {
+  const { request } = ctx;
+  const client = llmClient({ backendUrl: request.backend_url ?? '' });
+  await ctx.setProgress('check', `listing models at ${client.baseUrl}`);
+  const models = await ctx.step('llmserver.models', () => client.listModels({ signal: ctx.signal }), { backend_url: client.baseUrl });
+  if (request.model && request.backend_warmup) {
+    if (!models.some((m) => sameModel(m.name, request.model ?? ''))) {
+      throw new JobFailure('model_not_found', `model '${request.model}' is not installed on ${client.baseUrl}; installed: ${models.map((m) => m.name).join(', ') || 'none'}`);
+    }
+    await warmupStep(ctx, client, request.model, request.backend_warmup_timeout);
+  }
+  return { mode: 'existing', backend_url: client.baseUrl, models };
+}
+
+async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: MarketplaceDeps): Promise<Record<string, unknown>> {
+  const { request } = ctx;
+  const modelName = request.model ?? '';
+  const instance = await provisionInstance(ctx, deps, { ...request, model: modelName }, true);
+  try {
+    const client = llmClient(instance.target);
+    await ensureModel(ctx, client, modelName);
+    if (request.backend_warmup) await warmupStep(ctx, client, modelName, request.backend_warmup_timeout);
+  } catch (err) {
+    // Nobody will use a half-ready machine: release it before the job fails or ends cancelled.
+    await ctx.emit({ event: 'job.cleanup', status: 'info', message: `releasing instance ${instance.instanceId} because the job did not complete` });
+    await releaseJobInstance(ctx, deps, instance.instanceId);
+    throw err;
+  }
+  await ctx.setResources({ marketplace_stop_instance: false });
+  await ctx.info('marketplace.instance.kept', `instance ${instance.instanceId} stays up (that is the point of this job); it bills $${instance.dphTotal}/h until you destroy it`, {
+    instance_id: instance.instanceId,
+  });
+  return {
+    mode: 'marketplace',
+    backend_url: instance.target.backendUrl,
+    model_name: instance.model.name,
+    contract_id: instance.instanceId,
+    offer: instance.offer,
+    dph_total: instance.dphTotal,
+    rented_at: instance.rentedAt,
+    instance_running: true,
+    backend_auth: instance.tokenFile ? { type: 'bearer', token_file: instance.tokenFile } : null,
+    message: `Instance ${instance.instanceId} is running and billing $${instance.dphTotal}/h until you destroy it.`,
+  };
+}
+
+/** llm-instance (design §4): an existing llmserver, or a rented marketplace machine running Ollama. */
+export function llmInstanceWorkflow(deps: MarketplaceDeps): JobHandler<'llm-instance'> {
+  return {
+    kind: 'llm-instance',
+    async validate(request: LlmInstanceRequest) {
+      return [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request)];
+    },
+    run: (ctx) => (ctx.request.marketplace ? marketplaceBackend(ctx, deps) : existingBackend(ctx)),
+    recover: (job, ctx) => recoverInstances(job, ctx, deps),
+  };
+}

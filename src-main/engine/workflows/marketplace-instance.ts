@@ -1,0 +1,177 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { CatalogEntry, JobRecord, ValidationIssue } from '../../../shared';
+import type { MarketplaceEvent } from '../../marketplace/events';
+import { findJobInstances, provisionLlmServer, releaseInstance, type ReleaseResult, type RentRequest } from '../../marketplace/provisioning';
+import { resolveCatalogModel, type Catalog } from '../../marketplace/catalog';
+import type { VastClient } from '../../marketplace/vast-client';
+import type { JobContext, RecoveryContext } from '../types';
+import type { BackendTarget } from './backend';
+
+export type MarketplaceDeps = {
+  marketplace(): VastClient | null;
+  catalog(): Catalog;
+  dataDir: string;
+  /** Bound on provisioning (rent → running); default 10 min. */
+  waitTimeoutMs?: number;
+  /** Poll cadence while waiting for `running` (tests make it fast). */
+  pollIntervalMs?: number;
+  /** Pause between destroy/verify rounds. */
+  releaseRetryDelayMs?: number;
+};
+
+/** Submit-time checks for `marketplace: true`: a key is configured and the model is in the catalog. */
+export function marketplaceIssues(deps: MarketplaceDeps, request: { marketplace: boolean; model?: string | undefined }): ValidationIssue[] {
+  if (!request.marketplace) return [];
+  const issues: ValidationIssue[] = [];
+  if (!deps.marketplace()) issues.push({ path: 'marketplace', message: 'marketplace is true but no marketplace key is configured (set VAST_API_KEY)' });
+  if (request.model && !resolveCatalogModel(request.model, deps.catalog())) {
+    issues.push({
+      path: 'model',
+      message: `model '${request.model}' is not in the marketplace catalog, so its GPU memory need is unknown; add it to the catalog in settings (GET /v1/catalog/marketplace-models lists it)`,
+    });
+  }
+  return issues;
+}
+
+function toJobEvent(e: MarketplaceEvent) {
+  return {
+    event: e.event,
+    status: e.status,
+    message: e.message ?? null,
+    duration_ms: e.duration_ms ?? null,
+    error_type: e.error_type ?? null,
+    labels: e.labels ?? {},
+  };
+}
+
+export type ProvisionedInstance = {
+  instanceId: number;
+  target: BackendTarget;
+  model: CatalogEntry;
+  offer: Record<string, unknown>;
+  dphTotal: number;
+  rentedAt: string;
+  /** Where the proxy token is kept (0600) so the user can reach the instance's Ollama. */
+  tokenFile: string | null;
+};
+
+/**
+ * Rents the cheapest fitting offer and waits until Ollama is reachable. The instance id is
+ * recorded in the job's resources as soon as it exists, so a crash can release it. A failed or
+ * cancelled wait releases the instance before the error propagates (provisionLlmServer does).
+ */
+export async function provisionInstance(
+  ctx: JobContext,
+  deps: MarketplaceDeps,
+  request: RentRequest & { model: string },
+  /** Release after a crash (benchmark: its marketplace_stop_instance; llm-instance: yes until it succeeded). */
+  releaseIfInterrupted: boolean,
+): Promise<ProvisionedInstance> {
+  const client = deps.marketplace();
+  if (!client) throw new Error('no marketplace key is configured (set VAST_API_KEY)');
+  const model = resolveCatalogModel(request.model, deps.catalog());
+  if (!model) throw new Error(`model '${request.model}' is not in the marketplace catalog`);
+  await ctx.setProgress('provision', `renting a machine for ${model.name}`);
+  const emitEvent = (e: MarketplaceEvent) => {
+    void ctx.emit(toJobEvent(e)).catch(() => undefined);
+  };
+  const { rented, running } = await provisionLlmServer({
+    client,
+    request,
+    model,
+    ollamaModel: request.model,
+    jobId: ctx.job.job_id,
+    signal: ctx.signal,
+    onEvent: emitEvent,
+    onRented: async (r) => {
+      await ctx.setResources({
+        marketplace_instance_id: r.instanceId,
+        marketplace_instance_released: false,
+        marketplace_stop_instance: releaseIfInterrupted,
+        dph_total: r.dphTotal,
+        rented_at: r.rentedAt,
+      });
+    },
+    wait: {
+      ...(deps.waitTimeoutMs !== undefined ? { timeoutMs: deps.waitTimeoutMs } : {}),
+      ...(deps.pollIntervalMs !== undefined ? { pollIntervalMs: deps.pollIntervalMs, maxPollIntervalMs: deps.pollIntervalMs * 4 } : {}),
+    },
+  }).catch(async (err: unknown) => {
+    // provisionLlmServer released the instance if it had rented one; record that.
+    const release = (err as { release?: ReleaseResult }).release;
+    if (release) await ctx.setResources({ marketplace_instance_released: release.released });
+    throw err;
+  });
+  let tokenFile: string | null = null;
+  if (rented.access.authRequired) {
+    // The proxy token is a secret: it never goes into the job record, only into a 0600 file.
+    const dir = path.join(deps.dataDir, 'secrets');
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    tokenFile = path.join(dir, `instance-${rented.instanceId}.token`);
+    await writeFile(tokenFile, `${rented.authToken}\n`, { mode: 0o600 });
+  }
+  return {
+    instanceId: rented.instanceId,
+    target: { backendUrl: running.backendUrl, headers: running.headers },
+    model,
+    offer: rented.offer as unknown as Record<string, unknown>,
+    dphTotal: rented.dphTotal,
+    rentedAt: rented.rentedAt,
+    tokenFile,
+  };
+}
+
+/** Destroys and verifies; records the outcome in resources and events. Never throws. */
+export async function releaseJobInstance(
+  ctx: Pick<JobContext, 'emit' | 'setResources'>,
+  deps: MarketplaceDeps,
+  instanceId: number,
+): Promise<ReleaseResult> {
+  const client = deps.marketplace();
+  if (!client) {
+    const result = { released: false, verified: false, attempts: 0, message: `cannot release instance ${instanceId}: no marketplace key is configured` };
+    await ctx.emit({ event: 'marketplace.instance.destroy', status: 'error', message: result.message, error_type: 'no_key' });
+    return result;
+  }
+  const result = await releaseInstance({
+    client,
+    instanceId,
+    // Not the job's signal: release must still run after a cancel.
+    signal: AbortSignal.timeout(120_000),
+    onEvent: (e) => {
+      void ctx.emit(toJobEvent(e)).catch(() => undefined);
+    },
+    ...(deps.releaseRetryDelayMs !== undefined ? { retryDelayMs: deps.releaseRetryDelayMs } : {}),
+  });
+  await ctx.setResources({ marketplace_instance_released: result.released });
+  return result;
+}
+
+/**
+ * Crash recovery for a job that was running with a rented machine: release it (or only report it
+ * when the request said to keep it), including an instance whose id was never recorded but that
+ * carries the job's label.
+ */
+export async function recoverInstances(job: JobRecord, ctx: RecoveryContext, deps: MarketplaceDeps): Promise<void> {
+  const resources = job.resources ?? {};
+  if (resources.marketplace_instance_released) return;
+  const client = deps.marketplace();
+  let ids = resources.marketplace_instance_id != null ? [resources.marketplace_instance_id] : [];
+  if (ids.length === 0 && job.request.marketplace === true && client) {
+    ids = (await findJobInstances(client, job.job_id, AbortSignal.timeout(60_000))).map((i) => i.id);
+  }
+  for (const id of ids) {
+    if (resources.marketplace_stop_instance === false) {
+      await ctx.emit({
+        event: 'marketplace.instance.kept',
+        status: 'info',
+        message: `instance ${id} was left running after the interruption, as requested (marketplace_stop_instance: false); it is still billing`,
+        labels: { instance_id: id },
+      });
+      continue;
+    }
+    const result = await releaseJobInstance({ emit: ctx.emit, setResources: ctx.setResources }, deps, id);
+    ctx.logger.info('released an instance after an interruption', { instance_id: id, released: result.released, verified: result.verified });
+  }
+}
