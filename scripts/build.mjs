@@ -30,6 +30,7 @@ if (existsSync('src-main/electron/preload.ts')) {
     outfile: 'dist/main/preload.cjs',
     format: 'cjs',
     platform: 'browser',
+    minify: true,
     external: ['electron'],
   });
 }

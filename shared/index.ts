@@ -6,3 +6,6 @@ export * from './health';
 export * from './metrics';
 export * from './api-paths';
 export * from './ipc';
+export * from './llmserver';
+export * from './marketplace';
+export * from './agents';

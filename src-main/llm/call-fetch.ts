@@ -1,0 +1,242 @@
+import { OllamaErrorBodySchema } from '../../shared/llmserver';
+import {
+  LlmAbortedError,
+  LlmServerAuthError,
+  LlmServerHttpError,
+  LlmServerUnreachableError,
+  ModelNotFoundError,
+  ToolsUnsupportedError,
+  type UnreachableReason,
+} from './errors';
+
+export type FetchFn = typeof fetch;
+
+export interface CallFetchOptions {
+  baseFetch: FetchFn;
+  /** The server's display URL (no credentials), for error messages. */
+  serverUrl: string;
+  signal?: AbortSignal | undefined;
+  /** 0 or Infinity: no timeout. */
+  timeoutMs: number;
+  /** `deadline` bounds the whole call; `idle` bounds each wait for the next bytes (streams). */
+  timeoutMode: 'deadline' | 'idle';
+}
+
+/**
+ * A fetch for ONE client call, handed to ollama-js. ollama-js only wires an AbortSignal into
+ * streamed requests and never times out, so this wrapper adds the caller's signal and a timeout to
+ * every request, and it turns failures into our typed errors before ollama-js sees them: transport
+ * errors, HTTP error statuses (ollama-js would drop the headers we need to spot an auth proxy, and
+ * console.log on non-JSON bodies), and aborts or timeouts while the body is read.
+ * `release()` ends whatever the call left open.
+ */
+export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; release: () => void } {
+  const { baseFetch, serverUrl, signal, timeoutMs, timeoutMode } = options;
+  const active = new Set<() => void>();
+
+  const callFetch: FetchFn = async (input, init) => {
+    const endpoint = describeEndpoint(input, init);
+    const controller = new AbortController();
+    const abortWith = (reason: Error) => {
+      if (!controller.signal.aborted) controller.abort(reason);
+    };
+    const onCallerAbort = () => abortWith(new LlmAbortedError(serverUrl, { cause: signal?.reason }));
+    // ollama-js passes its own signal for streams (its iterator.abort()); honour it too.
+    const innerSignal = init?.signal ?? undefined;
+    const onInnerAbort = () => abortWith(new LlmAbortedError(serverUrl, { cause: innerSignal?.reason }));
+
+    const hasTimeout = timeoutMs > 0 && Number.isFinite(timeoutMs);
+    const timer = hasTimeout
+      ? setTimeout(
+          () =>
+            abortWith(
+              new LlmServerUnreachableError(
+                serverUrl,
+                'timeout',
+                timeoutMode === 'idle'
+                  ? `no data for ${timeoutMs} ms on ${endpoint}`
+                  : `${endpoint} did not complete within ${timeoutMs} ms`,
+              ),
+            ),
+          timeoutMs,
+        )
+      : undefined;
+    const cleanup = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+      innerSignal?.removeEventListener('abort', onInnerAbort);
+      active.delete(release);
+    };
+    const release = () => {
+      cleanup();
+      abortWith(new LlmAbortedError(serverUrl));
+    };
+    active.add(release);
+    if (signal?.aborted) onCallerAbort();
+    else signal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (innerSignal?.aborted) onInnerAbort();
+    else innerSignal?.addEventListener('abort', onInnerAbort, { once: true });
+
+    // Reasons we set are already typed; anything else is a transport failure.
+    const failure = (error: unknown): unknown =>
+      controller.signal.aborted ? controller.signal.reason : transportError(error, serverUrl, endpoint);
+
+    let response: Response;
+    try {
+      response = await baseFetch(input, { ...init, signal: controller.signal });
+    } catch (error) {
+      cleanup();
+      throw failure(error);
+    }
+
+    if (!response.ok) {
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (error) {
+        cleanup();
+        throw failure(error);
+      }
+      cleanup();
+      throw httpError({ serverUrl, endpoint, status: response.status, statusText: response.statusText, headers: response.headers, text, model: requestModel(init) });
+    }
+
+    if (!response.body) {
+      cleanup();
+      return response;
+    }
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(streamController) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            cleanup();
+            streamController.close();
+            return;
+          }
+          if (timeoutMode === 'idle') timer?.refresh();
+          streamController.enqueue(value);
+        } catch (error) {
+          cleanup();
+          streamController.error(failure(error));
+        }
+      },
+      async cancel(reason) {
+        cleanup();
+        await reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+
+  // A stream left unread (done line seen, or the consumer gave up) would otherwise keep its
+  // socket, timer and signal listener; the client releases everything when the call ends.
+  const releaseAll = () => {
+    for (const release of [...active]) release();
+  };
+  return { fetch: callFetch, release: releaseAll };
+}
+
+function describeEndpoint(input: string | URL | Request, init: RequestInit | undefined): string {
+  const href = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+  let path = href;
+  try {
+    path = new URL(href).pathname;
+  } catch {
+    // keep the raw string: only used in messages
+  }
+  return `${method.toUpperCase()} ${path}`;
+}
+
+/** The model a request was about, so 404/400 errors can name it. */
+function requestModel(init: RequestInit | undefined): string | undefined {
+  if (typeof init?.body !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(init.body);
+    if (parsed && typeof parsed === 'object') {
+      const { model, name } = parsed as { model?: unknown; name?: unknown };
+      if (typeof model === 'string') return model;
+      if (typeof name === 'string') return name;
+    }
+  } catch {
+    // not JSON: no model to name
+  }
+  return undefined;
+}
+
+interface HttpErrorInput {
+  serverUrl: string;
+  endpoint: string;
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
+  model: string | undefined;
+}
+
+const MAX_MESSAGE = 500;
+
+/** Maps an HTTP error status to the most specific typed error, keeping Ollama's own message. */
+export function httpError(input: HttpErrorInput): Error {
+  const { serverUrl, endpoint, status, statusText, headers, text, model } = input;
+  let ollamaMessage: string | undefined;
+  try {
+    const parsed = OllamaErrorBodySchema.safeParse(JSON.parse(text));
+    if (parsed.success) ollamaMessage = parsed.data.error;
+  } catch {
+    // not JSON: a proxy or another server answered
+  }
+  // Ollama itself has no auth; a 401/407 comes from a proxy in front of it (Vast's Caddy).
+  if (status === 401 || status === 407) {
+    return new LlmServerAuthError(serverUrl, status, headers.get('www-authenticate'));
+  }
+  const message = (ollamaMessage ?? text.trim()).slice(0, MAX_MESSAGE) || `HTTP ${status} ${statusText}`.trim();
+  if (ollamaMessage !== undefined && status === 404 && /not found/i.test(ollamaMessage)) {
+    return new ModelNotFoundError(serverUrl, message, endpoint, model);
+  }
+  if (ollamaMessage !== undefined && status === 400 && /does not support tools/i.test(ollamaMessage)) {
+    return new ToolsUnsupportedError(serverUrl, message, endpoint, model);
+  }
+  return new LlmServerHttpError(serverUrl, status, message, endpoint);
+}
+
+const REASON_BY_CODE: Record<string, UnreachableReason> = {
+  ECONNREFUSED: 'connection_refused',
+  ENOTFOUND: 'dns',
+  EAI_AGAIN: 'dns',
+  EAI_NONAME: 'dns',
+  ETIMEDOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  UND_ERR_HEADERS_TIMEOUT: 'timeout',
+  UND_ERR_BODY_TIMEOUT: 'timeout',
+  ECONNRESET: 'connection_reset',
+  EPIPE: 'connection_reset',
+  UND_ERR_SOCKET: 'connection_reset',
+  EHOSTUNREACH: 'network',
+  ENETUNREACH: 'network',
+};
+
+/** undici wraps the system error as `TypeError('fetch failed', {cause})`; find its code. */
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const { code, errors, cause } = current as { code?: unknown; errors?: unknown; cause?: unknown };
+    if (typeof code === 'string') return code;
+    if (Array.isArray(errors) && errors.length > 0) current = errors[0];
+    else current = cause;
+  }
+  return undefined;
+}
+
+/** A fetch or body-read failure without an HTTP answer → LlmServerUnreachableError. */
+export function transportError(error: unknown, serverUrl: string, endpoint: string): LlmServerUnreachableError {
+  const code = errorCode(error);
+  let reason: UnreachableReason = code ? (REASON_BY_CODE[code] ?? 'network') : 'network';
+  if (code && /CERT|TLS|SSL/i.test(code)) reason = 'tls';
+  const message = error instanceof Error ? error.message : String(error);
+  if (!code && message === 'terminated') reason = 'connection_reset';
+  const detail = `${endpoint}: ${code ?? message}`;
+  return new LlmServerUnreachableError(serverUrl, reason, detail, { cause: error });
+}

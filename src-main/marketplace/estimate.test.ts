@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import type { MarketplaceOffer } from '../../shared/marketplace';
+import { CostEstimationRequestSchema, CostEstimationResponseSchema, type CostEstimationResponse } from '../../shared/requests';
+import { resolveCatalogModel } from './catalog';
+import { MarketplaceError } from './errors';
+import { estimateCost, estimateFromOffers, resourceImpact } from './estimate';
+
+const req = (o: Record<string, unknown>) => CostEstimationRequestSchema.parse(o);
+const offer = (id: number, dph: number, o: Partial<MarketplaceOffer> = {}): MarketplaceOffer => ({
+  id, gpu_name: 'RTX 4090', num_gpus: 1, gpu_ram: 24564, gpu_total_ram: 24564, dph_total: dph, reliability2: 0.995, geolocation: 'Texas, US', ...o,
+});
+const valid = (r: CostEstimationResponse): CostEstimationResponse => CostEstimationResponseSchema.parse(r);
+
+describe('estimateFromOffers', () => {
+  it('without a driver: unknown, zero, with a warning', () => {
+    const r = valid(estimateFromOffers(req({ min_dph: 1, max_dph: 2 }), null));
+    expect(r).toMatchObject({ cost_driver: 'unknown', projected_cost_usd: 0, basis: 'none', resource_impact: 'low', local_energy_kwh: 0, hours: 1 });
+    expect(r.warning).toMatch(/No cost driver/);
+  });
+
+  it('price range without a key: expected = midpoint, low = min, high = max', () => {
+    const r = valid(estimateFromOffers(req({ marketplace: true, min_dph: 2, max_dph: 4, estimated_duration_seconds: 7200 }), null));
+    expect(r).toMatchObject({
+      cost_driver: 'marketplace', basis: 'price_range', hours: 2, projected_cost_usd: 6, resource_impact: 'medium',
+      cost_range_usd: { low: 4, expected: 6, high: 8 }, offers: null, local_energy_kwh: 0,
+    });
+    expect(r.warning).toMatch(/VAST_API_KEY/);
+    expect(r.confidence_score).toBeLessThan(0.9);
+  });
+
+  it('rounds money to 4 decimals and grades the impact on the unrounded cost', () => {
+    const r = estimateFromOffers(req({ marketplace: true, min_dph: 0.123456, max_dph: 0.123456, estimated_duration_seconds: 1000 }), null);
+    expect(r.projected_cost_usd).toBe(0.0343);
+    expect(r.hours).toBe(0.2778);
+    expect(resourceImpact(0.99999)).toBe('low');
+    expect(resourceImpact(1)).toBe('medium');
+    expect(resourceImpact(9.99999)).toBe('medium');
+    expect(resourceImpact(10)).toBe('high');
+    expect(estimateFromOffers(req({ marketplace: true, min_dph: 15, max_dph: 15 }), null).resource_impact).toBe('high');
+  });
+
+  it('live offers: cheapest fitting offer × hours, with count/min/median/max and the cheapest', () => {
+    const model = resolveCatalogModel('qwen3:32b');
+    const offers = [
+      offer(1, 0.5),
+      offer(2, 0.3),
+      offer(3, 0.4, { reliability2: 0.9 }), // unreliable
+      offer(4, 0.2, { gpu_ram: 12288, gpu_total_ram: 12288 }), // too small for 32b
+      offer(5, 0.7),
+      offer(6, 5), // over max
+    ];
+    const r = valid(estimateFromOffers(req({ marketplace: true, min_dph: 0.1, max_dph: 1, model: 'qwen3:32b', estimated_duration_seconds: 5400 }), offers, { model }));
+    expect(r).toMatchObject({
+      basis: 'live_offers', cost_driver: 'marketplace', hours: 1.5, projected_cost_usd: 0.45, warning: null,
+      cost_range_usd: { low: 0.45, expected: 0.45, high: 1.05 },
+      offers: { count: 3, min_dph: 0.3, median_dph: 0.5, max_dph: 0.7, cheapest: { id: 2, dph_total: 0.3, gpu_name: 'RTX 4090', reliability: 0.995, geolocation: 'Texas, US' } },
+    });
+    expect(r.confidence_score).toBeGreaterThanOrEqual(0.8);
+  });
+
+  it('no offer fits: a warning and the price range', () => {
+    const r = valid(estimateFromOffers(req({ marketplace: true, min_dph: 0.1, max_dph: 0.2 }), [offer(1, 0.5)]));
+    expect(r.basis).toBe('price_range');
+    expect(r.warning).toMatch(/No live offer fits/);
+    expect(r.projected_cost_usd).toBe(0.15);
+  });
+
+  it('a failed live query says why', () => {
+    const r = valid(estimateFromOffers(req({ marketplace: true, min_dph: 1, max_dph: 3 }), null, { liveError: 'HTTP 503' }));
+    expect(r.warning).toMatch(/Live offers unavailable \(HTTP 503\)/);
+    expect(r.basis).toBe('price_range');
+  });
+
+  it('warns when the model is not in the catalog and when there is no range', () => {
+    const unknown = valid(estimateFromOffers(req({ marketplace: true, min_dph: 0, max_dph: 1, model: 'mystery:7b' }), [offer(1, 0.3)], { model: null }));
+    expect(unknown.basis).toBe('live_offers');
+    expect(unknown.warning).toMatch(/not in the marketplace catalog/);
+    const noRange = valid(estimateFromOffers(req({ marketplace: true }), null));
+    expect(noRange.projected_cost_usd).toBe(0);
+    expect(noRange.warning).toMatch(/No price range given/);
+    expect(noRange.confidence_score).toBeLessThanOrEqual(0.1);
+    const minOnly = valid(estimateFromOffers(req({ marketplace: true, min_dph: 2 }), null));
+    expect(minOnly.cost_range_usd).toEqual({ low: 2, expected: 2, high: 2 });
+  });
+});
+
+describe('estimateCost', () => {
+  it('uses the price range without a client', async () => {
+    const r = await estimateCost(req({ marketplace: true, min_dph: 1, max_dph: 3 }));
+    expect(r.basis).toBe('price_range');
+  });
+
+  it('falls back with the reason when the client fails, and passes the model sizing to the search', async () => {
+    let seen: unknown;
+    const client = {
+      searchOffers: async (q: unknown) => {
+        seen = q;
+        throw new MarketplaceError('Vast.ai rejected the API key. Check the VAST_API_KEY setting.', 'auth', 401);
+      },
+    };
+    const r = await estimateCost(req({ marketplace: true, min_dph: 1, max_dph: 3, model: 'llama3.1:8b' }), { client });
+    expect(r.basis).toBe('price_range');
+    expect(r.warning).toMatch(/VAST_API_KEY/);
+    expect(seen).toMatchObject({ minDph: 1, maxDph: 3, minReliability: 0.99, minGpuTotalRamMb: 8000, allocatedStorageGb: 41 });
+  });
+
+  it('times out a slow marketplace', async () => {
+    const client = {
+      searchOffers: (_q: unknown, opts?: { signal?: AbortSignal }) =>
+        new Promise<MarketplaceOffer[]>((_, reject) => opts?.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
+    };
+    const r = await estimateCost(req({ marketplace: true, min_dph: 1, max_dph: 3 }), { client, liveTimeoutMs: 50 });
+    expect(r.warning).toMatch(/did not answer in time/);
+  });
+
+  it("rethrows the caller's own abort", async () => {
+    const ac = new AbortController();
+    const client = {
+      searchOffers: (_q: unknown, opts?: { signal?: AbortSignal }) =>
+        new Promise<MarketplaceOffer[]>((_, reject) => opts?.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
+    };
+    const p = estimateCost(req({ marketplace: true, min_dph: 1, max_dph: 3 }), { client, signal: ac.signal });
+    ac.abort();
+    await expect(p).rejects.toThrow('aborted');
+  });
+});

@@ -1,0 +1,175 @@
+import type { CatalogEntry } from '../../shared/models';
+import type { MarketplaceOffer } from '../../shared/marketplace';
+import type { CostEstimationRequest, CostEstimationResponse } from '../../shared/requests';
+import { resolveCatalogModel, type Catalog } from './catalog';
+import { describeCriteria, median, selectOffers, toOfferSummary, type OfferCriteria } from './offer-selection';
+import { API_KEY_SETTING, type VastApi } from './vast-client';
+
+/** Disk priced into `dph_total` when the model (and so its disk need) is unknown. */
+export const DEFAULT_DISK_GB = 40;
+/** Offers fetched for the statistics: the cheapest N that fit (the server sorts by price). */
+export const ESTIMATE_OFFER_LIMIT = 64;
+/** `/v1/estimates` is synchronous: a slow marketplace must not hold it for minutes. */
+export const ESTIMATE_LIVE_TIMEOUT_MS = 15_000;
+
+export type EstimateContext = {
+  /** The request's model resolved in the catalog (null: no model, or not in the catalog). */
+  model?: CatalogEntry | null;
+  /** Why live offers are missing when a query was attempted and failed. */
+  liveError?: string | null;
+};
+
+const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+
+/** design §6: low < $1 ≤ medium < $10 ≤ high, on the unrounded expected cost. */
+export function resourceImpact(costUsd: number): 'low' | 'medium' | 'high' {
+  if (costUsd < 1) return 'low';
+  if (costUsd < 10) return 'medium';
+  return 'high';
+}
+
+export function criteriaFor(request: CostEstimationRequest, model: CatalogEntry | null | undefined): OfferCriteria {
+  return {
+    minDph: request.min_dph,
+    maxDph: request.max_dph > 0 ? request.max_dph : null,
+    minReliability: request.reliability,
+    minVramMb: model?.vram_mb ?? null,
+  };
+}
+
+/**
+ * The cost estimate of design §6, pure. `offers` is the live search result, or null when no live
+ * query was made (no key) or it failed (`context.liveError` says why).
+ */
+export function estimateFromOffers(
+  request: CostEstimationRequest,
+  offers: readonly MarketplaceOffer[] | null,
+  context: EstimateContext = {},
+): CostEstimationResponse {
+  const hours = request.estimated_duration_seconds / 3600;
+  if (!request.marketplace) {
+    return {
+      projected_cost_usd: 0,
+      cost_driver: 'unknown',
+      resource_impact: 'low',
+      local_energy_kwh: 0,
+      confidence_score: 0,
+      warning: 'No cost driver selected: set marketplace to true to estimate the cost of a rented GPU. An existing backend costs nothing here.',
+      basis: 'none',
+      hours: round4(hours),
+      cost_range_usd: { low: 0, expected: 0, high: 0 },
+      offers: null,
+    };
+  }
+
+  const model = context.model ?? null;
+  const criteria = criteriaFor(request, model);
+  const warnings: string[] = [];
+  let confidencePenalty = 0;
+  if (request.model && !model) {
+    warnings.push(`Model "${request.model}" is not in the marketplace catalog, so offers were not filtered by GPU memory (add it under extraModels in Settings).`);
+    confidencePenalty = 0.2;
+  }
+
+  if (offers !== null) {
+    const fit = selectOffers(offers, criteria);
+    const cheapest = fit[0];
+    if (cheapest) {
+      const prices = fit.map((o) => o.dph_total);
+      const minDph = cheapest.dph_total;
+      const maxDph = Math.max(...prices);
+      // Provisioning rents the cheapest fitting offer, so that is the expected rate. The high end is
+      // the dearest fitting offer: what we would pay if the cheaper ones were taken before we rent.
+      const expected = minDph * hours;
+      const high = maxDph * hours;
+      return {
+        projected_cost_usd: round4(expected),
+        cost_driver: 'marketplace',
+        resource_impact: resourceImpact(expected),
+        local_energy_kwh: 0,
+        confidence_score: round4(Math.max(0.1, (fit.length >= 3 ? 0.9 : 0.8) - confidencePenalty)),
+        warning: warnings.length ? warnings.join(' ') : null,
+        basis: 'live_offers',
+        hours: round4(hours),
+        cost_range_usd: { low: round4(expected), expected: round4(expected), high: round4(high) },
+        offers: {
+          count: fit.length,
+          min_dph: round4(minDph),
+          median_dph: round4(median(prices)),
+          max_dph: round4(maxDph),
+          cheapest: toOfferSummary(cheapest),
+        },
+      };
+    }
+    warnings.push(`No live offer fits (${describeCriteria(criteria)}); estimated from the price range instead.`);
+    return priceRange(request, hours, warnings, 0.3 - confidencePenalty);
+  }
+
+  if (context.liveError) {
+    warnings.push(`Live offers unavailable (${context.liveError}); estimated from the price range only.`);
+    return priceRange(request, hours, warnings, 0.4 - confidencePenalty);
+  }
+  warnings.push(`No ${API_KEY_SETTING} set: estimated from the price range only, not live offers.`);
+  return priceRange(request, hours, warnings, 0.5 - confidencePenalty);
+}
+
+/** Without live prices: expected = midpoint of [min_dph, max_dph], high = max, low = min. */
+function priceRange(request: CostEstimationRequest, hours: number, warnings: string[], confidence: number): CostEstimationResponse {
+  const lowDph = request.min_dph;
+  const highDph = request.max_dph > 0 ? request.max_dph : request.min_dph;
+  if (request.max_dph <= 0) {
+    warnings.push(highDph > 0 ? 'No max_dph given: the range is min_dph alone.' : 'No price range given (min_dph and max_dph are 0): the cost is unknown.');
+    confidence = Math.min(confidence, highDph > 0 ? 0.3 : 0.1);
+  }
+  const expected = ((lowDph + highDph) / 2) * hours;
+  return {
+    projected_cost_usd: round4(expected),
+    cost_driver: 'marketplace',
+    resource_impact: resourceImpact(expected),
+    local_energy_kwh: 0,
+    confidence_score: round4(Math.max(0.1, confidence)),
+    warning: warnings.join(' '),
+    basis: 'price_range',
+    hours: round4(hours),
+    cost_range_usd: { low: round4(lowDph * hours), expected: round4(expected), high: round4(highDph * hours) },
+    offers: null,
+  };
+}
+
+export type EstimateDeps = {
+  /** null/undefined: no marketplace key configured. */
+  client?: Pick<VastApi, 'searchOffers'> | null;
+  catalog?: Catalog;
+  signal?: AbortSignal;
+  liveTimeoutMs?: number;
+};
+
+/**
+ * The estimate with live offers when a client (key) is available. A failed live query falls back
+ * to the price range with the reason in `warning`; only the caller's own abort is rethrown.
+ */
+export async function estimateCost(request: CostEstimationRequest, deps: EstimateDeps = {}): Promise<CostEstimationResponse> {
+  const model = request.model ? resolveCatalogModel(request.model, deps.catalog) : null;
+  if (!request.marketplace || !deps.client) return estimateFromOffers(request, null, { model });
+  const criteria = criteriaFor(request, model);
+  const timeout = AbortSignal.timeout(deps.liveTimeoutMs ?? ESTIMATE_LIVE_TIMEOUT_MS);
+  const signal = deps.signal ? AbortSignal.any([timeout, deps.signal]) : timeout;
+  try {
+    const offers = await deps.client.searchOffers(
+      {
+        minDph: criteria.minDph,
+        maxDph: criteria.maxDph ?? undefined,
+        minReliability: criteria.minReliability,
+        ...(model ? { minGpuTotalRamMb: model.vram_mb } : {}),
+        allocatedStorageGb: model?.required_disk_gb ?? DEFAULT_DISK_GB,
+        limit: ESTIMATE_OFFER_LIMIT,
+      },
+      { signal },
+    );
+    return estimateFromOffers(request, offers, { model });
+  } catch (err) {
+    if (deps.signal?.aborted) throw err;
+    const why = timeout.aborted ? 'the marketplace did not answer in time' : err instanceof Error ? err.message : String(err);
+    return estimateFromOffers(request, null, { model, liveError: why });
+  }
+}

@@ -1,0 +1,8 @@
+import type { BenchdeskApi } from '../shared';
+
+declare global {
+  interface Window {
+    /** Set by the Electron preload (contextBridge); absent in a plain browser. */
+    readonly api?: BenchdeskApi;
+  }
+}

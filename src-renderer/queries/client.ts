@@ -1,0 +1,21 @@
+import { QueryClient } from '@tanstack/react-query';
+import { BenchdeskApiError } from '../../shared';
+
+/** A 4xx is an answer (bad input, unknown job, no access): retrying it only delays the message. */
+function shouldRetry(failureCount: number, error: unknown): boolean {
+  if (error instanceof BenchdeskApiError && error.problem.status >= 400 && error.problem.status < 500) return false;
+  return failureCount < 2;
+}
+
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        retry: shouldRetry,
+        retryDelay: (attempt) => Math.min(500 * 2 ** attempt, 4_000),
+        staleTime: 5_000,
+      },
+      mutations: { retry: false },
+    },
+  });
+}

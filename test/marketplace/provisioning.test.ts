@@ -1,0 +1,342 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resolveCatalogModel } from '../../src-main/marketplace/catalog';
+import type { MarketplaceEvent } from '../../src-main/marketplace/events';
+import {
+  ProvisioningFailedError,
+  findJobInstances,
+  provisionLlmServer,
+  releaseInstance,
+  rentCheapestFit,
+  waitForRunning,
+  type RentRequest,
+} from '../../src-main/marketplace/provisioning';
+import type { VastClient } from '../../src-main/marketplace/vast-client';
+import { NO_PORT_TEMPLATE_HASH, OLLAMA_TEMPLATE_HASH, OPEN_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
+import { clientFor, expectKeyOnlyInHeader, must } from './helpers';
+
+let vast: FakeVast;
+let client: VastClient;
+let events: MarketplaceEvent[];
+const onEvent = (e: MarketplaceEvent): void => {
+  events.push(e);
+};
+const model = must(resolveCatalogModel('llama3.1:8b'));
+const request: RentRequest = { template_hash: OLLAMA_TEMPLATE_HASH, min_dph: 0, max_dph: 1, reliability: 0.99 };
+const fastWait = { pollIntervalMs: 5, maxPollIntervalMs: 20, timeoutMs: 5_000 };
+const fastRelease = { retryDelayMs: 5, maxRetryDelayMs: 20 };
+
+beforeEach(async () => {
+  vast = await startFakeVast();
+  client = clientFor(vast);
+  events = [];
+});
+afterEach(async () => {
+  expectKeyOnlyInHeader(vast);
+  await vast.close();
+});
+
+const eventLine = (e: MarketplaceEvent): string => `${e.event}:${e.status}`;
+
+/** Stands in for Vast's Caddy proxy in front of Ollama: 401 without the right bearer token. */
+async function startProxiedOllama(token: string): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (req.headers.authorization !== `Bearer ${token}`) {
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="restricted"' }).end('Unauthorized');
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'text/plain' }).end('Ollama is running');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+describe('rentCheapestFit + waitForRunning', () => {
+  it('happy path: cheapest fit, our env and label, the Ollama URL and the proxy token that works', async () => {
+    const token = 'fixed-token-for-test';
+    const ollama = await startProxiedOllama(token);
+    vast.setKnob('ollamaPort', ollama.port);
+    vast.setKnob('trailingWhitespace', true);
+    try {
+      const rented = await rentCheapestFit({ client, request, model, jobId: 'job-42', onEvent, authToken: token });
+      expect(rented).toMatchObject({
+        instanceId: 30000001,
+        label: 'benchdesk:job-42',
+        diskGb: 41,
+        offer: { id: 20000001, gpu_name: 'RTX 3060' },
+        template: { id: 334548, hash_id: OLLAMA_TEMPLATE_HASH, name: 'Ollama' },
+        access: { authRequired: true, https: false, exposesPort: true },
+      });
+      const body = must(vast.callsTo('asks')[0]).body as Record<string, unknown>;
+      expect(body).toEqual({
+        client_id: 'me',
+        template_hash_id: OLLAMA_TEMPLATE_HASH,
+        disk: 41,
+        label: 'benchdesk:job-42',
+        env: { OLLAMA_MODEL: 'llama3.1:8b', OPEN_BUTTON_TOKEN: token },
+        cancel_unavail: true,
+      });
+      expect(must(vast.callsTo('bundles')[0]).body).toMatchObject({ gpu_total_ram: { gte: 8000 }, allocated_storage: 41, dph_total: { lte: 1 } });
+
+      const running = await waitForRunning({ client, instanceId: rented.instanceId, authToken: rented.authToken, onEvent, ...fastWait });
+      expect(running.backendUrl).toBe(`http://127.0.0.1:${ollama.port}`);
+      expect(running.headers).toEqual({ Authorization: `Bearer ${token}` });
+      expect(running.polls).toBe(4);
+      const res = await fetch(running.backendUrl, { headers: running.headers });
+      expect(await res.text()).toBe('Ollama is running');
+      expect((await fetch(running.backendUrl)).status).toBe(401);
+
+      expect(events.filter((e) => e.status !== 'info').map(eventLine)).toEqual([
+        'marketplace.template_lookup:started',
+        'marketplace.template_lookup:ok',
+        'marketplace.offer_search:started',
+        'marketplace.offer_search:ok',
+        'marketplace.instance.create:started',
+        'marketplace.instance.create:ok',
+        'marketplace.instance.wait_running:started',
+        'marketplace.instance.wait_running:ok',
+      ]);
+      const created = must(events.find((e) => e.event === 'marketplace.instance.create' && e.status === 'ok'));
+      expect(created.labels).toMatchObject({ offer_id: 20000001, instance_id: 30000001 });
+      expect(created.duration_ms).toBeGreaterThanOrEqual(0);
+      expect(events.filter((e) => e.event === 'marketplace.instance.wait_running' && e.status === 'info').map((e) => e.labels?.actual_status)).toEqual([
+        'scheduling',
+        'created',
+        'loading',
+      ]);
+      // The token is a secret: never in an event.
+      expect(JSON.stringify(events)).not.toContain(token);
+    } finally {
+      await ollama.close();
+    }
+  });
+
+  it('generates a random proxy token per rent', async () => {
+    const a = await rentCheapestFit({ client, request, model, jobId: 'a' });
+    const b = await rentCheapestFit({ client, request, model, jobId: 'b' });
+    expect(a.authToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(a.authToken).not.toBe(b.authToken);
+  });
+
+  it('honours the model VRAM need and breaks price ties by reliability', async () => {
+    const big = must(resolveCatalogModel('qwen3:32b'));
+    const r1 = await rentCheapestFit({ client, request, model: big, jobId: 'j1' });
+    expect(r1.offer.id).toBe(20000002); // the 3060 is too small
+    const r2 = await rentCheapestFit({ client, request: { ...request, min_dph: 0.25, max_dph: 0.31 }, model: big, jobId: 'j2' });
+    expect(r2.offer.id).toBe(20000004); // same price as 20000003, more reliable
+  });
+
+  it('moves on when the offer is taken (404) or unavailable (410)', async () => {
+    vast.setKnob('takenOnRent', [20000001]);
+    vast.setKnob('unavailableOnRent', [20000002]);
+    const rented = await rentCheapestFit({ client, request, model, jobId: 'j', onEvent });
+    expect(rented.offer.id).toBe(20000004);
+    expect(vast.callsTo('asks').map((c) => c.path)).toEqual(['/api/v0/asks/20000001/', '/api/v0/asks/20000002/', '/api/v0/asks/20000004/']);
+    expect(events.filter((e) => e.event === 'marketplace.instance.create').map((e) => e.status)).toEqual(['started', 'error', 'info', 'started', 'error', 'info', 'started', 'ok']);
+  });
+
+  it('gives up after a bounded number of taken offers', async () => {
+    vast.setKnob('takenOnRent', [20000001, 20000002, 20000003, 20000004, 20000005, 20000006, 20000007]);
+    const err = await rentCheapestFit({ client, request, model, jobId: 'j', maxRentAttempts: 3 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'offers_exhausted' });
+    expect(vast.callsTo('asks')).toHaveLength(3);
+  });
+
+  it('re-searches once when the first list runs out', async () => {
+    vast.setKnob('takenOnRent', [20000001]);
+    const rented = await rentCheapestFit({ client, request, model, jobId: 'j', searchLimit: 1 });
+    expect(rented.offer.id).toBe(20000002);
+    expect(vast.callsTo('bundles')).toHaveLength(2);
+  });
+
+  it('fails clearly when the template is unknown, before searching', async () => {
+    const err = await rentCheapestFit({ client, request: { ...request, template_hash: 'nosuchhash' }, model, jobId: 'j', onEvent }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'template_not_found' });
+    expect((err as Error).message).toMatch(/Template "nosuchhash" was not found/);
+    expect(vast.callsTo('bundles')).toHaveLength(0);
+    expect(events.map(eventLine)).toEqual(['marketplace.template_lookup:started', 'marketplace.template_lookup:error']);
+    expect(must(events[1]).error_type).toBe('template_not_found');
+  });
+
+  it('fails clearly when no offer fits', async () => {
+    const huge = must(resolveCatalogModel('llama3.1:405b'));
+    const err = await rentCheapestFit({ client, request, model: huge, jobId: 'j' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'no_offers' });
+    expect((err as Error).message).toMatch(/260000 MB VRAM/);
+    expect(vast.callsTo('asks')).toHaveLength(0);
+  });
+
+  it('rejects a request without template_hash or max_dph', async () => {
+    await expect(rentCheapestFit({ client, request: { ...request, template_hash: undefined }, model, jobId: 'j' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(rentCheapestFit({ client, request: { ...request, max_dph: undefined }, model, jobId: 'j' })).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(vast.calls).toHaveLength(0);
+  });
+
+  it('publishes port 11434 when the template does not, and sends no token header when auth is off', async () => {
+    const noPort = await rentCheapestFit({ client, request: { ...request, template_hash: NO_PORT_TEMPLATE_HASH }, model, jobId: 'a' });
+    expect((must(vast.callsTo('asks')[0]).body as { env: Record<string, string> }).env['-p 11434:11434']).toBe('1');
+    expect(noPort.access.exposesPort).toBe(false);
+    const open = await rentCheapestFit({ client, request: { ...request, template_hash: OPEN_TEMPLATE_HASH }, model, jobId: 'b' });
+    expect(open.access.authRequired).toBe(false);
+    const running = await waitForRunning({ client, instanceId: open.instanceId, authToken: null, ...fastWait });
+    expect(running.headers).toEqual({});
+  });
+
+  it('recovers the instance by label when the rent answer is unreadable', async () => {
+    vast.setKnob('rentAnswerOverride', '{"success": true}');
+    const rented = await rentCheapestFit({ client, request, model, jobId: 'lost', onEvent });
+    expect(rented.instanceId).toBe(30000001);
+    expect(vast.callsTo('asks')).toHaveLength(1);
+    expect(events.some((e) => e.status === 'info' && /found instance 30000001 by label/.test(e.message ?? ''))).toBe(true);
+    expect((await findJobInstances(client, 'lost')).map((i) => i.id)).toEqual([30000001]);
+  });
+
+  it('releases an instance created by a rent call that the cancel interrupted', async () => {
+    const ac = new AbortController();
+    const sink = (e: MarketplaceEvent): void => {
+      events.push(e);
+      if (e.event === 'marketplace.instance.create' && e.status === 'started') {
+        vast.setKnob('latencyMs', 150);
+        setTimeout(() => ac.abort(), 30);
+      }
+    };
+    const err = await rentCheapestFit({ client, request, model, jobId: 'cancelled', signal: ac.signal, onEvent: sink }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'aborted' });
+    expect(must(vast.state.instances.get(30000001)).destroyed).toBe(true);
+    expect(events.some((e) => e.status === 'info' && /cancelled while renting; releasing instance 30000001/.test(e.message ?? ''))).toBe(true);
+    expect(events.slice(-2).map(eventLine)).toEqual(['marketplace.instance.destroy:ok', 'marketplace.instance.create:error']);
+  });
+
+  it('keeps polling while running without ports', async () => {
+    vast.setKnob('portsDelayPolls', 3);
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const running = await waitForRunning({ client, instanceId, authToken: 't', ...fastWait });
+    expect(running.polls).toBe(7);
+    expect(running.hostPort).toBe(41234);
+  });
+
+  it.each([
+    ['exited', /will not start: instance is exited: Error response from daemon/],
+    ['offline', /instance is offline/],
+    ['unknown', /instance is unknown/],
+  ] as const)('ends early when the instance is %s', async (outcome, message) => {
+    vast.setKnob('outcome', outcome);
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const err = await waitForRunning({ client, instanceId, onEvent, ...fastWait }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'instance_failed', instanceId });
+    expect((err as Error).message).toMatch(message);
+    expect(vast.callsTo('show')).toHaveLength(4);
+    expect(events.at(-1)).toMatchObject({ event: 'marketplace.instance.wait_running', status: 'error', error_type: 'instance_failed' });
+  });
+
+  it('times out when the instance never becomes ready', async () => {
+    vast.setKnob('outcome', 'never_ready');
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const started = Date.now();
+    const err = await waitForRunning({ client, instanceId, ...fastWait, timeoutMs: 150 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'wait_timeout' });
+    expect((err as Error).message).toMatch(/within 0.15 s \(last: Pulling image/);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('stops promptly on abort', async () => {
+    vast.setKnob('outcome', 'never_ready');
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const ac = new AbortController();
+    const started = Date.now();
+    setTimeout(() => ac.abort(), 50);
+    const err = await waitForRunning({ client, instanceId, signal: ac.signal, pollIntervalMs: 10_000, timeoutMs: 60_000 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'aborted' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('reports an instance that disappears while starting', async () => {
+    vast.setKnob('outcome', 'never_ready');
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    await client.showInstance(instanceId);
+    await client.destroyInstance(instanceId);
+    await expect(waitForRunning({ client, instanceId, ...fastWait })).rejects.toMatchObject({ code: 'instance_gone' });
+  });
+
+  it('survives rate limits while polling', async () => {
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    vast.setKnob('rateLimit', { count: 3, variant: 'cycle', endpoints: ['show'] });
+    const running = await waitForRunning({ client, instanceId, ...fastWait });
+    expect(running.backendUrl).toBe('http://127.0.0.1:41234');
+  });
+});
+
+describe('releaseInstance', () => {
+  it('destroys and verifies (instances: null)', async () => {
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const result = await releaseInstance({ client, instanceId, onEvent, ...fastRelease });
+    expect(result).toEqual({ released: true, verified: true, attempts: 1, message: `Instance ${instanceId} destroyed and confirmed gone` });
+    expect(vast.callsTo('destroy').map((c) => c.path)).toEqual([`/api/v0/instances/${instanceId}/`]);
+    expect(events.map(eventLine)).toEqual(['marketplace.instance.destroy:started', 'marketplace.instance.destroy:ok']);
+    expect(must(events[1]).duration_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('verifies through a 404 as well, and reports an already-gone instance', async () => {
+    vast.setKnob('goneAs', '404');
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    expect(await releaseInstance({ client, instanceId, ...fastRelease })).toMatchObject({ released: true, verified: true });
+    const again = await releaseInstance({ client, instanceId, ...fastRelease });
+    expect(again).toMatchObject({ released: true, verified: true, message: `Instance ${instanceId} was already gone` });
+  });
+
+  it('retries, then reports an unverified release without throwing', async () => {
+    vast.setKnob('destroyIgnored', true);
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const result = await releaseInstance({ client, instanceId, attempts: 3, onEvent, ...fastRelease });
+    expect(result).toMatchObject({ released: true, verified: false, attempts: 3 });
+    expect(result.message).toMatch(/accepted but not confirmed.*Vast\.ai console/);
+    expect(vast.callsTo('destroy')).toHaveLength(3);
+    expect(events.at(-1)).toMatchObject({ status: 'error', error_type: 'unverified' });
+  });
+
+  it('reports a destroy that keeps failing', async () => {
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    vast.setKnob('failNext', { count: 1000, status: 500, endpoints: ['destroy'] });
+    const result = await releaseInstance({ client, instanceId, attempts: 2, ...fastRelease });
+    expect(result).toMatchObject({ released: false, verified: false });
+    expect(result.message).toMatch(/Could not destroy instance .*may still be billing/);
+  });
+
+  it('gets through rate limits on destroy', async () => {
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    vast.setKnob('rateLimit', { count: 2, variant: 'json', endpoints: ['destroy'] });
+    expect(await releaseInstance({ client, instanceId, ...fastRelease })).toMatchObject({ released: true, verified: true });
+  });
+});
+
+describe('provisionLlmServer', () => {
+  it('rents, records the instance early, and returns the running server', async () => {
+    const recorded: number[] = [];
+    const { rented, running } = await provisionLlmServer({ client, request, model, jobId: 'p', onRented: (r) => void recorded.push(r.instanceId), wait: fastWait });
+    expect(recorded).toEqual([rented.instanceId]);
+    expect(running.headers.Authorization).toBe(`Bearer ${rented.authToken}`);
+  });
+
+  it('releases the instance when the wait fails, and says so', async () => {
+    vast.setKnob('outcome', 'exited');
+    const err = await provisionLlmServer({ client, request, model, jobId: 'p', onEvent, wait: fastWait }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProvisioningFailedError);
+    expect(err).toMatchObject({ code: 'instance_failed', instanceId: 30000001, release: { released: true, verified: true } });
+    expect((err as Error).message).toMatch(/will not start.*destroyed and confirmed gone/);
+    expect(must(vast.state.instances.get(30000001)).destroyed).toBe(true);
+    expect(events.at(-1)).toMatchObject({ event: 'marketplace.instance.destroy', status: 'ok' });
+  });
+
+  it('releases the instance when cancelled during the wait', async () => {
+    vast.setKnob('outcome', 'never_ready');
+    const ac = new AbortController();
+    const p = provisionLlmServer({ client, request, model, jobId: 'p', signal: ac.signal, wait: { pollIntervalMs: 20, timeoutMs: 60_000 } });
+    setTimeout(() => ac.abort(), 80);
+    await expect(p).rejects.toMatchObject({ code: 'aborted', release: { released: true, verified: true } });
+    expect(must(vast.state.instances.get(30000001)).destroyed).toBe(true);
+  });
+});
