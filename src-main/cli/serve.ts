@@ -15,9 +15,9 @@ export async function runServe(options: ServeOptions): Promise<void> {
     });
   } catch (err) {
     if (err instanceof DataDirLockedError) {
-      throw new Error(`${err.message}. Is the desktop app or another \`benchdesk serve\` running? Use its API, or set BENCHDESK_DATA_DIR to another folder.`);
+      throw new Error(`${err.message}. Is the desktop app or another \`benchdesk serve\` running? Use its API, or set BENCHDESK_DATA_DIR to another folder.`, { cause: err });
     }
-    if (err instanceof ConfigError) throw new Error(`configuration error: ${err.message}`);
+    if (err instanceof ConfigError) throw new Error(`configuration error: ${err.message}`, { cause: err });
     throw err;
   }
   console.log(`benchdesk API listening on ${bd.apiUrl} (data: ${bd.config.dataDir}, auth: ${bd.auth.mode})`);
