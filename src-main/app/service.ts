@@ -19,7 +19,7 @@ import {
 } from '../../shared';
 import { EngineClosedError, type JobEngine } from '../engine/engine';
 import { summarizeEvents } from '../engine/metrics';
-import type { JobStore } from '../store/types';
+import { InvalidCursorError, type JobStore } from '../store/types';
 import { ProblemError } from './problem-error';
 import type { BenchdeskService } from './service-types';
 
@@ -135,7 +135,9 @@ export function createService(deps: ServiceDeps): BenchdeskService {
       try {
         return await store.listJobs({ tenant_id: tenantId, ...parsed.data });
       } catch (err) {
-        if (err instanceof Error && /cursor/i.test(err.message)) throw new ProblemError(422, 'validation_failed', 'invalid cursor', [{ path: 'cursor', message: 'not a cursor from this server' }]);
+        if (err instanceof InvalidCursorError) {
+          throw new ProblemError(422, 'validation_failed', 'invalid cursor', [{ path: 'cursor', message: 'not a cursor from this server' }]);
+        }
         throw err;
       }
     },

@@ -35,20 +35,38 @@ export type JobListFilter = {
 
 export type JobListPage = { jobs: JobRecord[]; next_cursor: string | null };
 
+/** Structured fields of a log line. */
+export type LogFields = Record<string, unknown>;
+
+/** What the store logs: open/recovery facts (info) and anything set aside or taken over (warn). */
+export interface StoreLogger {
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+}
+
+/**
+ * Records and events handed out are deep-frozen snapshots (the store caches them): copy before
+ * changing one, e.g. `{ ...record, message }` or `structuredClone(record)`.
+ */
 export interface JobStore {
   readonly dataDir: string;
 
-  /** Durable (on disk, fsynced) when the promise resolves. Fails if the job_id exists. */
+  /**
+   * Durable (on disk, fsynced) when the promise resolves. Fails if the job_id exists. The record is
+   * validated against JobRecordSchema; job_id must match /^[A-Za-z0-9_.-]{1,128}$/ (it names a
+   * file). The idempotency record (same job_id) is stored in the same commit; it replaces any
+   * record under its (tenant, kind, key): deciding whether an old one has expired is the caller's.
+   */
   createJob(record: JobRecord, idempotency?: IdempotencyRecord): Promise<void>;
   /** Applies the patch, bumps updated_at, enforces the status transition table; durable on resolve. */
   updateJob(jobId: string, patch: JobPatch): Promise<JobRecord>;
   getJob(jobId: string): Promise<JobRecord | undefined>;
-  /** Newest first (created_at, then creation order), tenant-scoped, with cursor pagination. */
+  /** Newest first (created_at, then creation order), tenant-scoped, with cursor pagination. Throws InvalidCursorError. */
   listJobs(filter: JobListFilter): Promise<JobListPage>;
   /** Every job, any tenant, in one of these statuses, oldest first (start-up recovery). */
   listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]>;
 
-  /** Assigns the next global seq (monotonic across restarts) and appends to the job's log. */
+  /** Assigns the next global seq (monotonic across restarts) and appends to the job's log; durable on resolve. */
   appendEvent(event: NewJobEvent): Promise<JobEvent>;
   /** The job's events in seq order, those with seq > after when given. */
   listEvents(jobId: string, after?: number): Promise<JobEvent[]>;
@@ -61,6 +79,8 @@ export interface JobStore {
 
   /** Number of stored jobs (all tenants). */
   count(): number;
+  /** Resolves when every write submitted so far is durable and materialised in its own file. */
+  flush(): Promise<void>;
   /** Flushes pending writes and releases the data-dir lock. */
   close(): Promise<void>;
 }
@@ -86,5 +106,20 @@ export class JobNotFoundError extends Error {
   constructor(readonly jobId: string) {
     super(`job not found: ${jobId}`);
     this.name = 'JobNotFoundError';
+  }
+}
+
+export class InvalidCursorError extends Error {
+  constructor(readonly cursor: string) {
+    super('invalid cursor');
+    this.name = 'InvalidCursorError';
+  }
+}
+
+/** The store hit an I/O error it cannot recover from in-process; reopen it (the journal replays). */
+export class StoreFailedError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`job store failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'StoreFailedError';
   }
 }

@@ -1,0 +1,423 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { JOB_LIST_DEFAULT_LIMIT, assertTransition, type JobEvent, type JobKind, type JobRecord, type JobStatus } from '../../shared';
+import { forEachLimit, fsyncPath, isErrno } from './atomic-file';
+import { decodeCursor, encodeCursor } from './cursor';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
+import { readEventsFile } from './events-file';
+import { GroupCommitter } from './group-commit';
+import { IdempotencyTable } from './idempotency-table';
+import { IndexLog } from './index-log';
+import { indexLineOf, type JobIndex } from './job-index';
+import { JournalWriter, listJournalGens, readJournal, type JournalEntry } from './journal';
+import { KeyedMutex } from './keyed-mutex';
+import { LAYOUT, assertSafeJobId, eventsFilePath, jobFilePath, journalFilePath, shardDirs } from './layout';
+import { consoleStoreLogger } from './logger';
+import { LruCache } from './lru';
+import { Materialiser } from './materialiser';
+import { Quarantine } from './quarantine';
+import { parseStoredRecord, toStoredEvent, toStoredRecord } from './records';
+import { scanMaxSeq } from './seq-recovery';
+import { SeqAllocator, StoreMeta } from './store-meta';
+import {
+  JobExistsError,
+  JobNotFoundError,
+  StoreFailedError,
+  type IdempotencyRecord,
+  type JobListFilter,
+  type JobListPage,
+  type JobPatch,
+  type JobStore,
+  type NewJobEvent,
+  type StoreLogger,
+} from './types';
+
+export type OpenJobStoreOptions = {
+  /** Absolute or relative; the same dir from Electron (userData), the headless server and the CLI. */
+  dataDir: string;
+  logger?: StoreLogger;
+  /** Full job records kept in memory (LRU); index entries for every job are always in memory. */
+  cacheSize?: number;
+  /** Journal size after which it rotates and a background checkpoint fsyncs the files it covered. */
+  checkpointBytes?: number;
+  /** Seqs reserved on disk per store-meta write. */
+  seqBlock?: number;
+  /** Unlink the lock file in a process 'exit' handler (default true). */
+  releaseLockOnExit?: boolean;
+};
+
+const DEFAULTS = { cacheSize: 2000, checkpointBytes: 8 * 1024 * 1024, seqBlock: 1000 } as const;
+// Batches the materialiser may lag behind the journal before new commits wait for it (bounds memory).
+const MAX_MATERIALISE_BACKLOG = 32;
+const PATCHABLE: ReadonlySet<string> = new Set<keyof JobPatch>([
+  'status',
+  'message',
+  'started_at',
+  'finished_at',
+  'progress',
+  'result',
+  'error',
+  'error_code',
+  'resources',
+]);
+
+/**
+ * Opens (or creates) the job store of a data dir: takes the data-dir lock, loads the index and the
+ * idempotency table, replays any journal a crash left, and starts a fresh journal. Throws
+ * DataDirLockedError while another live process holds the dir.
+ */
+export async function openJobStore(options: OpenJobStoreOptions): Promise<JobStore> {
+  const dataDir = path.resolve(options.dataDir);
+  const logger = options.logger ?? consoleStoreLogger;
+  await fsp.mkdir(dataDir, { recursive: true });
+  const lock = acquireDataDirLock(dataDir, logger, { releaseOnExit: options.releaseLockOnExit ?? true });
+  try {
+    return await FileJobStore.open(dataDir, logger, lock, options);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function ensureLayout(dataDir: string): Promise<void> {
+  const dirs = shardDirs(dataDir);
+  const last = dirs[dirs.length - 1];
+  if (last && fs.existsSync(last)) return;
+  // All 256 shard dirs up front: later writes never create a directory (nor need to fsync its parent).
+  for (const dir of dirs) await fsp.mkdir(dir, { recursive: true });
+  await fsyncPath(path.join(dataDir, LAYOUT.jobsDir));
+  await fsyncPath(dataDir);
+}
+
+function bumpTime(previous: string): string {
+  const now = Date.now();
+  const prev = Date.parse(previous);
+  // updated_at moves forward even if two updates land in the same millisecond or the clock steps back.
+  return new Date(Number.isNaN(prev) || now > prev ? now : prev + 1).toISOString();
+}
+
+class FileJobStore implements JobStore {
+  private readonly cache: LruCache<string, JobRecord>;
+  /** Journaled (or about to be) but not yet in its own file: reads must see these first. */
+  private readonly dirty = new Map<string, JobRecord>();
+  private readonly pendingEvents = new Map<string, JobEvent[]>();
+  private readonly eventLocks = new KeyedMutex();
+  private readonly materialiser: Materialiser;
+  private readonly committer: GroupCommitter<JournalEntry>;
+  private writer!: JournalWriter;
+  private seq!: SeqAllocator;
+  private jobWrites = 0;
+  private failure: unknown;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly dataDir: string,
+    private readonly logger: StoreLogger,
+    private readonly lock: DataDirLock,
+    private readonly quarantine: Quarantine,
+    private readonly index: JobIndex,
+    private readonly indexLog: IndexLog,
+    private readonly idempotency: IdempotencyTable,
+    options: OpenJobStoreOptions,
+  ) {
+    this.cache = new LruCache(options.cacheSize ?? DEFAULTS.cacheSize);
+    this.materialiser = new Materialiser({
+      dataDir,
+      indexLog,
+      idempotency,
+      eventLocks: this.eventLocks,
+      quarantine,
+      onJobWritten: (rec) => {
+        if (this.dirty.get(rec.job_id) === rec) this.dirty.delete(rec.job_id);
+      },
+      onEventsWritten: (jobId, written) => {
+        const pending = this.pendingEvents.get(jobId);
+        if (!pending) return;
+        const done = new Set(written.map((e) => e.seq));
+        const left = pending.filter((e) => !done.has(e.seq));
+        if (left.length > 0) this.pendingEvents.set(jobId, left);
+        else this.pendingEvents.delete(jobId);
+      },
+    });
+    this.committer = new GroupCommitter((entries) => this.writeBatch(entries));
+  }
+
+  static async open(dataDir: string, logger: StoreLogger, lock: DataDirLock, options: OpenJobStoreOptions): Promise<FileJobStore> {
+    const started = performance.now();
+    const quarantine = new Quarantine(dataDir, logger);
+    await ensureLayout(dataDir);
+    const meta = StoreMeta.open(dataDir, quarantine);
+    const { log: indexLog, index, rebuilt } = await IndexLog.load(dataDir, quarantine);
+    const idempotency = await IdempotencyTable.load(dataDir, quarantine);
+    const store = new FileJobStore(dataDir, logger, lock, quarantine, index, indexLog, idempotency, options);
+
+    // Replay what a crash left in the journal: newer than anything in the index, applied in order.
+    const gens = await listJournalGens(dataDir);
+    let maxSeq = 0;
+    let replayed = 0;
+    for (const gen of gens) {
+      const entries = await readJournal(dataDir, gen, quarantine);
+      for (const e of entries) {
+        if (e.t === 'job') {
+          index.upsert(indexLineOf(e.rec, e.ord));
+          if (e.idem) idempotency.put(e.idem);
+        } else if (e.ev.seq > maxSeq) {
+          maxSeq = e.ev.seq;
+        }
+      }
+      void store.materialiser.enqueue(entries, true);
+      replayed += entries.length;
+    }
+    if (gens.length > 0) {
+      // Nothing is writing yet, so the checkpoint may use more of the thread pool.
+      await store.materialiser.checkpoint(undefined, 8);
+      for (const gen of gens) await fsp.rm(journalFilePath(dataDir, gen), { force: true });
+      await fsyncPath(path.join(dataDir, LAYOUT.journalDir));
+      logger.info(`replayed ${replayed} journal entr${replayed === 1 ? 'y' : 'ies'} from ${gens.length} file(s)`, { data_dir: dataDir });
+    }
+    if (meta.state === 'recovered' || (meta.state === 'new' && (index.size > 0 || gens.length > 0))) {
+      maxSeq = Math.max(maxSeq, await scanMaxSeq(dataDir));
+      logger.warn(`seq reservation recovered from the event logs: continuing after ${maxSeq}`, { data_dir: dataDir });
+    }
+    store.seq = new SeqAllocator(meta, dataDir, options.seqBlock ?? DEFAULTS.seqBlock, maxSeq);
+    if (rebuilt || indexLog.needsCompaction(index.size)) await indexLog.compact(index);
+    if (idempotency.needsCompaction()) await idempotency.rewrite();
+    store.writer = await JournalWriter.open(dataDir, (gens[gens.length - 1] ?? 0) + 1, options.checkpointBytes ?? DEFAULTS.checkpointBytes);
+    logger.info('job store open', { data_dir: dataDir, jobs: index.size, ms: Math.round(performance.now() - started) });
+    return store;
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  private assertWritable(): void {
+    if (this.closing) throw new Error('job store is closed');
+    const failure = this.failure ?? this.materialiser.error;
+    if (failure !== undefined) throw new StoreFailedError(failure);
+  }
+
+  /** One journal write + fdatasync for everything submitted since the last one (group commit). */
+  private async writeBatch(entries: JournalEntry[]): Promise<void> {
+    if (this.failure !== undefined) throw new StoreFailedError(this.failure);
+    if (this.materialiser.backlog > MAX_MATERIALISE_BACKLOG) await this.materialiser.idle();
+    let rotated: string | undefined;
+    try {
+      rotated = await this.writer.write(entries);
+    } catch (err) {
+      // The journal is the durability point: after a failed write nothing can be promised any more.
+      this.failure = err;
+      this.logger.warn('journal write failed: the store refuses writes until it is reopened', { error: String(err) });
+      throw new StoreFailedError(err);
+    }
+    void this.materialiser.enqueue(entries);
+    if (rotated) void this.materialiser.checkpoint(rotated, 2);
+  }
+
+  async createJob(record: JobRecord, idempotency?: IdempotencyRecord): Promise<void> {
+    this.assertWritable();
+    assertSafeJobId(record.job_id);
+    const rec = toStoredRecord(record);
+    if (idempotency && (idempotency.job_id !== rec.job_id || idempotency.tenant_id !== rec.tenant_id || idempotency.kind !== rec.kind)) {
+      throw new TypeError('idempotency record must name the same job_id, tenant_id and kind as the job');
+    }
+    if (this.index.has(rec.job_id) || this.dirty.has(rec.job_id)) throw new JobExistsError(rec.job_id);
+    const ord = this.index.nextOrd();
+    // Visible at once (in journal order); durable when the commit below resolves.
+    this.index.upsert(indexLineOf(rec, ord));
+    this.dirty.set(rec.job_id, rec);
+    this.cache.set(rec.job_id, rec);
+    this.jobWrites++;
+    if (idempotency) this.idempotency.put(idempotency);
+    await this.committer.submit([idempotency ? { t: 'job', rec, ord, idem: { ...idempotency } } : { t: 'job', rec, ord }]);
+  }
+
+  async updateJob(jobId: string, patch: JobPatch): Promise<JobRecord> {
+    this.assertWritable();
+    const loaded = await this.current(jobId);
+    // Re-read after the await: another update may have landed meanwhile, and it must be the base.
+    const cur = this.dirty.get(jobId) ?? this.cache.get(jobId) ?? loaded;
+    const entry = this.index.get(jobId);
+    if (!cur || !entry) throw new JobNotFoundError(jobId);
+    this.assertWritable();
+    if (patch.status !== undefined && patch.status !== cur.status) assertTransition(cur.status, patch.status);
+    const next: Record<string, unknown> = { ...cur };
+    for (const [k, v] of Object.entries(patch)) if (v !== undefined && PATCHABLE.has(k)) next[k] = v;
+    next.updated_at = bumpTime(cur.updated_at);
+    const rec = toStoredRecord(next as JobRecord);
+    this.index.upsert(indexLineOf(rec, entry.ord));
+    this.dirty.set(jobId, rec);
+    this.cache.set(jobId, rec);
+    this.jobWrites++;
+    await this.committer.submit([{ t: 'job', rec, ord: entry.ord }]);
+    return rec;
+  }
+
+  async appendEvent(event: NewJobEvent): Promise<JobEvent> {
+    this.assertWritable();
+    if (!this.index.has(event.job_id)) throw new JobNotFoundError(event.job_id);
+    const ev = toStoredEvent({ ...event, recorded_at: event.recorded_at ?? new Date().toISOString(), seq: this.seq.next() });
+    const pending = this.pendingEvents.get(ev.job_id);
+    if (pending) pending.push(ev);
+    else this.pendingEvents.set(ev.job_id, [ev]);
+    await this.committer.submit([{ t: 'ev', ev }]);
+    return ev;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  /** The latest version of a job: pending write, cache, or its file (which is then cached). */
+  private async current(jobId: string): Promise<JobRecord | undefined> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const hot = this.dirty.get(jobId) ?? this.cache.get(jobId);
+      if (hot) return hot;
+      if (!this.index.has(jobId)) return undefined;
+      const writesBefore = this.jobWrites;
+      const fromDisk = await this.readJobFile(jobId);
+      // A write during the read may have made what we read stale: retry from memory.
+      if (this.jobWrites === writesBefore) {
+        if (fromDisk) this.cache.set(jobId, fromDisk);
+        return fromDisk;
+      }
+    }
+    return this.dirty.get(jobId) ?? this.cache.get(jobId) ?? (await this.readJobFile(jobId));
+  }
+
+  private async readJobFile(jobId: string): Promise<JobRecord | undefined> {
+    const file = jobFilePath(this.dataDir, jobId);
+    let text: string;
+    try {
+      text = await fsp.readFile(file, 'utf8');
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+      if (!this.index.has(jobId) || this.dirty.has(jobId)) return undefined;
+      this.logger.warn(`job file of ${jobId} is missing: dropping the job from the index`, { job_id: jobId, file });
+      this.dropFromIndex(jobId);
+      return undefined;
+    }
+    let record: JobRecord | undefined;
+    try {
+      record = parseStoredRecord(JSON.parse(text));
+    } catch {
+      record = undefined;
+    }
+    if (record && record.job_id === jobId) return record;
+    if (!this.index.has(jobId) || this.dirty.has(jobId)) return undefined;
+    try {
+      await this.quarantine.moveAside(file, `job file of ${jobId} is corrupt`, { job_id: jobId });
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+    }
+    this.dropFromIndex(jobId);
+    return undefined;
+  }
+
+  /** A job whose file is gone or set aside leaves the live set; the drop line makes that stick. */
+  private dropFromIndex(jobId: string): void {
+    if (!this.index.has(jobId)) return;
+    this.index.drop(jobId);
+    this.cache.delete(jobId);
+    void this.materialiser.run(() => this.indexLog.append([{ op: 'drop', job_id: jobId }]));
+  }
+
+  async getJob(jobId: string): Promise<JobRecord | undefined> {
+    return this.current(jobId);
+  }
+
+  async listJobs(filter: JobListFilter): Promise<JobListPage> {
+    const limit = Number.isFinite(filter.limit) ? Math.max(1, Math.floor(filter.limit)) : JOB_LIST_DEFAULT_LIMIT;
+    const before = filter.cursor ? decodeCursor(filter.cursor) : undefined;
+    // A record that turns out corrupt is dropped from the index: recompute the page without it.
+    for (let attempt = 0; ; attempt++) {
+      const { entries, more } = this.index.page(filter.tenant_id, filter, limit, before);
+      const records = await Promise.all(entries.map((e) => this.current(e.job_id)));
+      const jobs = records.filter((r): r is JobRecord => r !== undefined);
+      if (jobs.length === entries.length || attempt >= 4) {
+        const last = entries[entries.length - 1];
+        return { jobs, next_cursor: more && last ? encodeCursor(last) : null };
+      }
+    }
+  }
+
+  async listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]> {
+    const entries = this.index.byStatus(statuses);
+    const out: (JobRecord | undefined)[] = new Array<JobRecord | undefined>(entries.length);
+    await forEachLimit(entries.keys(), 16, async (i) => {
+      const e = entries[i];
+      if (e) out[i] = await this.current(e.job_id);
+    });
+    return out.filter((r): r is JobRecord => r !== undefined);
+  }
+
+  async listEvents(jobId: string, after?: number): Promise<JobEvent[]> {
+    if (!this.index.has(jobId) && !this.pendingEvents.has(jobId)) return [];
+    const events = await this.eventLocks.run(jobId, async () => {
+      const fromFile = await readEventsFile(eventsFilePath(this.dataDir, jobId), this.quarantine);
+      // Read and merged under the job's lock, so an event is in the file or still pending, never neither.
+      const pending = this.pendingEvents.get(jobId) ?? [];
+      const lastOnDisk = fromFile.length > 0 ? (fromFile[fromFile.length - 1]?.seq ?? 0) : 0;
+      return [...fromFile, ...pending.filter((e) => e.seq > lastOnDisk)];
+    });
+    return after === undefined ? events : events.filter((e) => e.seq > after);
+  }
+
+  async *scanEvents(tenantId: string, jobId?: string): AsyncIterable<JobEvent> {
+    const entries = jobId === undefined ? this.index.tenantEntries(tenantId) : [this.index.get(jobId)];
+    for (const e of entries) {
+      if (!e || e.tenant_id !== tenantId) continue;
+      for (const ev of await this.listEvents(e.job_id)) yield ev;
+    }
+  }
+
+  async getIdempotency(tenantId: string, kind: JobKind, key: string): Promise<IdempotencyRecord | undefined> {
+    return this.idempotency.get(tenantId, kind, key);
+  }
+
+  async pruneIdempotency(maxAgeMs: number): Promise<number> {
+    this.assertWritable();
+    const cutoff = Date.now() - maxAgeMs;
+    let pruned = 0;
+    // In the materialiser's queue, so no idempotency line is appended while the file is rewritten.
+    await this.materialiser.run(async () => {
+      pruned = this.idempotency.prune(cutoff);
+      if (pruned > 0) await this.idempotency.rewrite();
+    });
+    if (pruned > 0) this.logger.info(`pruned ${pruned} idempotency record(s)`, { max_age_ms: maxAgeMs });
+    return pruned;
+  }
+
+  count(): number {
+    return this.index.size;
+  }
+
+  async flush(): Promise<void> {
+    await this.committer.drain();
+    await this.materialiser.idle();
+    const failure = this.failure ?? this.materialiser.error;
+    if (failure !== undefined) throw new StoreFailedError(failure);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.doClose();
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
+    try {
+      await this.committer.drain();
+      await this.materialiser.idle();
+      await this.writer.close();
+      if (this.failure === undefined && this.materialiser.error === undefined) {
+        // A clean close leaves no journal: every file is fsynced, so the next open replays nothing.
+        await this.materialiser.checkpoint(this.writer.currentPath, 4);
+        await this.materialiser.drain();
+        if (this.indexLog.needsCompaction(this.index.size)) await this.indexLog.compact(this.index);
+      }
+    } finally {
+      await this.indexLog.close().catch(() => undefined);
+      await this.idempotency.close().catch(() => undefined);
+      this.lock.release();
+    }
+    const failure = this.failure ?? this.materialiser.error;
+    if (failure !== undefined) throw new StoreFailedError(failure);
+  }
+}

@@ -1,0 +1,108 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { JobEvent, JobRecord } from '../../shared';
+import { fsyncPath, isErrno, writeAll } from './atomic-file';
+import { isRecord, toJsonl } from './jsonl';
+import { LAYOUT, journalFilePath, journalGenOf } from './layout';
+import { loadLogFile } from './log-file';
+import type { Quarantine } from './quarantine';
+import { parseIdempotency, parseStoredEvent, parseStoredRecord } from './records';
+import type { IdempotencyRecord } from './types';
+
+/**
+ * Write-ahead journal entries. Each carries the full new state (not a patch), so replaying an entry
+ * twice, or over a file that already has it, is harmless.
+ */
+export type JournalEntry =
+  | { t: 'job'; rec: JobRecord; ord: number; idem?: IdempotencyRecord }
+  | { t: 'ev'; ev: JobEvent };
+
+export function parseJournalEntry(value: unknown): JournalEntry | undefined {
+  if (!isRecord(value)) return undefined;
+  if (value.t === 'ev') {
+    const ev = parseStoredEvent(value.ev);
+    return ev ? { t: 'ev', ev } : undefined;
+  }
+  if (value.t === 'job' && typeof value.ord === 'number' && Number.isSafeInteger(value.ord)) {
+    const rec = parseStoredRecord(value.rec);
+    if (!rec) return undefined;
+    if (value.idem === undefined) return { t: 'job', rec, ord: value.ord };
+    const idem = parseIdempotency(value.idem);
+    return idem ? { t: 'job', rec, ord: value.ord, idem } : undefined;
+  }
+  return undefined;
+}
+
+/** Journal files left by the previous process (a crash, or a checkpoint it did not finish), oldest first. */
+export async function listJournalGens(dataDir: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await fsp.readdir(path.join(dataDir, LAYOUT.journalDir));
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return [];
+    throw err;
+  }
+  return names
+    .map(journalGenOf)
+    .filter((g): g is number => g !== undefined)
+    .sort((a, b) => a - b);
+}
+
+/** Reads one journal file, setting a torn tail (crash mid-append) or corrupt lines aside. */
+export async function readJournal(dataDir: string, gen: number, quarantine: Quarantine): Promise<JournalEntry[]> {
+  const loaded = await loadLogFile(journalFilePath(dataDir, gen), parseJournalEntry, quarantine, `journal ${gen}`);
+  return loaded.values;
+}
+
+/**
+ * The append side: one write + one fdatasync per batch of entries. Rotates to a new generation file
+ * once the current one passes `rotateBytes`, handing the old file to `onRotated` (the checkpoint
+ * deletes it once everything it covers is fsynced in its own file).
+ */
+export class JournalWriter {
+  private bytes = 0;
+
+  private constructor(
+    private readonly dataDir: string,
+    private gen: number,
+    private fh: fsp.FileHandle,
+    private readonly rotateBytes: number,
+  ) {}
+
+  static async open(dataDir: string, gen: number, rotateBytes: number): Promise<JournalWriter> {
+    const fh = await JournalWriter.create(dataDir, gen);
+    return new JournalWriter(dataDir, gen, fh, rotateBytes);
+  }
+
+  private static async create(dataDir: string, gen: number): Promise<fsp.FileHandle> {
+    await fsp.mkdir(path.join(dataDir, LAYOUT.journalDir), { recursive: true });
+    const fh = await fsp.open(journalFilePath(dataDir, gen), 'a');
+    // The new file's directory entry must be durable before anything in it is acknowledged.
+    await fsyncPath(path.join(dataDir, LAYOUT.journalDir));
+    return fh;
+  }
+
+  get currentPath(): string {
+    return journalFilePath(this.dataDir, this.gen);
+  }
+
+  /** Durable when it resolves. Returns the path of a file rotated out, if this write filled one. */
+  async write(entries: readonly JournalEntry[]): Promise<string | undefined> {
+    const buf = Buffer.from(toJsonl(entries));
+    await writeAll(this.fh, buf);
+    await this.fh.datasync();
+    this.bytes += buf.length;
+    if (this.bytes < this.rotateBytes) return undefined;
+    const old = this.currentPath;
+    const next = await JournalWriter.create(this.dataDir, this.gen + 1);
+    await this.fh.close();
+    this.fh = next;
+    this.gen++;
+    this.bytes = 0;
+    return old;
+  }
+
+  async close(): Promise<void> {
+    await this.fh.close();
+  }
+}
