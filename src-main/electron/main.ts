@@ -44,8 +44,8 @@ async function start(): Promise<void> {
   try {
     // electron:true → the composition root configures auth on first start (design §3): a random
     // token, only its hash in settings, the plaintext in the 0600 data-dir file `api-token`.
-    // TODO(lead): expose running.apiToken / token rotation to the Settings page through IPC
-    // methods in shared/ipc.ts when that page is built; nothing here stores tokens itself.
+    // The Settings page (desktop-pages step) shows and rotates it through SettingsStore over IPC;
+    // nothing in this file stores tokens itself.
     running = await startBenchdesk({ dataDir, env: process.env, electron: true });
   } catch (err) {
     const detail =
