@@ -67,7 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kubeconfig: env.KUBECONFIG?.split(path.delimiter)[0]?.trim() || path.join(os.homedir(), '.kube', 'config'),
     concurrency: parseEnvNumber(z.coerce.number().int().min(1).max(256), 'BENCHDESK_CONCURRENCY', env.BENCHDESK_CONCURRENCY, 4),
     serveUi: isTruthy(env.BENCHDESK_SERVE_UI),
-    driverTimeoutMs: parseEnvNumber(z.coerce.number().int().min(1).max(86_400), 'BENCHDESK_DRIVER_TIMEOUT_S', env.BENCHDESK_DRIVER_TIMEOUT_S, 300) * 1000,
+    driverTimeoutMs: parseEnvNumber(z.coerce.number().int().min(1).max(86_400), 'BENCHDESK_AGENT_TIMEOUT_S', env.BENCHDESK_AGENT_TIMEOUT_S, 300) * 1000,
     shutdownGraceMs: parseEnvNumber(z.coerce.number().int().min(0).max(3600), 'BENCHDESK_SHUTDOWN_GRACE_S', env.BENCHDESK_SHUTDOWN_GRACE_S, 10) * 1000,
   };
 }

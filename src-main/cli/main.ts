@@ -34,7 +34,8 @@ export function buildCli(): Command {
     .argument('<agent>', 'builtin, holmes or k8sgpt')
     .action(async (agent: string) => {
       const { runDriverCommand } = await import('./driver');
-      process.exitCode = await runDriverCommand(agent);
+      // Exit at once: idle keep-alive sockets would otherwise hold the process open after the answer.
+      process.exit(await runDriverCommand(agent));
     });
 
   return program;

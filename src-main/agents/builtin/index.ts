@@ -1,0 +1,39 @@
+import type { AgentResult, DriverAskParams } from '../../../shared/agents';
+import type { LlmChat } from '../../llm/chat-types';
+import { LlmServerClient } from '../../llm/llmserver-client';
+import type { AgentEventSink } from '../events';
+import { runBuiltinAgent, type BuiltinAgentOptions } from './agent';
+import { loadKubeReader, type KubeReader, type KubeReaderOptions } from './kube-client';
+
+export { DEFAULT_MAX_STEPS } from './agent';
+
+/** Makes the chat client for a request's backend_url (tests inject a scripted one). */
+export type LlmFactory = (backendUrl: string) => LlmChat;
+
+export const defaultLlmFactory: LlmFactory = (backendUrl) => new LlmServerClient({ baseUrl: backendUrl });
+
+export type BuiltinAskOptions = {
+  llmFactory?: LlmFactory;
+  /** Replaces loading the kubeconfig (tests). */
+  kubeFactory?: (kubeconfigPath: string) => Promise<KubeReader>;
+  kubeOptions?: KubeReaderOptions;
+  maxSteps?: number;
+  chatOptions?: BuiltinAgentOptions['chatOptions'];
+  signal?: AbortSignal;
+  onEvent?: AgentEventSink;
+};
+
+/** One `ask` of the built-in agent: load the kubeconfig, connect to the LLM, run the loop. */
+export async function askBuiltin(params: DriverAskParams, options: BuiltinAskOptions = {}): Promise<AgentResult> {
+  const kube = await (options.kubeFactory ?? ((p: string) => loadKubeReader(p, options.kubeOptions)))(params.kubeconfig);
+  const llm = (options.llmFactory ?? defaultLlmFactory)(params.backend_url);
+  return runBuiltinAgent(params.question, {
+    llm,
+    kube,
+    model: params.model,
+    maxSteps: options.maxSteps,
+    chatOptions: options.chatOptions,
+    signal: options.signal,
+    onEvent: options.onEvent,
+  });
+}

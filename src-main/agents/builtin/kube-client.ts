@@ -1,0 +1,194 @@
+import { stat } from 'node:fs/promises';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  IsomorphicFetchHttpLibrary,
+  KubeConfig,
+  type HttpLibrary,
+  type ConfigurationOptions,
+} from '@kubernetes/client-node';
+import type { z } from 'zod';
+import {
+  KubeDeploymentSchema,
+  KubeEventSchema,
+  KubeListSchema,
+  KubeNamespaceSchema,
+  KubeNodeSchema,
+  KubePodSchema,
+  type KubeDeployment,
+  type KubeEvent,
+  type KubeNamespace,
+  type KubeNode,
+  type KubePod,
+} from '../../../shared/agents';
+import { AgentError } from '../errors';
+import { toKubeRequestError } from './kube-errors';
+
+/**
+ * Read-only access to the cluster of one kubeconfig, limited to what the built-in tools read.
+ * Every call is abortable and time-limited, lists are paginated and capped, every object is
+ * validated (objects that fail are skipped), and failures become KubeRequestError sentences.
+ */
+
+export interface KubeReader {
+  /** The API server URL, for messages. */
+  readonly server: string;
+  listNamespaces(signal?: AbortSignal): Promise<KubeNamespace[]>;
+  /** All namespaces when `namespace` is undefined. */
+  listPods(namespace: string | undefined, signal?: AbortSignal): Promise<KubePod[]>;
+  readPodLog(
+    args: { namespace: string; pod: string; container?: string; tailLines: number; previous: boolean; limitBytes: number },
+    signal?: AbortSignal,
+  ): Promise<string>;
+  listWarningEvents(namespace: string | undefined, signal?: AbortSignal): Promise<KubeEvent[]>;
+  listDeployments(namespace: string | undefined, signal?: AbortSignal): Promise<KubeDeployment[]>;
+  listNodes(signal?: AbortSignal): Promise<KubeNode[]>;
+}
+
+export type KubeReaderOptions = {
+  /** Per API request. */
+  requestTimeoutMs?: number;
+  /** Items per list page and the most items read from one list. */
+  pageSize?: number;
+  maxItems?: number;
+};
+
+const fetchLibrary = new IsomorphicFetchHttpLibrary();
+
+/** Per-call options that put our AbortSignal on the request (client-node has no signal parameter). */
+function withSignal(signal: AbortSignal): ConfigurationOptions {
+  const httpApi: HttpLibrary = {
+    send(request) {
+      request.setSignal(signal);
+      return fetchLibrary.send(request);
+    },
+  };
+  return { httpApi };
+}
+
+type ListPage = { items?: unknown[]; metadata?: { _continue?: string } };
+
+function where(namespace: string | undefined): string {
+  return namespace ? `in namespace ${namespace}` : 'in all namespaces';
+}
+
+async function readKubeconfig(path: string): Promise<KubeConfig> {
+  try {
+    const info = await stat(path);
+    if (info.isDirectory()) throw new AgentError('kubeconfig', `kubeconfig path is a directory, not a file: ${path}`);
+  } catch (err) {
+    if (err instanceof AgentError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new AgentError('kubeconfig', `kubeconfig not found: ${path}`);
+    if (code === 'EACCES' || code === 'EPERM') throw new AgentError('kubeconfig', `kubeconfig is not readable (permission denied): ${path}`);
+    throw new AgentError('kubeconfig', `cannot access kubeconfig ${path} (${code ?? 'error'})`);
+  }
+
+  const kc = new KubeConfig();
+  try {
+    kc.loadFromFile(path);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { mark?: { line?: number } };
+    if (e.code === 'EACCES' || e.code === 'EPERM') throw new AgentError('kubeconfig', `kubeconfig is not readable (permission denied): ${path}`);
+    // YAML errors quote the offending text, which may be a token: report the line only.
+    if (e.name === 'YAMLException') {
+      const line = typeof e.mark?.line === 'number' ? ` (line ${e.mark.line + 1})` : '';
+      throw new AgentError('kubeconfig', `kubeconfig ${path} is not valid YAML${line}`);
+    }
+    throw new AgentError('kubeconfig', `kubeconfig ${path} is not a valid kubeconfig: ${(e.message ?? '').split('\n')[0]?.slice(0, 200)}`);
+  }
+  if (!kc.getCurrentCluster()) {
+    throw new AgentError('kubeconfig', `kubeconfig ${path} has no current context pointing at a cluster (set current-context)`);
+  }
+  return kc;
+}
+
+export async function loadKubeReader(kubeconfigPath: string, options: KubeReaderOptions = {}): Promise<KubeReader> {
+  const kc = await readKubeconfig(kubeconfigPath);
+  const server = kc.getCurrentCluster()?.server ?? '(unknown server)';
+  const core = kc.makeApiClient(CoreV1Api);
+  const apps = kc.makeApiClient(AppsV1Api);
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  const pageSize = options.pageSize ?? 500;
+  const maxItems = options.maxItems ?? 5000;
+
+  /** Runs one request with our signal plus a per-request timeout, mapping failures to sentences. */
+  async function request<T>(what: string, signal: AbortSignal | undefined, fn: (opts: ConfigurationOptions) => Promise<T>): Promise<T> {
+    const timeout = AbortSignal.timeout(requestTimeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      return await fn(withSignal(combined));
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : err;
+      if (timeout.aborted) throw toKubeRequestError(new Error(`no answer within ${requestTimeoutMs / 1000} s`), what, server);
+      throw toKubeRequestError(err, what, server);
+    }
+  }
+
+  async function list<T>(
+    what: string,
+    schema: z.ZodType<T>,
+    signal: AbortSignal | undefined,
+    fetchPage: (cont: string | undefined, opts: ConfigurationOptions) => Promise<ListPage>,
+  ): Promise<T[]> {
+    const out: T[] = [];
+    let cont: string | undefined;
+    do {
+      const page = await request(what, signal, (opts) => fetchPage(cont, opts));
+      const envelope = KubeListSchema.safeParse({ items: page.items ?? [], metadata: { continue: page.metadata?._continue } });
+      if (!envelope.success) throw toKubeRequestError(new Error('unexpected list response'), what, server);
+      for (const item of envelope.data.items) {
+        const parsed = schema.safeParse(item);
+        if (parsed.success) out.push(parsed.data);
+        if (out.length >= maxItems) return out;
+      }
+      cont = envelope.data.metadata?.continue ?? undefined;
+    } while (cont);
+    return out;
+  }
+
+  return {
+    server,
+    listNamespaces: (signal) =>
+      list('list namespaces', KubeNamespaceSchema, signal, (cont, opts) => core.listNamespace({ limit: pageSize, _continue: cont }, opts)),
+
+    listPods: (namespace, signal) =>
+      list(`list pods ${where(namespace)}`, KubePodSchema, signal, (cont, opts) =>
+        namespace
+          ? core.listNamespacedPod({ namespace, limit: pageSize, _continue: cont }, opts)
+          : core.listPodForAllNamespaces({ limit: pageSize, _continue: cont }, opts),
+      ),
+
+    readPodLog: (args, signal) =>
+      request(`read the logs of pod ${args.pod} in namespace ${args.namespace}`, signal, (opts) =>
+        core.readNamespacedPodLog(
+          {
+            namespace: args.namespace,
+            name: args.pod,
+            container: args.container,
+            tailLines: args.tailLines,
+            previous: args.previous,
+            limitBytes: args.limitBytes,
+          },
+          opts,
+        ),
+      ),
+
+    listWarningEvents: (namespace, signal) =>
+      list(`list events ${where(namespace)}`, KubeEventSchema, signal, (cont, opts) =>
+        namespace
+          ? core.listNamespacedEvent({ namespace, fieldSelector: 'type=Warning', limit: pageSize, _continue: cont }, opts)
+          : core.listEventForAllNamespaces({ fieldSelector: 'type=Warning', limit: pageSize, _continue: cont }, opts),
+      ),
+
+    listDeployments: (namespace, signal) =>
+      list(`list deployments ${where(namespace)}`, KubeDeploymentSchema, signal, (cont, opts) =>
+        namespace
+          ? apps.listNamespacedDeployment({ namespace, limit: pageSize, _continue: cont }, opts)
+          : apps.listDeploymentForAllNamespaces({ limit: pageSize, _continue: cont }, opts),
+      ),
+
+    listNodes: (signal) =>
+      list('list nodes', KubeNodeSchema, signal, (cont, opts) => core.listNode({ limit: pageSize, _continue: cont }, opts)),
+  };
+}

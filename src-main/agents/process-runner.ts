@@ -1,0 +1,302 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import { AgentError, formatDuration, stderrExcerpt } from './errors';
+
+/**
+ * Runs one external program to completion with the safety rails every agent process needs: a
+ * time limit, cancellation, and kill of the whole process group (drivers start grandchildren,
+ * e.g. `holmes` → `kubectl`), bounded stdout and stderr, and stderr surfaced line by line.
+ * Used by the stdio driver transport and by the holmes/k8sgpt drivers.
+ */
+
+export const DEFAULT_KILL_GRACE_MS = 3000;
+export const DEFAULT_MAX_STDERR_BYTES = 64 * 1024;
+/** After the program exits, how long to wait for its pipes to close (a leaked grandchild may hold them). */
+const EXIT_DRAIN_MS = 1000;
+const MAX_STDERR_LINE_CHARS = 4096;
+const MAX_STDERR_LINES = 2000;
+
+export type RunProcessOptions = {
+  argv: readonly string[];
+  /** Used in messages: "driver 'myagent'", "holmes". */
+  label: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Written to stdin, which is then closed; undefined → stdin is /dev/null. */
+  input?: string;
+  timeoutMs: number;
+  killGraceMs?: number;
+  maxStdoutBytes: number;
+  /** Keep only the first maxStdoutBytes instead of failing (for programs whose stdout we only show). */
+  truncateStdout?: boolean;
+  maxStderrBytes?: number;
+  signal?: AbortSignal;
+  onStderrLine?: (line: string) => void;
+  /** Hint appended to "command not found" (e.g. how to install the program). */
+  notFoundHint?: string;
+  /**
+   * For programs that answer and should then exit: once `done(stdout)` holds, the program gets
+   * `graceMs` to exit before its group is stopped, and the run still counts as complete
+   * (`lingered`). Keeps an answered call from waiting for the time limit on a process that
+   * idles (e.g. open keep-alive sockets).
+   */
+  stopAfterOutput?: { done: (stdout: string) => boolean; graceMs: number };
+};
+
+export type ProcessOutcome = {
+  exitCode: number | null;
+  exitSignal: NodeJS.Signals | null;
+  stdout: string;
+  stderrTail: string;
+  durationMs: number;
+  /** True when the program was stopped after it had answered (see stopAfterOutput). */
+  lingered: boolean;
+};
+
+const useProcessGroups = process.platform !== 'win32';
+
+/** SIGTERM/SIGKILL the child's whole process group; the child itself where groups do not exist. */
+function killTree(child: ChildProcess, sig: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    if (useProcessGroups) process.kill(-child.pid, sig);
+    else child.kill(sig);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/** Keeps the last maxBytes of stderr and hands out complete lines. */
+class StderrCollector {
+  private tail = '';
+  private partial = '';
+  private forwarded = 0;
+  private readonly decoder = new StringDecoder('utf8');
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onLine?: (line: string) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    this.add(this.decoder.write(chunk));
+  }
+
+  end(): void {
+    this.add(this.decoder.end());
+    if (this.partial.length > 0) this.emit(this.partial);
+    this.partial = '';
+  }
+
+  get text(): string {
+    return this.tail;
+  }
+
+  private add(text: string): void {
+    if (text.length === 0) return;
+    this.tail += text;
+    // Characters, not bytes: close enough for a bound and never splits a code point.
+    if (this.tail.length > this.maxBytes) this.tail = this.tail.slice(this.tail.length - this.maxBytes);
+    if (!this.onLine) return;
+    this.partial += text;
+    let nl: number;
+    while ((nl = this.partial.indexOf('\n')) >= 0) {
+      this.emit(this.partial.slice(0, nl));
+      this.partial = this.partial.slice(nl + 1);
+    }
+    if (this.partial.length > MAX_STDERR_LINE_CHARS) {
+      this.emit(this.partial);
+      this.partial = '';
+    }
+  }
+
+  private emit(raw: string): void {
+    if (!this.onLine) return;
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    this.forwarded++;
+    if (this.forwarded > MAX_STDERR_LINES + 1) return;
+    if (this.forwarded === MAX_STDERR_LINES + 1) {
+      this.onLine(`… further stderr lines not shown (over ${MAX_STDERR_LINES})`);
+      return;
+    }
+    this.onLine(line.length > MAX_STDERR_LINE_CHARS ? line.slice(0, MAX_STDERR_LINE_CHARS) + '…' : line);
+  }
+}
+
+function spawnFailure(err: NodeJS.ErrnoException, opts: RunProcessOptions): AgentError {
+  const cmd = opts.argv[0] ?? '';
+  const hint = opts.notFoundHint ? `; ${opts.notFoundHint}` : '';
+  if (err.code === 'ENOENT') {
+    return new AgentError('spawn_failed', `${opts.label}: command not found: '${cmd}' (not installed or not on PATH${hint})`, {}, { cause: err });
+  }
+  if (err.code === 'EACCES') {
+    return new AgentError('spawn_failed', `${opts.label}: '${cmd}' is not executable (EACCES)`, {}, { cause: err });
+  }
+  return new AgentError('spawn_failed', `${opts.label}: failed to start '${cmd}': ${err.message}`, {}, { cause: err });
+}
+
+export function runProcess(opts: RunProcessOptions): Promise<ProcessOutcome> {
+  const [command, ...args] = opts.argv;
+  if (command === undefined) return Promise.reject(new AgentError('invalid_driver', `${opts.label}: empty command`));
+  if (opts.signal?.aborted) return Promise.reject(new AgentError('cancelled', `${opts.label} was cancelled before it started`));
+
+  const grace = opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const started = performance.now();
+
+  return new Promise<ProcessOutcome>((resolve, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(command, args, {
+        cwd: opts.cwd,
+        env: opts.env ?? process.env,
+        stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        detached: useProcessGroups, // own process group, so a kill reaches grandchildren
+        windowsHide: true,
+      });
+    } catch (err) {
+      reject(spawnFailure(err as NodeJS.ErrnoException, opts));
+      return;
+    }
+
+    const stderr = new StderrCollector(opts.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES, opts.onStderrLine);
+    const stdoutChunks: Buffer[] = [];
+    let stdoutBytes = 0;
+    let failure: AgentError | null = null;
+    let settled = false;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let answered = false;
+    let lingered = false;
+    const timers: NodeJS.Timeout[] = [];
+
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      for (const t of timers) clearTimeout(t);
+      opts.signal?.removeEventListener('abort', onAbort);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      stderr.end();
+      // Whenever we stopped the program, the leader may be gone while a grandchild that ignored
+      // SIGTERM lingers in the group.
+      if (failure || lingered) killTree(child, 'SIGKILL');
+      if (failure) {
+        failure.details.stderrTail = stderr.text;
+        reject(failure);
+        return;
+      }
+      resolve({
+        exitCode,
+        exitSignal,
+        stdout: Buffer.concat(stdoutChunks).toString('utf8'),
+        stderrTail: stderr.text,
+        durationMs: performance.now() - started,
+        lingered,
+      });
+    };
+
+    const fail = (err: AgentError): void => {
+      if (failure || settled) return;
+      failure = err;
+      killTree(child, 'SIGTERM');
+      timers.push(setTimeout(() => killTree(child, 'SIGKILL'), grace));
+      // Settle even if the pipes never close.
+      timers.push(setTimeout(finish, grace + EXIT_DRAIN_MS));
+    };
+
+    function onAbort(): void {
+      fail(new AgentError('cancelled', `${opts.label} was cancelled; its processes were stopped`));
+    }
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    timers.push(
+      setTimeout(() => {
+        fail(new AgentError('timeout', `${opts.label} did not finish within ${formatDuration(opts.timeoutMs)}; its processes were stopped`));
+      }, opts.timeoutMs),
+    );
+
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      // Only a spawn failure matters here; later errors (e.g. a failed kill) show up as exit/close.
+      if (child.pid === undefined && !failure) {
+        failure = spawnFailure(err, opts);
+        finish();
+      }
+    });
+
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (failure) return;
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > opts.maxStdoutBytes) {
+        if (opts.truncateStdout) {
+          const room = opts.maxStdoutBytes - (stdoutBytes - chunk.length);
+          if (room > 0) stdoutChunks.push(chunk.subarray(0, room));
+          return;
+        }
+        fail(
+          new AgentError(
+            'output_too_large',
+            `${opts.label} wrote more than ${opts.maxStdoutBytes} bytes to stdout; its processes were stopped`,
+          ),
+        );
+        return;
+      }
+      stdoutChunks.push(chunk);
+      const stop = opts.stopAfterOutput;
+      if (stop && !answered && chunk.includes(10) && stop.done(Buffer.concat(stdoutChunks).toString('utf8'))) {
+        answered = true;
+        timers.push(
+          setTimeout(() => {
+            if (settled || failure || exitCode !== null || exitSignal !== null) return;
+            lingered = true;
+            killTree(child, 'SIGTERM');
+            timers.push(setTimeout(() => killTree(child, 'SIGKILL'), grace));
+            timers.push(setTimeout(finish, grace + EXIT_DRAIN_MS));
+          }, stop.graceMs),
+        );
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+
+    if (opts.input !== undefined && child.stdin) {
+      child.stdin.on('error', () => {
+        // EPIPE: the program exited without reading its input; the exit status tells the story.
+      });
+      child.stdin.end(opts.input);
+    }
+
+    child.on('exit', (code, sig) => {
+      exitCode = code;
+      exitSignal = sig;
+      timers.push(setTimeout(finish, EXIT_DRAIN_MS));
+    });
+    child.on('close', (code, sig) => {
+      exitCode ??= code;
+      exitSignal ??= sig;
+      finish();
+    });
+  });
+}
+
+/** "exit code 3" / "killed by SIGSEGV", for messages. */
+export function describeExit(outcome: Pick<ProcessOutcome, 'exitCode' | 'exitSignal'>): string {
+  if (outcome.exitSignal) return `killed by ${outcome.exitSignal}`;
+  return `exit code ${outcome.exitCode ?? 'unknown'}`;
+}
+
+/**
+ * A non-zero exit as an AgentError carrying the stderr tail. With `withStdout`, programs that
+ * report errors on stdout (rich consoles, k8sgpt) are quoted from stdout too.
+ */
+export function exitFailure(label: string, outcome: ProcessOutcome, what = 'failed', withStdout = false): AgentError {
+  const parts: string[] = [];
+  const err = stderrExcerpt(outcome.stderrTail, withStdout ? 1000 : 2000);
+  if (err) parts.push(err);
+  const out = withStdout ? stderrExcerpt(outcome.stdout, 1000) : '';
+  if (out) parts.push(err ? `stdout: ${out}` : out);
+  const tail = parts.length ? `: ${parts.join(' | ')}` : ' (no error output)';
+  return new AgentError('exit_nonzero', `${label} ${what} (${describeExit(outcome)})${tail}`, {
+    exitCode: outcome.exitCode,
+    exitSignal: outcome.exitSignal,
+    stderrTail: outcome.stderrTail,
+  });
+}

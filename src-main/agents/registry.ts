@@ -1,0 +1,307 @@
+import {
+  AgentEventSchema,
+  AgentNameSchema,
+  DRIVER_ACTIONS,
+  DRIVER_EVENT_PREFIX,
+  DriverAgentResultSchema,
+  DriverAskParamsSchema,
+  DriverCommandLineSchema,
+  DriverInfoSchema,
+  type AgentResult,
+  type DriverAskParams,
+  type DriverInfo,
+} from '../../shared/agents';
+import { LlmError } from '../llm/errors';
+import { askBuiltin, type BuiltinAskOptions } from './builtin';
+import { CommandLineError, splitCommandLine } from './command-line';
+import { AgentError, errorMessage, formatDuration } from './errors';
+import { safeSink, timed, type AgentEventSink } from './events';
+import { HttpDriverTransport } from './http-transport';
+import { resolveKubeconfigPath } from './kubeconfig-path';
+import { StdioDriverTransport } from './stdio-transport';
+import { AGENT_TIMEOUT_ENV, DEFAULT_DRIVER_TIMEOUT_MS, DRIVER_VERSION, type DriverTransport } from './transport';
+
+/**
+ * Which agents exist and how to ask each (design §5): `builtin` in-process, `holmes` and `k8sgpt`
+ * as our own driver processes (`<selfCommand> driver <name>`), and user drivers from settings
+ * (`{name: commandLine}`) and the environment (`BENCHDESK_DRIVER_<NAME>=<command line>`; a value
+ * starting with http:// or https:// is an HTTP driver). Environment beats settings beats the
+ * bundled holmes/k8sgpt drivers; `builtin` cannot be replaced. Every ask is recorded as a timed
+ * `agent.ask` event, and every result is validated and completed to the design §4 shape.
+ */
+
+export const ENV_DRIVER_PREFIX = 'BENCHDESK_DRIVER_';
+/** Settings that share the prefix but are not drivers. */
+const CHILD_TIMEOUT_MARGIN_MS = 15_000;
+
+/** What the engine hands over; kubeconfig and backend_type may be left to their defaults. */
+export type AgentAskParams = {
+  question: string;
+  model: string;
+  kubeconfig?: string | null;
+  backend_type?: 'llmserver' | 'ollama';
+  backend_url: string;
+};
+
+export type AgentAskOptions = {
+  signal?: AbortSignal;
+  /** agent.ask, agent.tool_call, llmserver.chat, ... (see events.ts). */
+  onEvent?: AgentEventSink;
+  /** Each stderr line of a driver process (not the structured event lines, which go to onEvent). */
+  onStderr?: (line: string) => void;
+};
+
+export type AgentTransportKind = 'in-process' | 'stdio' | 'http';
+export type AgentSource = 'builtin' | 'bundled' | 'settings' | 'environment';
+
+export type AgentDescriptor = {
+  name: string;
+  source: AgentSource;
+  transport: AgentTransportKind;
+  /** argv joined, or the URL; null for the in-process agent. */
+  command: string | null;
+};
+
+export interface ResolvedAgent {
+  readonly name: string;
+  readonly transport: AgentTransportKind;
+  ask(params: AgentAskParams, options?: AgentAskOptions): Promise<AgentResult>;
+  info(options?: { signal?: AbortSignal }): Promise<DriverInfo>;
+}
+
+export interface AgentRegistry {
+  /** Names, sorted. */
+  listAgents(): string[];
+  describeAgents(): AgentDescriptor[];
+  hasAgent(name: string): boolean;
+  /** Throws AgentError('unknown_agent') naming the available agents. */
+  resolveAgent(name: string): ResolvedAgent;
+  /** Driver entries that were ignored (bad name, bad command line), for logs and Settings. */
+  readonly warnings: readonly string[];
+}
+
+export type AgentRegistryOptions = {
+  /** argv prefix that re-launches this program, e.g. [process.execPath, '/abs/dist/main/cli.js']. */
+  selfCommand: readonly string[];
+  /** User drivers from settings: {name: commandLine}. */
+  drivers?: Readonly<Record<string, string>>;
+  /** Read for BENCHDESK_DRIVER_* and KUBECONFIG, and passed to driver processes (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Time limit of one driver call (default 300 s). */
+  timeoutMs?: number;
+  killGraceMs?: number;
+  /** Built-in agent settings (LLM client factory, step limit). */
+  builtin?: Omit<BuiltinAskOptions, 'signal' | 'onEvent'>;
+  /** Run `builtin` in-process (default) or as `<selfCommand> driver builtin`. */
+  builtinTransport?: 'in-process' | 'driver';
+  /** Working directory of driver processes (relative driver paths resolve against it). */
+  cwd?: string;
+};
+
+type Entry = AgentDescriptor & { call?: DriverTransport };
+
+function driverTransport(name: string, commandLine: string, options: AgentRegistryOptions): { transport: DriverTransport; kind: 'stdio' | 'http' } {
+  const label = `driver '${name}'`;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DRIVER_TIMEOUT_MS;
+  if (/^https?:\/\//i.test(commandLine)) {
+    return { transport: new HttpDriverTransport({ url: commandLine, label, timeoutMs }), kind: 'http' };
+  }
+  return {
+    transport: new StdioDriverTransport({
+      command: splitCommandLine(commandLine),
+      label,
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+      timeoutMs,
+      killGraceMs: options.killGraceMs,
+    }),
+    kind: 'stdio',
+  };
+}
+
+function selfDriver(name: string, options: AgentRegistryOptions): DriverTransport {
+  if (options.selfCommand.length === 0) throw new AgentError('invalid_driver', 'selfCommand is empty: cannot launch bundled drivers');
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DRIVER_TIMEOUT_MS;
+  return new StdioDriverTransport({
+    command: [...options.selfCommand, 'driver', name],
+    label: `driver '${name}'`,
+    // Our drivers stop their CLI a little before we stop them, so they can still answer with a clear error.
+    env: { ...(options.env ?? process.env), [AGENT_TIMEOUT_ENV]: String(Math.max(1000, timeoutMs - CHILD_TIMEOUT_MARGIN_MS)) },
+    cwd: options.cwd,
+    timeoutMs: options.timeoutMs ?? DEFAULT_DRIVER_TIMEOUT_MS,
+    killGraceMs: options.killGraceMs,
+  });
+}
+
+/** Turns a driver's `ask` result into the design §4 shape, filling what the driver could not know. */
+function normaliseResult(name: string, raw: unknown, params: DriverAskParams, durationMs: number): AgentResult {
+  const parsed = DriverAgentResultSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new AgentError('invalid_response', `agent '${name}' returned a result that is not an agent result (${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''})`);
+  }
+  const r = parsed.data;
+  const answer = r.answer.trim();
+  if (!answer) throw new AgentError('driver_error', `agent '${name}' returned an empty answer`);
+  const md = r.metadata;
+  return {
+    answer,
+    result_type: 'text',
+    artifacts: r.artifacts,
+    metadata: {
+      ...md,
+      agent: name,
+      model: md.model ?? params.model,
+      steps: md.steps ?? null,
+      tool_calls: md.tool_calls ?? null,
+      prompt_tokens: md.prompt_tokens ?? null,
+      completion_tokens: md.completion_tokens ?? null,
+      tokens_per_second: md.tokens_per_second ?? null,
+      duration_ms: md.duration_ms ?? Math.round(durationMs),
+    },
+  };
+}
+
+export function createAgentRegistry(options: AgentRegistryOptions): AgentRegistry {
+  const env = options.env ?? process.env;
+  const warnings: string[] = [];
+  const entries = new Map<string, Entry>();
+
+  entries.set('builtin', {
+    name: 'builtin',
+    source: 'builtin',
+    transport: options.builtinTransport === 'driver' ? 'stdio' : 'in-process',
+    command: options.builtinTransport === 'driver' ? [...options.selfCommand, 'driver', 'builtin'].join(' ') : null,
+    call: options.builtinTransport === 'driver' ? selfDriver('builtin', options) : undefined,
+  });
+  for (const name of ['holmes', 'k8sgpt']) {
+    const call = selfDriver(name, options);
+    entries.set(name, { name, source: 'bundled', transport: 'stdio', command: call.description, call });
+  }
+
+  const register = (rawName: string, commandLine: string | undefined, source: 'settings' | 'environment', origin: string): void => {
+    const name = AgentNameSchema.safeParse(rawName);
+    if (!name.success) {
+      warnings.push(`${origin}: '${rawName}' is not a valid agent name (lower-case letters, digits, _ and -); ignored`);
+      return;
+    }
+    if (name.data === 'builtin') {
+      warnings.push(`${origin}: the built-in agent cannot be replaced; ignored`);
+      return;
+    }
+    const line = DriverCommandLineSchema.safeParse(commandLine);
+    if (!line.success) {
+      warnings.push(`${origin}: empty or overlong command line; ignored`);
+      return;
+    }
+    try {
+      const { transport, kind } = driverTransport(name.data, line.data, options);
+      entries.set(name.data, { name: name.data, source, transport: kind, command: transport.description, call: transport });
+    } catch (err) {
+      const reason = err instanceof CommandLineError || err instanceof AgentError ? err.message : errorMessage(err);
+      warnings.push(`${origin}: ${reason}; ignored`);
+    }
+  };
+
+  for (const [name, line] of Object.entries(options.drivers ?? {})) register(name, line, 'settings', `settings driver '${name}'`);
+  for (const [key, value] of Object.entries(env)) {
+    if (!key.startsWith(ENV_DRIVER_PREFIX) || key.length === ENV_DRIVER_PREFIX.length) continue;
+    register(key.slice(ENV_DRIVER_PREFIX.length).toLowerCase(), value, 'environment', key);
+  }
+
+  const available = (): string => [...entries.keys()].sort().join(', ');
+
+  const resolveAgent = (name: string): ResolvedAgent => {
+    const entry = entries.get(name);
+    if (!entry) throw new AgentError('unknown_agent', `unknown agent '${name}'; available agents: ${available()}`);
+
+    const runDriver = async (call: DriverTransport, params: DriverAskParams, opts: AgentAskOptions, sink: AgentEventSink): Promise<unknown> => {
+      const onStderr = (line: string): void => {
+        if (line.startsWith(DRIVER_EVENT_PREFIX)) {
+          let json: unknown;
+          try {
+            json = JSON.parse(line.slice(DRIVER_EVENT_PREFIX.length));
+          } catch {
+            json = undefined;
+          }
+          const event = AgentEventSchema.safeParse(json);
+          // agent.ask is ours to record; a driver's own would be a duplicate.
+          if (event.success && event.data.event !== 'agent.ask') {
+            sink(event.data);
+            return;
+          }
+        }
+        opts.onStderr?.(line);
+      };
+      return call.call('ask', params, { signal: opts.signal, onStderr });
+    };
+
+    return {
+      name: entry.name,
+      transport: entry.transport,
+
+      async ask(input, opts = {}) {
+        const sink = safeSink(opts.onEvent);
+        const parsed = DriverAskParamsSchema.safeParse({
+          question: input.question,
+          model: input.model,
+          kubeconfig: resolveKubeconfigPath(input.kubeconfig, env),
+          backend_type: input.backend_type ?? 'llmserver',
+          backend_url: input.backend_url,
+        });
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          throw new AgentError('invalid_params', `invalid ask parameters (${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''})`);
+        }
+        const params = parsed.data;
+        const labels = { agent: entry.name, model: params.model, transport: entry.transport };
+        return timed(
+          sink,
+          'agent.ask',
+          labels,
+          async () => {
+            const started = performance.now();
+            // The in-process agent gets the same time limit a driver process would.
+            const deadline = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_DRIVER_TIMEOUT_MS);
+            try {
+              if (!entry.call) {
+                const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+                return await askBuiltin(params, { ...options.builtin, signal, onEvent: sink });
+              }
+              const raw = await runDriver(entry.call, params, opts, sink);
+              return normaliseResult(entry.name, raw, params, performance.now() - started);
+            } catch (err) {
+              if (opts.signal?.aborted && !(err instanceof AgentError && err.code === 'cancelled')) {
+                throw new AgentError('cancelled', `agent '${entry.name}' was cancelled`, {}, { cause: err });
+              }
+              if (!entry.call && deadline.aborted) {
+                const limit = formatDuration(options.timeoutMs ?? DEFAULT_DRIVER_TIMEOUT_MS);
+                throw new AgentError('timeout', `agent '${entry.name}' did not finish within ${limit}`, {}, { cause: err });
+              }
+              if (err instanceof LlmError) throw new AgentError('llm', err.message, {}, { cause: err });
+              throw err;
+            }
+          },
+          (r) => ({ steps: r.metadata.steps, tool_calls: r.metadata.tool_calls, answer_chars: r.answer.length }),
+        );
+      },
+
+      async info(opts = {}) {
+        if (!entry.call) return { name: 'builtin', version: DRIVER_VERSION, actions: [...DRIVER_ACTIONS] };
+        const raw = await entry.call.call('info', {}, { signal: opts.signal });
+        const parsed = DriverInfoSchema.safeParse(raw);
+        if (!parsed.success) throw new AgentError('invalid_response', `driver '${entry.name}' answered info with an unexpected shape`);
+        return parsed.data;
+      },
+    };
+  };
+
+  return {
+    warnings,
+    listAgents: () => [...entries.keys()].sort(),
+    describeAgents: () =>
+      [...entries.values()].sort((a, b) => a.name.localeCompare(b.name)).map(({ name, source, transport, command }) => ({ name, source, transport, command })),
+    hasAgent: (name) => entries.has(name),
+    resolveAgent,
+  };
+}
