@@ -1,6 +1,6 @@
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { API_PATHS } from '../../shared';
 import { ProblemError } from '../app/problem-error';
@@ -45,10 +45,23 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
     // Tokens are never logged: the default request serializer logs method/url/ip only.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     return503OnClosing: true,
+    // Router-level rejections (a malformed %-escape, an over-long path segment) answer with a
+    // problem body too, instead of fastify's own JSON shape.
+    frameworkErrors: (err, _request, reply) => {
+      sendProblem(
+        reply,
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new ProblemError(404, 'not_found', 'unknown path: a path segment is too long')
+          : new ProblemError(400, 'bad_request', 'the request URL is malformed'),
+      );
+    },
   });
+
+  // Only JSON bodies are parsed: anything else (text/plain included) is a 415, not a 400 later.
+  app.removeContentTypeParser('text/plain');
 
   // Validation happens in the service (one code path for HTTP and IPC); schemas are for docs.
   app.setValidatorCompiler(() => (data) => ({ value: data }));
@@ -114,9 +127,15 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
   });
 
   registerMiscRoutes(app, options.service);
-  registerJobRoutes(app, { service: options.service, sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000 });
+  // Live SSE streams never finish on their own while a job runs: end them when the server closes,
+  // or close() would wait for every client to hang up.
+  const openStreams = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of [...openStreams]) end();
+  });
+  registerJobRoutes(app, { service: options.service, sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000, openStreams });
 
-  app.get(API_PATHS.openapi, { schema: { hide: true } }, async () => app.swagger());
+  app.get(API_PATHS.openapi, { schema: { summary: 'This OpenAPI 3.1 document', tags: ['meta'] } }, async () => app.swagger());
 
   if (options.uiDir) {
     await app.register(fastifyStatic, {

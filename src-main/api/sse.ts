@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { JobEvent } from '../../shared';
+import { isTerminal, type JobEvent } from '../../shared';
 import type { BenchdeskService } from '../app/service-types';
 
 const TERMINAL_EVENTS = new Set(['job.succeeded', 'job.failed', 'job.cancelled']);
@@ -16,8 +16,10 @@ export async function streamJobEvents(options: {
   jobId: string;
   after: number;
   heartbeatMs: number;
+  /** Open streams register their `end` here so a server shutdown can end them (see server.ts). */
+  openStreams?: Set<() => void>;
 }): Promise<void> {
-  const { request, reply, service, jobId, heartbeatMs } = options;
+  const { request, reply, service, jobId, heartbeatMs, openStreams } = options;
   // Fails with a 404 problem before any byte of the stream is written.
   await service.getJob(request.tenantId, jobId);
 
@@ -39,6 +41,7 @@ export async function streamJobEvents(options: {
   const end = () => {
     if (ended) return;
     ended = true;
+    openStreams?.delete(end);
     unsubscribe();
     clearInterval(heartbeat);
     raw.end();
@@ -57,12 +60,20 @@ export async function streamJobEvents(options: {
     if (!ended) raw.write(': heartbeat\n\n');
   }, heartbeatMs);
   raw.on('close', end);
+  openStreams?.add(end);
 
   try {
     const backlog = await service.getJobEvents(request.tenantId, jobId, options.after);
     for (const event of backlog.events) send(event);
     backlogSent = true;
     for (const event of early.sort((a, b) => a.seq - b.seq)) send(event);
+    // Resumed after the terminal event (an EventSource reconnecting): nothing more will come.
+    if (!ended && isTerminal((await service.getJob(request.tenantId, jobId)).status)) {
+      const all = await service.getJobEvents(request.tenantId, jobId);
+      const terminal = all.events.find((e) => TERMINAL_EVENTS.has(e.event));
+      // Not yet appended (status is written first): it arrives through the subscription.
+      if (terminal && terminal.seq <= lastSeq) end();
+    }
   } catch (err) {
     request.log.error({ err }, 'SSE backlog failed');
     end();

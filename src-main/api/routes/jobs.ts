@@ -20,9 +20,9 @@ import { streamJobEvents } from '../sse';
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema };
 
-export type JobRouteOptions = { service: BenchdeskService; sseHeartbeatMs: number };
+export type JobRouteOptions = { service: BenchdeskService; sseHeartbeatMs: number; openStreams?: Set<() => void> };
 
-export function registerJobRoutes(app: FastifyInstance, { service, sseHeartbeatMs }: JobRouteOptions): void {
+export function registerJobRoutes(app: FastifyInstance, { service, sseHeartbeatMs, openStreams }: JobRouteOptions): void {
   for (const route of JOB_ROUTES) {
     app.post(route.path, {
       schema: {
@@ -81,10 +81,11 @@ export function registerJobRoutes(app: FastifyInstance, { service, sseHeartbeatM
       const jobId = (request.params as { id: string }).id;
       const query = JobEventsQuerySchema.safeParse(request.query ?? {});
       if (!query.success) throw ProblemError.validation(query.error.issues, 'query');
-      if ((request.headers.accept ?? '').includes('text/event-stream')) {
+      // HEAD (auto-registered with GET) answers headers only: never hold a stream open for it.
+      if (request.method === 'GET' && (request.headers.accept ?? '').includes('text/event-stream')) {
         const lastEventId = request.headers['last-event-id'];
         const resumeFrom = typeof lastEventId === 'string' && /^\d+$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : undefined;
-        await streamJobEvents({ request, reply, service, jobId, after: resumeFrom ?? query.data.after ?? 0, heartbeatMs: sseHeartbeatMs });
+        await streamJobEvents({ request, reply, service, jobId, after: resumeFrom ?? query.data.after ?? 0, heartbeatMs: sseHeartbeatMs, ...(openStreams ? { openStreams } : {}) });
         return reply;
       }
       return service.getJobEvents(request.tenantId, jobId, query.data.after);

@@ -3,7 +3,7 @@ import type { AgenticAgentRequest, ValidationIssue } from '../../../shared';
 import { resolveKubeconfigPath } from '../../agents/kubeconfig-path';
 import type { AgentRegistry } from '../../agents/registry';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
-import { backendUrlIssues, llmClient, warmupStep } from './backend';
+import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep } from './backend';
 import { orderedEventSink } from './event-sink';
 
 export type AgentWorkflowDeps = {
@@ -78,7 +78,8 @@ export function agenticAgentWorkflow(deps: AgentWorkflowDeps): JobHandler<'agent
         question: request.question,
         model: request.model,
         kubeconfig: request.kubeconfig,
-        backendUrl: client.baseUrl,
+        // With its credentials (if the URL has any): the agent makes its own llmserver calls.
+        backendUrl: agentBackendUrl({ backendUrl: request.backend_url }),
       });
     },
   };

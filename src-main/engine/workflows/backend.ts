@@ -18,6 +18,22 @@ export function backendUrlIssues(url: string | undefined): ValidationIssue[] {
 
 export type BackendTarget = { backendUrl: string; headers?: Record<string, string> };
 
+/**
+ * The llmserver URL an agent gets. A rented machine's Ollama sits behind Vast's proxy, which wants
+ * the instance token: agents only take a URL, so the token travels as Basic `vastai:<token>`
+ * userinfo (the proxy accepts it; our llm client turns it back into a header and never shows it).
+ */
+export function agentBackendUrl(target: BackendTarget): string {
+  const auth = Object.entries(target.headers ?? {}).find(([k]) => k.toLowerCase() === 'authorization')?.[1];
+  const token = auth ? /^Bearer\s+(\S+)$/i.exec(auth)?.[1] : undefined;
+  const url = normaliseBackendUrl(target.backendUrl);
+  if (!token) return url;
+  const parsed = new URL(url);
+  parsed.username = 'vastai';
+  parsed.password = token;
+  return normaliseBackendUrl(parsed.href);
+}
+
 export function llmClient(target: BackendTarget): LlmServerClient {
   return new LlmServerClient({ baseUrl: target.backendUrl, ...(target.headers ? { headers: target.headers } : {}) });
 }

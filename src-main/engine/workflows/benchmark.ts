@@ -1,8 +1,8 @@
 import type { BenchmarkRequest } from '../../../shared';
 import type { ReleaseResult } from '../../marketplace/provisioning';
-import type { JobContext, JobHandler } from '../types';
+import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { agentRequestIssues, askAgent, type AgentWorkflowDeps } from './agentic-agent';
-import { backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
+import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
 import { ensureModel } from './llm-instance';
 import {
   marketplaceIssues,
@@ -68,7 +68,8 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
       let failure: unknown = null;
       try {
         target = await run('provision', async () => {
-          if (!request.marketplace) return { backendUrl: llmClient({ backendUrl: request.backend_url ?? '' }).baseUrl };
+          // The URL as given (credentials included): llmClient splits them off into a header.
+          if (!request.marketplace) return { backendUrl: request.backend_url ?? '' };
           instance = await provisionInstance(ctx, deps, { ...request }, request.marketplace_stop_instance);
           await ensureModel(ctx, llmClient(instance.target), request.model);
           return instance.target;
@@ -76,8 +77,9 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
         const client = llmClient(target);
         if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, client, request.model, request.backend_warmup_timeout));
         else skip('warmup');
+        const agentUrl = client.baseUrl; void agentBackendUrl;
         answer = await run('analysis', () =>
-          askAgent(ctx, deps, { agent: request.agent, question: request.question, model: request.model, kubeconfig: request.kubeconfig, backendUrl: client.baseUrl }),
+          askAgent(ctx, deps, { agent: request.agent, question: request.question, model: request.model, kubeconfig: request.kubeconfig, backendUrl: agentUrl }),
         );
       } catch (err) {
         failure = err;
@@ -87,11 +89,14 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
       let release: ReleaseResult | null = null;
       let releasedAt = Date.now();
       if (provisioned && request.marketplace_stop_instance) {
-        release = await run('teardown', async () => {
-          const result = await teardown(ctx, deps, provisioned);
+        const outcome: { result: ReleaseResult | null } = { result: null };
+        // An unconfirmed release is a failed phase (event + phases row), but not a failed job.
+        await run('teardown', async () => {
+          outcome.result = await teardown(ctx, deps, provisioned);
           releasedAt = Date.now();
-          return result;
-        }).catch(() => null);
+          if (!outcome.result.verified) throw new JobFailure('teardown_failed', outcome.result.message);
+        }).catch(() => undefined);
+        release = outcome.result;
       } else {
         if (provisioned) {
           await ctx.info('marketplace.instance.kept', `instance ${provisioned.instanceId} left running as requested (marketplace_stop_instance: false); it bills $${provisioned.dphTotal}/h until you destroy it`, {
@@ -108,7 +113,7 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
       return {
         ...(answer ?? {}),
         model_name: request.model,
-        backend_url: target?.backendUrl ?? null,
+        backend_url: target ? llmClient(target).baseUrl : null,
         contract_id: provisioned?.instanceId ?? null,
         phases,
         cost: { dph_total: dph, rented_seconds: Math.round(rentedSeconds), cost_usd: Math.round(dph * (rentedSeconds / 3600) * 10_000) / 10_000 },

@@ -171,6 +171,12 @@ export async function recoverInstances(job: JobRecord, ctx: RecoveryContext, dep
       });
       continue;
     }
+    await ctx.emit({
+      event: 'job.recover',
+      status: 'info',
+      message: `the server stopped while this job held instance ${id}: releasing it`,
+      labels: { instance_id: id },
+    });
     const result = await releaseJobInstance({ emit: ctx.emit, setResources: ctx.setResources }, deps, id);
     ctx.logger.info('released an instance after an interruption', { instance_id: id, released: result.released, verified: result.verified });
   }

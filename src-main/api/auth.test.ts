@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
+import { inspect } from 'node:util';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+const spies = vi.hoisted(() => ({ timingSafeEqual: { calls: [] as [number, number][] } }));
+
+vi.mock('node:crypto', async (importOriginal) => {
+  const real = await importOriginal<typeof Crypto>();
+  return {
+    ...real,
+    timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
+      spies.timingSafeEqual.calls.push([a.byteLength, b.byteLength]);
+      return real.timingSafeEqual(a, b);
+    },
+  };
+});
+
+const { Authenticator, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, parseApiTokens, readCredentials } = await import('./auth');
+
+const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+describe('parseApiTokens', () => {
+  it('reads tenant:token items and keeps only SHA-256 hashes', () => {
+    const tokens = parseApiTokens('acme:secret-a,beta:secret-b');
+    expect([...tokens.keys()].sort()).toEqual(['acme', 'beta']);
+    expect(tokens.get('acme')).toEqual([sha('secret-a')]);
+    expect(tokens.get('beta')).toEqual([sha('secret-b')]);
+    for (const list of tokens.values()) for (const hash of list) expect(hash.length).toBe(32);
+  });
+
+  it('maps a bare token to tenant "default"', () => {
+    const tokens = parseApiTokens('just-a-token');
+    expect([...tokens.keys()]).toEqual(['default']);
+    expect(tokens.get('default')).toEqual([sha('just-a-token')]);
+  });
+
+  it('trims whitespace around items, tenants and tokens and skips empty items', () => {
+    const tokens = parseApiTokens('  acme : tok1 ,, , bare  ,\tacme:tok2\n');
+    expect(tokens.get('acme')).toEqual([sha('tok1'), sha('tok2')]);
+    expect(tokens.get('default')).toEqual([sha('bare')]);
+    expect(tokens.size).toBe(2);
+  });
+
+  it('keeps colons inside the token (only the first colon separates the tenant)', () => {
+    expect(parseApiTokens('acme:a:b:c').get('acme')).toEqual([sha('a:b:c')]);
+  });
+
+  it('ignores items with an empty tenant or token, and an unset variable', () => {
+    expect(parseApiTokens(':tok,acme:,   ').size).toBe(0);
+    expect(parseApiTokens(undefined).size).toBe(0);
+    expect(parseApiTokens('').size).toBe(0);
+  });
+});
+
+describe('readCredentials', () => {
+  it('reads Bearer (any case, surrounding spaces) and defaults the tenant', () => {
+    expect(readCredentials({ authorization: '  bearer   abc  ' })).toEqual({ tenantId: 'default', token: 'abc' });
+    expect(readCredentials({ authorization: 'Bearer abc', 'x-tenant-id': ' acme ' })).toEqual({ tenantId: 'acme', token: 'abc' });
+  });
+
+  it('falls back to X-API-Key and ignores other schemes', () => {
+    expect(readCredentials({ 'x-api-key': ' k1 ' })).toEqual({ tenantId: 'default', token: 'k1' });
+    expect(readCredentials({ authorization: 'Basic Zm9vOmJhcg==', 'x-api-key': 'k2' })).toEqual({ tenantId: 'default', token: 'k2' });
+    expect(readCredentials({ authorization: 'Basic Zm9vOmJhcg==' })).toEqual({ tenantId: 'default', token: undefined });
+    expect(readCredentials({ authorization: 'Bearer    ' })).toEqual({ tenantId: 'default', token: undefined });
+    expect(readCredentials({})).toEqual({ tenantId: 'default', token: undefined });
+  });
+});
+
+describe('Authenticator', () => {
+  beforeEach(() => {
+    spies.timingSafeEqual.calls.length = 0;
+  });
+
+  it('verifies (tenant, token) pairs only', () => {
+    const auth = new Authenticator({ apiTokens: 'acme:tok-a,tok-d' });
+    expect(auth.mode).toBe('enabled');
+    expect(auth.verify('acme', 'tok-a')).toBe(true);
+    expect(auth.verify('default', 'tok-d')).toBe(true);
+    expect(auth.verify('default', 'tok-a')).toBe(false);
+    expect(auth.verify('acme', 'tok-d')).toBe(false);
+    expect(auth.verify('nobody', 'tok-a')).toBe(false);
+    expect(auth.verify('acme', 'tok-a ')).toBe(false);
+    expect(auth.verify('acme', '')).toBe(false);
+  });
+
+  it('compares fixed-length hashes with timingSafeEqual, also for unknown tenants', () => {
+    const auth = new Authenticator({ apiTokens: 'acme:tok-a' });
+    auth.verify('acme', 'x');
+    auth.verify('acme', 'a much longer wrong token than the real one');
+    auth.verify('unknown-tenant', 'tok-a');
+    expect(spies.timingSafeEqual.calls.length).toBe(3);
+    for (const [a, b] of spies.timingSafeEqual.calls) {
+      expect(a).toBe(32);
+      expect(b).toBe(32);
+    }
+  });
+
+  it('accepts a token known only by its hash (the desktop token)', () => {
+    const auth = new Authenticator({ hashedTokens: [{ tenantId: 'default', sha256Hex: sha('desk').toString('hex') }] });
+    expect(auth.mode).toBe('enabled');
+    expect(auth.verify('default', 'desk')).toBe(true);
+    expect(auth.verify('default', 'other')).toBe(false);
+  });
+
+  it('keeps no plaintext token in memory', () => {
+    const auth = new Authenticator({ apiTokens: 'acme:plaintext-secret-42,bare-secret-99' });
+    const dump = inspect(auth, { depth: 10, showHidden: true, maxArrayLength: 1000 });
+    expect(dump).not.toContain('plaintext-secret-42');
+    expect(dump).not.toContain('bare-secret-99');
+    expect(JSON.stringify([...parseApiTokens('acme:plaintext-secret-42')])).not.toContain('plaintext-secret-42');
+  });
+
+  it('reports its mode: disabled wins, no tokens = unconfigured', () => {
+    expect(new Authenticator({}).mode).toBe('unconfigured');
+    expect(new Authenticator({ apiTokens: ' , ' }).mode).toBe('unconfigured');
+    expect(new Authenticator({ apiTokens: 'a:b', disabled: true }).mode).toBe('disabled');
+    const disabled = new Authenticator({ disabled: true });
+    expect(disabled.authenticate('1.2.3.4', { tenantId: 'acme', token: undefined })).toEqual({ ok: true, tenantId: 'acme' });
+  });
+
+  it('blocks an IP after 10 failures in a rolling 60 s window', () => {
+    let now = 1_000_000;
+    const auth = new Authenticator({ apiTokens: 'good', now: () => now });
+    const bad = { tenantId: 'default', token: 'bad' };
+    const good = { tenantId: 'default', token: 'good' };
+    for (let i = 1; i <= LOCKOUT_THRESHOLD; i++) {
+      const d = auth.authenticate('10.0.0.1', bad);
+      expect(d).toEqual({ ok: false, reason: 'invalid' });
+      now += 1000;
+    }
+    expect(auth.authenticate('10.0.0.1', good)).toEqual({ ok: false, reason: 'blocked', retryAfterSeconds: 50 });
+    expect(auth.blockedFor('10.0.0.1')).toBe(50);
+    // other IPs are unaffected
+    expect(auth.authenticate('10.0.0.2', good)).toEqual({ ok: true, tenantId: 'default' });
+    // The first failure (at 1_000_000) leaves the window at 1_060_000: then 9 remain, unblocked.
+    now = 1_000_000 + LOCKOUT_WINDOW_MS;
+    expect(auth.blockedFor('10.0.0.1')).toBe(0);
+    expect(auth.authenticate('10.0.0.1', good)).toEqual({ ok: true, tenantId: 'default' });
+    // 9 failures are still in the window: one more blocks again.
+    expect(auth.authenticate('10.0.0.1', bad)).toEqual({ ok: false, reason: 'invalid' });
+    expect(auth.blockedFor('10.0.0.1')).toBeGreaterThan(0);
+  });
+
+  it('does not count requests refused while blocked, so the block ends when the window clears', () => {
+    let now = 0;
+    const auth = new Authenticator({ apiTokens: 'good', now: () => now });
+    for (let i = 0; i < LOCKOUT_THRESHOLD; i++) auth.authenticate('ip', { tenantId: 'default', token: 'bad' });
+    for (let i = 0; i < 50; i++) {
+      now += 1000;
+      expect(auth.authenticate('ip', { tenantId: 'default', token: 'bad' })).toMatchObject({ reason: 'blocked' });
+      if (now >= 59_000) break;
+    }
+    now = LOCKOUT_WINDOW_MS;
+    expect(auth.authenticate('ip', { tenantId: 'default', token: 'good' })).toEqual({ ok: true, tenantId: 'default' });
+  });
+});
