@@ -35,7 +35,9 @@ export function createAgents(deps: Pick<WorkflowDeps, 'config' | 'settings' | 'l
   const registry = createAgentRegistry({
     selfCommand: selfCommand(),
     drivers: deps.settings.read().drivers ?? {},
-    env: deps.env,
+    // In the desktop app process.execPath is the Electron binary: it runs cli.js as plain Node
+    // (the bundled holmes/k8sgpt drivers) only with ELECTRON_RUN_AS_NODE, else it starts the GUI.
+    env: process.versions.electron ? { ...deps.env, ELECTRON_RUN_AS_NODE: '1' } : deps.env,
     timeoutMs: deps.config.driverTimeoutMs,
   });
   for (const warning of registry.warnings) deps.log.warn('agent driver ignored', { warning });

@@ -77,7 +77,7 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
         const client = llmClient(target);
         if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, client, request.model, request.backend_warmup_timeout));
         else skip('warmup');
-        const agentUrl = client.baseUrl; void agentBackendUrl;
+        const agentUrl = agentBackendUrl(target);
         answer = await run('analysis', () =>
           askAgent(ctx, deps, { agent: request.agent, question: request.question, model: request.model, kubeconfig: request.kubeconfig, backendUrl: agentUrl }),
         );

@@ -63,7 +63,9 @@ async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: Marketp
   return {
     mode: 'marketplace',
     backend_url: instance.target.backendUrl,
-    model_name: instance.model.name,
+    // The name the server answers to (what was pulled and warmed), not the catalog entry that sized the GPU.
+    model_name: modelName,
+    catalog_model: instance.model.name,
     contract_id: instance.instanceId,
     offer: instance.offer,
     dph_total: instance.dphTotal,

@@ -6,7 +6,9 @@ import { findJobInstances, provisionLlmServer, releaseInstance, type ReleaseResu
 import { resolveCatalogModel, type Catalog } from '../../marketplace/catalog';
 import type { VastClient } from '../../marketplace/vast-client';
 import type { JobContext, RecoveryContext } from '../types';
-import type { BackendTarget } from './backend';
+import { LlmServerHttpError, LlmServerUnreachableError } from '../../llm/errors';
+import { backoffDelay, sleep } from '../../marketplace/sleep';
+import { llmClient, type BackendTarget } from './backend';
 
 export type MarketplaceDeps = {
   marketplace(): VastClient | null;
@@ -103,23 +105,61 @@ export async function provisionInstance(
     if (release) await ctx.setResources({ marketplace_instance_released: release.released });
     throw err;
   });
+  const target: BackendTarget = { backendUrl: running.backendUrl, headers: running.headers };
   let tokenFile: string | null = null;
-  if (rented.access.authRequired) {
-    // The proxy token is a secret: it never goes into the job record, only into a 0600 file.
-    const dir = path.join(deps.dataDir, 'secrets');
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    tokenFile = path.join(dir, `instance-${rented.instanceId}.token`);
-    await writeFile(tokenFile, `${rented.authToken}\n`, { mode: 0o600 });
+  try {
+    if (rented.access.authRequired) {
+      // The proxy token is a secret: it never goes into the job record, only into a 0600 file.
+      const dir = path.join(deps.dataDir, 'secrets');
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      tokenFile = path.join(dir, `instance-${rented.instanceId}.token`);
+      await writeFile(tokenFile, `${rented.authToken}\n`, { mode: 0o600 });
+    }
+    await waitForLlmServer(ctx, deps, target);
+  } catch (err) {
+    // The caller never got the instance: release it here, or it would bill on.
+    await ctx.emit({ event: 'job.cleanup', status: 'info', message: `releasing instance ${rented.instanceId} because its llmserver is not usable` });
+    await releaseJobInstance(ctx, deps, rented.instanceId);
+    throw err;
   }
   return {
     instanceId: rented.instanceId,
-    target: { backendUrl: running.backendUrl, headers: running.headers },
+    target,
     model,
     offer: rented.offer as unknown as Record<string, unknown>,
     dphTotal: rented.dphTotal,
     rentedAt: rented.rentedAt,
     tokenFile,
   };
+}
+
+const TRANSIENT_HTTP = new Set([502, 503, 504]);
+
+/**
+ * "running" with the port mapped only means the container runs: Ollama inside may still be
+ * starting, and Vast's proxy answers 502 (or the port refuses) meanwhile. Polls GET /api/version
+ * until it answers, bounded like the wait for running; other errors (a 401: wrong token) fail at once.
+ */
+async function waitForLlmServer(ctx: JobContext, deps: MarketplaceDeps, target: BackendTarget): Promise<void> {
+  const client = llmClient(target);
+  const deadline = Date.now() + (deps.waitTimeoutMs ?? 10 * 60_000);
+  const delay = { initialMs: deps.pollIntervalMs ?? 2_000, factor: 1.5, maxMs: Math.max(deps.pollIntervalMs ?? 2_000, 10_000) };
+  await ctx.step(
+    'llmserver.ready',
+    async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.version({ signal: ctx.signal, timeoutMs: 10_000 });
+          return;
+        } catch (err) {
+          const transient = err instanceof LlmServerUnreachableError || (err instanceof LlmServerHttpError && TRANSIENT_HTTP.has(err.status));
+          if (!transient || ctx.signal.aborted || Date.now() >= deadline) throw err;
+        }
+        await sleep(Math.min(backoffDelay(attempt, delay), Math.max(0, deadline - Date.now())), ctx.signal);
+      }
+    },
+    { backend_url: client.baseUrl },
+  );
 }
 
 /** Destroys and verifies; records the outcome in resources and events. Never throws. */
