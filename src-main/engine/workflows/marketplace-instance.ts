@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CatalogEntry, JobRecord, ValidationIssue } from '../../../shared';
 import type { MarketplaceEvent } from '../../marketplace/events';
@@ -9,6 +9,10 @@ import type { JobContext, RecoveryContext } from '../types';
 import { LlmServerHttpError, LlmServerUnreachableError } from '../../llm/errors';
 import { backoffDelay, sleep } from '../../marketplace/sleep';
 import { llmClient, type BackendTarget } from './backend';
+
+function instanceTokenFile(dataDir: string, instanceId: number): string {
+  return path.join(dataDir, 'secrets', `instance-${instanceId}.token`);
+}
 
 export type MarketplaceDeps = {
   marketplace(): VastClient | null;
@@ -112,7 +116,7 @@ export async function provisionInstance(
       // The proxy token is a secret: it never goes into the job record, only into a 0600 file.
       const dir = path.join(deps.dataDir, 'secrets');
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      tokenFile = path.join(dir, `instance-${rented.instanceId}.token`);
+      tokenFile = instanceTokenFile(deps.dataDir, rented.instanceId);
       await writeFile(tokenFile, `${rented.authToken}\n`, { mode: 0o600 });
     }
     await waitForLlmServer(ctx, deps, target);
@@ -185,6 +189,8 @@ export async function releaseJobInstance(
     ...(deps.releaseRetryDelayMs !== undefined ? { retryDelayMs: deps.releaseRetryDelayMs } : {}),
   });
   await ctx.setResources({ marketplace_instance_released: result.released });
+  // A destroyed instance's proxy token is useless; don't leave secrets lying around.
+  if (result.verified) await rm(instanceTokenFile(deps.dataDir, instanceId), { force: true });
   return result;
 }
 
