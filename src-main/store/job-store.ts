@@ -103,6 +103,7 @@ class FileJobStore implements JobStore {
   private readonly dirty = new Map<string, JobRecord>();
   private readonly pendingEvents = new Map<string, JobEvent[]>();
   private readonly eventLocks = new KeyedMutex();
+  private readonly jobLocks = new KeyedMutex();
   private readonly materialiser: Materialiser;
   private readonly committer: GroupCommitter<JournalEntry>;
   private writer!: JournalWriter;
@@ -233,22 +234,27 @@ class FileJobStore implements JobStore {
 
   async updateJob(jobId: string, patch: JobPatch): Promise<JobRecord> {
     this.assertWritable();
-    const loaded = await this.current(jobId);
-    // Re-read after the await: another update may have landed meanwhile, and it must be the base.
-    const cur = this.dirty.get(jobId) ?? this.cache.get(jobId) ?? loaded;
-    const entry = this.index.get(jobId);
-    if (!cur || !entry) throw new JobNotFoundError(jobId);
-    this.assertWritable();
-    if (patch.status !== undefined && patch.status !== cur.status) assertTransition(cur.status, patch.status);
-    const next: Record<string, unknown> = { ...cur };
-    for (const [k, v] of Object.entries(patch)) if (v !== undefined && PATCHABLE.has(k)) next[k] = v;
-    next.updated_at = bumpTime(cur.updated_at);
-    const rec = toStoredRecord(next as JobRecord);
-    this.index.upsert(indexLineOf(rec, entry.ord));
-    this.dirty.set(jobId, rec);
-    this.cache.set(jobId, rec);
-    this.jobWrites++;
-    await this.committer.submit([{ t: 'job', rec, ord: entry.ord }]);
+    // Read-modify-write per job under a lock: concurrent updates of one job apply in call order,
+    // each on top of the previous one. The journal entry is queued inside the lock (so the journal
+    // order is the apply order); durability is awaited outside it, so group commit still batches.
+    const { rec, durable } = await this.jobLocks.run(jobId, async () => {
+      const loaded = await this.current(jobId);
+      const cur = this.dirty.get(jobId) ?? this.cache.get(jobId) ?? loaded;
+      const entry = this.index.get(jobId);
+      if (!cur || !entry) throw new JobNotFoundError(jobId);
+      this.assertWritable();
+      if (patch.status !== undefined && patch.status !== cur.status) assertTransition(cur.status, patch.status);
+      const next: Record<string, unknown> = { ...cur };
+      for (const [k, v] of Object.entries(patch)) if (v !== undefined && PATCHABLE.has(k)) next[k] = v;
+      next.updated_at = bumpTime(cur.updated_at);
+      const stored = toStoredRecord(next as JobRecord);
+      this.index.upsert(indexLineOf(stored, entry.ord));
+      this.dirty.set(jobId, stored);
+      this.cache.set(jobId, stored);
+      this.jobWrites++;
+      return { rec: stored, durable: this.committer.submit([{ t: 'job', rec: stored, ord: entry.ord }]) };
+    });
+    await durable;
     return rec;
   }
 
