@@ -3,7 +3,7 @@ import path from 'node:path';
 import { forEachLimit, isErrno, writeAll, writeFileAtomic } from './atomic-file';
 import { JobIndex, indexLineOf, parseIndexLine, type IndexDrop, type IndexLine } from './job-index';
 import { toJsonl } from './jsonl';
-import { LAYOUT, isSafeJobId, shardDirs } from './layout';
+import { LAYOUT, isSafeJobId, shardDirs, shardListings } from './layout';
 import { loadLogFile } from './log-file';
 import type { Quarantine } from './quarantine';
 import { parseStoredRecord } from './records';
@@ -85,14 +85,7 @@ async function hasJobFiles(dataDir: string): Promise<boolean> {
 /** Reads every job file (slow: the rare recovery path). Unreadable files are set aside. */
 async function rebuildFromJobFiles(dataDir: string, quarantine: Quarantine): Promise<JobIndex> {
   const found: IndexLine[] = [];
-  for (const dir of shardDirs(dataDir)) {
-    let names: string[];
-    try {
-      names = await fsp.readdir(dir);
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) continue;
-      throw err;
-    }
+  for await (const { dir, names } of shardListings(dataDir)) {
     const jobFiles = names.filter((n) => n.endsWith('.json') && isSafeJobId(n.slice(0, -5)));
     await forEachLimit(jobFiles, 16, async (name) => {
       const file = path.join(dir, name);

@@ -1,3 +1,5 @@
+import { isErrno } from './atomic-file';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -67,4 +69,15 @@ export function journalFilePath(dataDir: string, gen: number): string {
 export function journalGenOf(fileName: string): number | undefined {
   const m = /^(\d{8,})\.jsonl$/.exec(fileName);
   return m?.[1] === undefined ? undefined : Number(m[1]);
+}
+
+/** Each existing shard dir with its file names (a missing shard dir is skipped): the slow recovery scans. */
+export async function* shardListings(dataDir: string): AsyncGenerator<{ dir: string; names: string[] }> {
+  for (const dir of shardDirs(dataDir)) {
+    try {
+      yield { dir, names: await fsp.readdir(dir) };
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+    }
+  }
 }

@@ -1,8 +1,8 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { forEachLimit, isErrno } from './atomic-file';
+import { forEachLimit } from './atomic-file';
 import { parseJsonl } from './jsonl';
-import { shardDirs } from './layout';
+import { shardListings } from './layout';
 import { parseStoredEvent } from './records';
 
 /**
@@ -11,14 +11,7 @@ import { parseStoredEvent } from './records';
  */
 export async function scanMaxSeq(dataDir: string): Promise<number> {
   let max = 0;
-  for (const dir of shardDirs(dataDir)) {
-    let names: string[];
-    try {
-      names = await fsp.readdir(dir);
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) continue;
-      throw err;
-    }
+  for await (const { dir, names } of shardListings(dataDir)) {
     await forEachLimit(
       names.filter((n) => n.endsWith('.events.jsonl')),
       16,
