@@ -1,28 +1,27 @@
 import type { ModelEntry } from '../../shared/models';
 import type { OllamaPsModel, OllamaTagsModel } from '../../shared/llmserver';
 
-/** /api/tags entry → the API's ModelEntry (details flattened, Ollama's names kept). */
-export function tagsModelToEntry(m: OllamaTagsModel): ModelEntry {
+/** The fields /api/tags and /api/ps entries share, with `details` flattened. */
+function commonFields(m: OllamaTagsModel | OllamaPsModel): ModelEntry {
   return {
     name: m.name,
     size: m.size ?? null,
     family: m.details?.family || null,
     parameter_size: m.details?.parameter_size || null,
     quantization: m.details?.quantization_level || null,
-    modified_at: m.modified_at ?? null,
     digest: m.digest ?? null,
   };
+}
+
+/** /api/tags entry → the API's ModelEntry (Ollama's names kept). */
+export function tagsModelToEntry(m: OllamaTagsModel): ModelEntry {
+  return { ...commonFields(m), modified_at: m.modified_at ?? null };
 }
 
 /** /api/ps entry → ModelEntry with the running fields (VRAM use, expiry, context window). */
 export function psModelToEntry(m: OllamaPsModel): ModelEntry {
   return {
-    name: m.name,
-    size: m.size ?? null,
-    family: m.details?.family || null,
-    parameter_size: m.details?.parameter_size || null,
-    quantization: m.details?.quantization_level || null,
-    digest: m.digest ?? null,
+    ...commonFields(m),
     size_vram: m.size_vram ?? null,
     expires_at: m.expires_at ?? null,
     context_length: m.context_length ?? null,
