@@ -1,32 +1,30 @@
-import type { JobKind } from './jobs';
+import { JOB_KINDS, type JobKind } from './jobs';
+import { JOB_KIND_ALIASES, NON_OPERATION_ROUTES, OPERATIONS, operationPath } from './operations';
 
-/** Every HTTP path of design §3, in one place for the server, the CLI, the HTTP bridge and tests. */
+/** Path helpers over the operation table, for code and tests that speak HTTP directly. */
 export const API_PATHS = {
-  health: '/healthz',
-  estimates: '/v1/estimates',
-  jobs: '/v1/jobs',
-  job: (id: string) => `/v1/jobs/${encodeURIComponent(id)}`,
-  jobCancel: (id: string) => `/v1/jobs/${encodeURIComponent(id)}/cancel`,
-  jobEvents: (id: string) => `/v1/jobs/${encodeURIComponent(id)}/events`,
-  catalog: '/v1/catalog/marketplace-models',
-  llmModels: '/v1/llm/models',
-  metricsSummary: '/v1/metrics/summary',
-  openapi: '/v1/openapi.json',
+  health: OPERATIONS.getHealth.path,
+  estimates: OPERATIONS.createEstimate.path,
+  jobs: OPERATIONS.listJobs.path,
+  job: (id: string) => operationPath('getJob', { job_id: id }),
+  jobCancel: (id: string) => operationPath('cancelJob', { job_id: id }),
+  jobEvents: (id: string) => operationPath('getJobEvents', { job_id: id }),
+  events: OPERATIONS.streamEvents.path,
+  catalog: OPERATIONS.listCatalog.path,
+  llmModels: OPERATIONS.listLlmModels.path,
+  metricsSummary: OPERATIONS.getMetricsSummary.path,
+  openapi: NON_OPERATION_ROUTES[0]?.path ?? '/v1/openapi.json',
 } as const;
 
-/** POST routes that create jobs. `successor` is set on deprecated aliases. */
-export const JOB_ROUTES: readonly { path: string; kind: JobKind; successor?: string }[] = [
-  { path: '/v1/jobs/agentic-agent', kind: 'agentic-agent' },
-  { path: '/v1/jobs/benchmark', kind: 'benchmark' },
-  { path: '/v1/jobs/llm-instance', kind: 'llm-instance' },
-  { path: '/v1/jobs/llmserver-instance', kind: 'llm-instance', successor: '/v1/jobs/llm-instance' },
-  { path: '/v1/jobs/llmserver', kind: 'llm-instance', successor: '/v1/jobs/llm-instance' },
-  { path: '/v1/jobs/agent', kind: 'agentic-agent', successor: '/v1/jobs/agentic-agent' },
-];
-
 export function jobCreatePath(kind: JobKind): string {
-  return `/v1/jobs/${kind}`;
+  return operationPath('createJob', { kind });
 }
 
-export const CATALOG_ALIASES = ['/v1/models/marketplace'] as const;
-export const LLM_MODELS_ALIASES = ['/v1/llmserver/models', '/v1/models/llmserver'] as const;
+/** POST routes that create jobs: one per kind, plus the deprecated aliases (`successor` set). */
+export const JOB_ROUTES: readonly { path: string; kind: JobKind; successor?: string }[] = [
+  ...JOB_KINDS.map((kind) => ({ path: jobCreatePath(kind), kind })),
+  ...JOB_KIND_ALIASES,
+];
+
+export const CATALOG_ALIASES = OPERATIONS.listCatalog.aliases;
+export const LLM_MODELS_ALIASES = OPERATIONS.listLlmModels.aliases;

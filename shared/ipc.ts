@@ -1,73 +1,89 @@
 import { z } from 'zod';
-import { HealthSchema } from './health';
 import {
-  JobAcceptedSchema,
-  JobEventSchema,
-  JobEventsResponseSchema,
-  JobKindSchema,
-  JobListQuerySchema,
-  JobListResponseSchema,
-  JobRecordSchema,
-  JobStatusSchema,
-} from './jobs';
-import { MetricsSummaryQuerySchema, MetricsSummarySchema } from './metrics';
-import { CatalogResponseSchema, LlmModelsQuerySchema, LlmModelsResponseSchema } from './models';
+  STREAM_OPERATION_NAMES,
+  UNARY_OPERATION_NAMES,
+  type OperationInput,
+  type OperationOutput,
+  type StreamOperationName,
+  type UnaryOperationName,
+} from './operations';
 import { ProblemSchema } from './problems';
-import { CostEstimationRequestSchema, CostEstimationResponseSchema } from './requests';
-
-const JobRefSchema = z.object({ job_id: z.string().min(1).max(128) }).strict();
-const NoArgsSchema = z.undefined().or(z.object({}).strict());
 
 /**
- * The IPC contract: one entry per operation, each a named method on `window.api`. Main validates
- * `req` with the schema before doing anything; the renderer may validate `res`. The same operations
- * exist over HTTP, so the browser-mode bridge implements this map with fetch.
+ * The IPC contract, derived from the operation table: one invoke channel per unary operation, one
+ * pair of channels to open and close streams, one push channel for stream messages, plus the few
+ * desktop-only actions (native dialogs) that have no HTTP equivalent. Main checks the sender and
+ * validates every payload before calling the operation handlers HTTP uses.
  */
-export const IPC_METHODS = {
-  getHealth: { req: NoArgsSchema, res: HealthSchema },
-  createEstimate: { req: CostEstimationRequestSchema, res: CostEstimationResponseSchema },
-  createJob: {
-    req: z
-      .object({
-        kind: JobKindSchema,
-        // Validated in main with the kind's own schema (JOB_REQUEST_SCHEMAS), exactly as over HTTP.
-        request: z.record(z.string(), z.unknown()),
-        idempotency_key: z.string().min(1).max(255).optional(),
-      })
-      .strict(),
-    res: JobAcceptedSchema,
+export const DESKTOP_METHODS = {
+  /** A native file dialog for a kubeconfig; `path` is null when the user cancelled. */
+  pickKubeconfig: {
+    req: z.object({}).strict(),
+    res: z.object({ path: z.string().nullable() }),
   },
-  listJobs: { req: JobListQuerySchema, res: JobListResponseSchema },
-  getJob: { req: JobRefSchema, res: JobRecordSchema },
-  cancelJob: { req: JobRefSchema, res: z.object({ job_id: z.string(), status: JobStatusSchema }) },
-  getJobEvents: {
-    req: z.object({ job_id: z.string().min(1).max(128), after: z.number().int().min(0).optional() }).strict(),
-    res: JobEventsResponseSchema,
+  /** A native save dialog, then write `content` (UTF-8) there; `path` is null when cancelled. */
+  saveFile: {
+    req: z.object({ suggested_name: z.string().min(1).max(255), content: z.string().max(50 * 1024 * 1024) }).strict(),
+    res: z.object({ path: z.string().nullable() }),
   },
-  /** Start pushing `job:event` for one job (or all of the tenant's jobs with job_id null). */
-  subscribeJobEvents: {
-    req: z.object({ job_id: z.string().min(1).max(128).nullable() }).strict(),
-    res: z.object({ subscribed: z.literal(true) }),
+  /** Opens the data dir in the system file manager. */
+  openDataDir: {
+    req: z.object({}).strict(),
+    res: z.object({ opened: z.boolean(), path: z.string() }),
   },
-  unsubscribeJobEvents: {
-    req: z.object({ job_id: z.string().min(1).max(128).nullable() }).strict(),
-    res: z.object({ subscribed: z.literal(false) }),
+  /**
+   * The desktop app's version and runtime, and how it stores the marketplace key: `key_storage`
+   * says whether Electron safeStorage can encrypt here and with what (`backend` on Linux:
+   * `gnome_libsecret`, `kwallet*`, or `basic_text` = no keyring, obfuscation only; null elsewhere).
+   */
+  getAppInfo: {
+    req: z.object({}).strict(),
+    res: z.object({
+      version: z.string(),
+      electron: z.string(),
+      chrome: z.string(),
+      node: z.string(),
+      platform: z.string(),
+      arch: z.string(),
+      data_dir: z.string(),
+      settings_file: z.string(),
+      api_url: z.string().nullable(),
+      key_storage: z.object({ available: z.boolean(), backend: z.string().nullable(), strong: z.boolean() }),
+    }),
   },
-  listCatalog: { req: NoArgsSchema, res: CatalogResponseSchema },
-  listLlmModels: { req: LlmModelsQuerySchema, res: LlmModelsResponseSchema },
-  getMetricsSummary: { req: MetricsSummaryQuerySchema, res: MetricsSummarySchema },
 } as const;
+export type DesktopMethod = keyof typeof DESKTOP_METHODS;
+export const DESKTOP_METHOD_NAMES = Object.keys(DESKTOP_METHODS) as DesktopMethod[];
+export type DesktopRequest<M extends DesktopMethod> = z.input<(typeof DESKTOP_METHODS)[M]['req']>;
+export type DesktopResponse<M extends DesktopMethod> = z.output<(typeof DESKTOP_METHODS)[M]['res']>;
 
-export type IpcMethod = keyof typeof IPC_METHODS;
-export const IPC_METHOD_NAMES = Object.keys(IPC_METHODS) as IpcMethod[];
+export type IpcInvokeName = UnaryOperationName | DesktopMethod;
+export const IPC_INVOKE_NAMES: readonly IpcInvokeName[] = [...UNARY_OPERATION_NAMES, ...DESKTOP_METHOD_NAMES];
 
-export function ipcChannel(method: IpcMethod): string {
-  return `benchdesk:${method}`;
+export function ipcChannel(name: IpcInvokeName): string {
+  return `benchdesk:${name}`;
 }
 
-/** Main → renderer push channel for job events. */
-export const IPC_JOB_EVENT_CHANNEL = 'benchdesk:job-event';
-export const IpcJobEventSchema = JobEventSchema;
+export const IPC_STREAM_OPEN_CHANNEL = 'benchdesk:stream-open';
+export const IPC_STREAM_CLOSE_CHANNEL = 'benchdesk:stream-close';
+/** Main → renderer: items and the end of every stream a window opened. */
+export const IPC_STREAM_CHANNEL = 'benchdesk:stream';
+
+const StreamIdSchema = z.string().min(1).max(64);
+export const IpcStreamOpenSchema = z
+  .object({
+    stream_id: StreamIdSchema,
+    operation: z.enum(STREAM_OPERATION_NAMES as [StreamOperationName, ...StreamOperationName[]]),
+    input: z.unknown(),
+  })
+  .strict();
+export const IpcStreamCloseSchema = z.object({ stream_id: StreamIdSchema }).strict();
+
+export const IpcStreamMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('item'), stream_id: z.string(), item: z.unknown() }),
+  z.object({ type: z.literal('end'), stream_id: z.string(), problem: ProblemSchema.nullable() }),
+]);
+export type IpcStreamMessage = z.infer<typeof IpcStreamMessageSchema>;
 
 /** What travels back over IPC: errors are data, so the renderer sees the same problem body as HTTP. */
 export const IpcResultSchema = z.discriminatedUnion('ok', [
@@ -76,24 +92,19 @@ export const IpcResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type IpcResult = z.infer<typeof IpcResultSchema>;
 
-export type IpcRequest<M extends IpcMethod> = z.input<(typeof IPC_METHODS)[M]['req']>;
-export type IpcResponse<M extends IpcMethod> = z.output<(typeof IPC_METHODS)[M]['res']>;
-
-/** The bridge the renderer sees as `window.api`, derived from the map (no hand-kept .d.ts). */
-export type BenchdeskApi = {
-  [M in IpcMethod]: (req: IpcRequest<M>) => Promise<IpcResponse<M>>;
+/**
+ * What the preload exposes as `window.api`: one named function per operation and desktop action
+ * (never a generic invoke passthrough), and the stream channels. The renderer's bridge turns it
+ * into a BenchdeskClient.
+ */
+export type PreloadApi = {
+  readonly [O in UnaryOperationName]: (input: OperationInput<O>) => Promise<OperationOutput<O>>;
 } & {
-  /** Calls `listener` for each pushed job event; returns an unsubscribe function. */
-  onJobEvent(listener: (event: z.output<typeof JobEventSchema>) => void): () => void;
-  /** `electron` inside the app, `http` in browser mode. */
-  readonly transport: 'electron' | 'http';
+  readonly [M in DesktopMethod]: (req: DesktopRequest<M>) => Promise<DesktopResponse<M>>;
+} & {
+  openStream(streamId: string, operation: StreamOperationName, input: unknown): Promise<void>;
+  closeStream(streamId: string): Promise<void>;
+  /** Calls `listener` for every stream message; returns an unsubscribe function. */
+  onStreamMessage(listener: (message: IpcStreamMessage) => void): () => void;
+  readonly transport: 'electron';
 };
-
-export class BenchdeskApiError extends Error {
-  constructor(readonly problem: z.output<typeof ProblemSchema>) {
-    super(problem.detail);
-    this.name = 'BenchdeskApiError';
-  }
-}
-
-export { JobRecordSchema };

@@ -12,6 +12,7 @@ export const PROBLEM_CODES = [
   'not_found',
   'job_not_found',
   'method_not_allowed',
+  'not_acceptable',
   'idempotency_in_flight',
   'payload_too_large',
   'unsupported_media_type',
@@ -20,9 +21,16 @@ export const PROBLEM_CODES = [
   'forbidden_origin',
   'forbidden_host',
   'job_not_cancellable',
+  'instance_active',
+  'instance_not_found',
+  'marketplace_not_configured',
   'upstream_unreachable',
   'upstream_error',
   'shutting_down',
+  'request_timeout',
+  'request_header_too_large',
+  'too_many_connections',
+  'insufficient_storage',
   'internal_error',
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
@@ -46,10 +54,42 @@ export function problemType(code: ProblemCode): string {
   return `${PROBLEM_BASE}${code.replaceAll('_', '-')}`;
 }
 
-/** Turns zod issues into `errors:[{path,message}]` with dotted paths ("" for the body itself). */
-export function zodIssuesToValidation(issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
-  return issues.map((issue) => ({
-    path: issue.path.map(String).join('.'),
-    message: issue.code === 'unrecognized_keys' ? `unknown field(s): ${issue.keys.join(', ')}` : issue.message,
+/** At most this many issues are listed in a problem body; the rest are counted. */
+export const MAX_LISTED_ISSUES = 20;
+/** At most this many unknown keys are named in one issue. */
+export const MAX_LISTED_KEYS = 20;
+const MAX_TEXT = 300;
+
+function clip(text: string, max = MAX_TEXT): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * Turns zod issues into `errors:[{path,message}]` with dotted paths ("" for the body itself).
+ * Bounded: a body with 80,000 unknown keys must not produce a 2 MB answer, so at most
+ * MAX_LISTED_ISSUES issues and MAX_LISTED_KEYS unknown keys are named, each text clipped, and
+ * a last entry says how many more issues there are.
+ */
+export function zodIssuesToValidation(issues: readonly z.core.$ZodIssue[], max = MAX_LISTED_ISSUES, maxKeys = MAX_LISTED_KEYS): ValidationIssue[] {
+  const listed = issues.slice(0, max).map((issue) => ({
+    path: clip(issue.path.map(String).join('.'), 200),
+    message: issue.code === 'unrecognized_keys' ? unknownKeysMessage(issue.keys, maxKeys) : clip(issue.message),
   }));
+  return withOmitted(listed, issues.length - listed.length);
+}
+
+/** Caps an already-converted issue list the same way. */
+export function capValidationIssues(issues: readonly ValidationIssue[], max = MAX_LISTED_ISSUES): ValidationIssue[] {
+  const listed = issues.slice(0, max).map((e) => ({ path: clip(e.path, 200), message: clip(e.message, 2 * MAX_TEXT) }));
+  return withOmitted(listed, issues.length - listed.length);
+}
+
+function withOmitted(listed: ValidationIssue[], omitted: number): ValidationIssue[] {
+  return omitted > 0 ? [...listed, { path: '', message: `${omitted} more issue(s) not listed` }] : listed;
+}
+
+function unknownKeysMessage(keys: readonly string[], max: number): string {
+  const named = keys.slice(0, max).map((k) => clip(k, 64)).join(', ');
+  const more = keys.length - Math.min(keys.length, max);
+  return `unknown field(s): ${named}${more > 0 ? ` and ${more} more` : ''}`;
 }

@@ -1,8 +1,8 @@
-import type { BenchdeskApi } from '../shared';
+import type { PreloadApi } from '../shared';
 
 declare global {
   interface Window {
     /** Set by the Electron preload (contextBridge); absent in a plain browser. */
-    readonly api?: BenchdeskApi;
+    readonly api?: PreloadApi;
   }
 }

@@ -1,22 +1,22 @@
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { API_PATHS } from '../../shared';
 import { ProblemError } from '../app/problem-error';
-import type { BenchdeskService } from '../app/service-types';
 import type { Authenticator } from './auth';
-import { problemFromFastifyError, sendProblem } from './problem-reply';
+import { jsonBodyParser, problemFromFastifyError, sendProblem } from './problem-reply';
+import { DEFAULT_HTTP_LIMITS, capConnectionsPerIp, fastifyHttpOptions, type HttpLimits } from './http-limits';
+import { finishOpenApi, openApiTransform } from './openapi';
 import { makeRequestGuard } from './request-guards';
-import { registerJobRoutes } from './routes/jobs';
-import { registerMiscRoutes } from './routes/misc';
+import type { OperationHandlers } from '../adapter';
+import { registerOperationRoutes } from './routes/operations';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const UI_PREFIX = '/ui/';
 const UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
 
 export type ApiServerOptions = {
-  service: BenchdeskService;
+  handlers: OperationHandlers;
   auth: Authenticator;
   version: string;
   logger?: FastifyServerOptions['logger'];
@@ -24,6 +24,8 @@ export type ApiServerOptions = {
   uiDir?: string | undefined;
   extraHosts?: readonly string[];
   sseHeartbeatMs?: number;
+  /** Request/header timeouts and the per-IP connection cap (defaults: DEFAULT_HTTP_LIMITS). */
+  httpLimits?: Partial<HttpLimits>;
 };
 
 type RouteEntry = { method: string; pattern: RegExp };
@@ -41,7 +43,9 @@ function patternOf(url: string): RegExp {
  * the shared zod schemas (so HTTP and IPC share one path); the route schemas feed OpenAPI.
  */
 export async function buildApiServer(options: ApiServerOptions): Promise<FastifyInstance> {
+  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
   const app = Fastify({
+    ...fastifyHttpOptions(limits),
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
     // Tokens are never logged: the default request serializer logs method/url/ip only.
@@ -60,8 +64,13 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     },
   });
 
+  capConnectionsPerIp(app.server, limits.maxConnectionsPerIp);
+
   // Only JSON bodies are parsed: anything else (text/plain included) is a 415, not a 400 later.
   app.removeContentTypeParser('text/plain');
+  // Our JSON parser says why a body was refused (e.g. a __proto__ key), where fastify's says only "invalid JSON".
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser);
 
   // Validation happens in the service (one code path for HTTP and IPC); schemas are for docs.
   app.setValidatorCompiler(() => (data) => ({ value: data }));
@@ -86,7 +95,8 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
       },
       security: [{ bearer: [] }, { apiKey: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: openApiTransform,
+    transformObject: finishOpenApi,
   });
 
   app.addHook(
@@ -126,14 +136,13 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     return sendProblem(reply, new ProblemError(404, 'not_found', `unknown path: ${path.slice(0, 200)}`));
   });
 
-  registerMiscRoutes(app, options.service);
   // Live SSE streams never finish on their own while a job runs: end them when the server closes,
   // or close() would wait for every client to hang up.
   const openStreams = new Set<() => void>();
   app.addHook('preClose', async () => {
     for (const end of [...openStreams]) end();
   });
-  registerJobRoutes(app, { service: options.service, sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000, openStreams });
+  registerOperationRoutes(app, { handlers: options.handlers, sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000, openStreams });
 
   app.get(API_PATHS.openapi, { schema: { summary: 'This OpenAPI 3.1 document', tags: ['meta'] } }, async () => app.swagger());
 

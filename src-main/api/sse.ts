@@ -1,33 +1,23 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isTerminal, type JobEvent } from '../../shared';
-import type { BenchdeskService } from '../app/service-types';
-
-const TERMINAL_EVENTS = new Set(['job.succeeded', 'job.failed', 'job.cancelled']);
 
 /**
- * Live job events as Server-Sent Events: `id:` is the global seq, so a client that reconnects
- * with Last-Event-ID misses nothing. We subscribe before reading the backlog and drop duplicates
- * by seq, so no event falls between the two. The stream ends after the job's terminal event.
+ * Writes an already-open stream of records as Server-Sent Events: `id:` is the record's global
+ * seq, so a client that reconnects with Last-Event-ID misses nothing. Heartbeat comments keep
+ * proxies and idle timers from closing a quiet stream. Ends when the source ends, the client
+ * goes away, or the server closes (`openStreams`).
  */
-export async function streamJobEvents(options: {
+export async function writeEventStream(options: {
   request: FastifyRequest;
   reply: FastifyReply;
-  service: BenchdeskService;
-  jobId: string;
-  after: number;
+  source: AsyncIterable<{ seq: number }>;
+  /** Aborted here when the stream ends for any reason: the source unsubscribes. */
+  abort: AbortController;
   heartbeatMs: number;
-  /** Open streams register their `end` here so a server shutdown can end them (see server.ts). */
   openStreams?: Set<() => void>;
 }): Promise<void> {
-  const { request, reply, service, jobId, heartbeatMs, openStreams } = options;
-  // Fails with a 404 problem before any byte of the stream is written.
-  await service.getJob(request.tenantId, jobId);
-
-  let lastSeq = options.after;
-  let backlogSent = false;
-  let ended = false;
-  const early: JobEvent[] = [];
+  const { reply, source, abort, heartbeatMs, openStreams } = options;
   const raw = reply.raw;
+  let ended = false;
 
   reply.hijack();
   raw.writeHead(200, {
@@ -42,20 +32,10 @@ export async function streamJobEvents(options: {
     if (ended) return;
     ended = true;
     openStreams?.delete(end);
-    unsubscribe();
     clearInterval(heartbeat);
+    abort.abort();
     raw.end();
   };
-  const send = (event: JobEvent) => {
-    if (ended || event.seq <= lastSeq) return;
-    lastSeq = event.seq;
-    raw.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`);
-    if (TERMINAL_EVENTS.has(event.event)) end();
-  };
-  const unsubscribe = service.subscribe(request.tenantId, jobId, (event) => {
-    if (backlogSent) send(event);
-    else early.push(event);
-  });
   const heartbeat = setInterval(() => {
     if (!ended) raw.write(': heartbeat\n\n');
   }, heartbeatMs);
@@ -63,19 +43,19 @@ export async function streamJobEvents(options: {
   openStreams?.add(end);
 
   try {
-    const backlog = await service.getJobEvents(request.tenantId, jobId, options.after);
-    for (const event of backlog.events) send(event);
-    backlogSent = true;
-    for (const event of early.sort((a, b) => a.seq - b.seq)) send(event);
-    // Resumed after the terminal event (an EventSource reconnecting): nothing more will come.
-    if (!ended && isTerminal((await service.getJob(request.tenantId, jobId)).status)) {
-      const all = await service.getJobEvents(request.tenantId, jobId);
-      const terminal = all.events.find((e) => TERMINAL_EVENTS.has(e.event));
-      // Not yet appended (status is written first): it arrives through the subscription.
-      if (terminal && terminal.seq <= lastSeq) end();
+    for await (const item of source) {
+      if (ended) break;
+      raw.write(`id: ${item.seq}\ndata: ${JSON.stringify(item)}\n\n`);
     }
   } catch (err) {
-    request.log.error({ err }, 'SSE backlog failed');
+    options.request.log.error({ err }, 'event stream failed');
+  } finally {
     end();
   }
+}
+
+/** A numeric Last-Event-ID header, if the client sent one. */
+export function lastEventIdOf(request: FastifyRequest): number | undefined {
+  const value = request.headers['last-event-id'];
+  return typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : undefined;
 }

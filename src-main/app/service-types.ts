@@ -35,6 +35,8 @@ export interface BenchdeskService {
   getJobEvents(tenantId: string, jobId: string, after?: number): Promise<JobEventsResponse>;
   /** Live events of one tenant's job (or all its jobs with jobId null); returns unsubscribe. */
   subscribe(tenantId: string, jobId: string | null, listener: (event: JobEvent) => void): () => void;
+  /** Recent events of the tenant after `after` (feed resume); `complete` is false if some are gone. */
+  replayFeed(tenantId: string, after: number): { events: JobEvent[]; complete: boolean };
   listCatalog(): CatalogResponse;
   listLlmModels(query: unknown): Promise<LlmModelsResponse>;
   metricsSummary(tenantId: string, query: unknown): Promise<MetricsSummary>;

@@ -90,7 +90,13 @@ export function createService(deps: ServiceDeps): BenchdeskService {
   }
 
   return {
-    health: () => ({ status: 'ok', version: deps.version, auth: deps.authMode }),
+    health: () => {
+      // A full data dir does not stop the API (reads still work), so health stays 200 and says why it is degraded.
+      const storage = store.storageHealth();
+      return storage.status === 'ok'
+        ? { status: 'ok', version: deps.version, auth: deps.authMode }
+        : { status: 'degraded', reason: storage.reason, version: deps.version, auth: deps.authMode };
+    },
 
     async estimate(body) {
       const parsed = CostEstimationRequestSchema.safeParse(requireObjectBody(body));
@@ -159,11 +165,13 @@ export function createService(deps: ServiceDeps): BenchdeskService {
     },
 
     subscribe(tenantId, jobId, listener) {
-      // Tenant channel + job filter: a subscriber can never see another tenant's events.
-      return engine.bus.subscribeTenant(tenantId, (event: JobEvent) => {
-        if (jobId === null || event.job_id === jobId) listener(event);
-      });
+      // Callers check the job belongs to the tenant first (jobOf); the tenant channel can never
+      // carry another tenant's events.
+      if (jobId !== null) return engine.bus.subscribeJob(jobId, listener);
+      return engine.bus.subscribeTenant(tenantId, (event: JobEvent) => listener(event));
     },
+
+    replayFeed: (tenantId, after) => engine.bus.replay(tenantId, after),
 
     listCatalog: () => ({ models: deps.catalog() }),
 
@@ -178,7 +186,8 @@ export function createService(deps: ServiceDeps): BenchdeskService {
       if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'query');
       if (parsed.data.job_id) {
         const job = await store.getJob(parsed.data.job_id);
-        if (!job || job.tenant_id !== tenantId) return { events: [] };
+        // Like GET /v1/jobs/{id}: another tenant's job is indistinguishable from a missing one.
+        if (!job || job.tenant_id !== tenantId) throw new ProblemError(404, 'job_not_found', `job not found: ${parsed.data.job_id}`);
       }
       return { events: await summarizeEvents(store.scanEvents(tenantId, parsed.data.job_id)) };
     },

@@ -2,6 +2,9 @@ import type { JobEvent } from '../../shared';
 
 type Listener = (event: JobEvent) => void;
 
+/** How many recent events the bus keeps so a reconnecting feed subscriber can resume (Last-Event-ID). */
+export const FEED_REPLAY_EVENTS = 5_000;
+
 /**
  * In-process fan-out of persisted job events to live subscribers (SSE streams, IPC windows).
  * Events are published only after the store has them, so a subscriber that reads the backlog
@@ -10,8 +13,16 @@ type Listener = (event: JobEvent) => void;
 export class EventBus {
   private readonly byJob = new Map<string, Set<Listener>>();
   private readonly byTenant = new Map<string, Set<Listener>>();
+  /** Circular buffer of the latest events with their tenant, for feed resume; `next` is the oldest once full. */
+  private readonly ring: { tenantId: string; event: JobEvent }[] = [];
+  private next = 0;
+
+  constructor(private readonly replayCapacity = FEED_REPLAY_EVENTS) {}
 
   publish(tenantId: string, event: JobEvent): void {
+    if (this.ring.length < this.replayCapacity) this.ring.push({ tenantId, event });
+    else this.ring[this.next] = { tenantId, event };
+    this.next = (this.next + 1) % this.replayCapacity;
     for (const listener of this.byJob.get(event.job_id) ?? []) safeCall(listener, event);
     for (const listener of this.byTenant.get(tenantId) ?? []) safeCall(listener, event);
   }
@@ -22,6 +33,23 @@ export class EventBus {
 
   subscribeTenant(tenantId: string, listener: Listener): () => void {
     return add(this.byTenant, tenantId, listener);
+  }
+
+  /**
+   * The tenant's events after `afterSeq` that are still in the replay ring, oldest first.
+   * `complete` is false when older events than the ring holds were asked for (the caller refetches).
+   */
+  replay(tenantId: string, afterSeq: number): { events: JobEvent[]; complete: boolean } {
+    const full = this.ring.length === this.replayCapacity;
+    const start = full ? this.next : 0;
+    const oldest = this.ring[start]?.event.seq;
+    const complete = oldest === undefined || afterSeq >= oldest - 1;
+    const events: JobEvent[] = [];
+    for (let i = 0; i < this.ring.length; i++) {
+      const entry = this.ring[(start + i) % this.ring.length] as { tenantId: string; event: JobEvent };
+      if (entry.tenantId === tenantId && entry.event.seq > afterSeq) events.push(entry.event);
+    }
+    return { events, complete };
   }
 
   listenerCount(): number {

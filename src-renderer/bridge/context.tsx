@@ -1,14 +1,14 @@
 import { createContext, useContext, type ReactNode } from 'react';
-import type { BenchdeskApi } from '../../shared';
+import type { RendererApi } from './types';
 
-// A context rather than a module singleton so tests and stories can hand in a fake bridge.
-const ApiContext = createContext<BenchdeskApi | null>(null);
+// A context rather than a module singleton so tests can hand in a fake or in-memory client.
+const ApiContext = createContext<RendererApi | null>(null);
 
-export function ApiProvider({ api, children }: { api: BenchdeskApi; children: ReactNode }) {
+export function ApiProvider({ api, children }: { api: RendererApi; children: ReactNode }) {
   return <ApiContext.Provider value={api}>{children}</ApiContext.Provider>;
 }
 
-export function useApi(): BenchdeskApi {
+export function useApi(): RendererApi {
   const api = useContext(ApiContext);
   if (!api) throw new Error('useApi() outside <ApiProvider>');
   return api;

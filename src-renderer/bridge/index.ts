@@ -1,22 +1,24 @@
-import type { BenchdeskApi } from '../../shared';
-import { adoptPreloadApi, missingPreloadApi } from './electron-bridge';
-import { createHttpBridge } from './http-bridge';
+import { createHttpClient } from '../../shared/client';
+import { createIpcClient, missingPreloadApi } from './ipc-client';
 import { browserTokenEnv, takeBrowserToken } from './token';
+import type { RendererApi } from './types';
 
 export { ApiProvider, useApi } from './context';
+export type { DesktopApi, RendererApi } from './types';
 
-let instance: BenchdeskApi | undefined;
+let instance: RendererApi | undefined;
 
 /**
- * The one `window.api` the app uses: the preload's in Electron, else the HTTP bridge against the
- * page's own origin. A file:// page without a preload is a broken install, never browser mode.
+ * The one API the app uses: IPC through the preload in Electron, else the typed HTTP client
+ * against the page's own origin. A file:// page without a preload is a broken install, never
+ * browser mode.
  */
-export function getApi(): BenchdeskApi {
+export function getApi(): RendererApi {
   if (instance) return instance;
   const injected = window.api;
-  if (injected && injected.transport === 'electron') instance = adoptPreloadApi(injected);
+  if (injected && injected.transport === 'electron') instance = createIpcClient(injected);
   else if (window.location.protocol === 'file:') instance = missingPreloadApi();
-  else instance = createHttpBridge({ token: takeBrowserToken(browserTokenEnv()) });
+  else instance = Object.assign(createHttpClient({ baseUrl: '', token: takeBrowserToken(browserTokenEnv()) }), { transport: 'http' as const, desktop: null });
   return instance;
 }
 

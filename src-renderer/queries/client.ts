@@ -1,5 +1,5 @@
 import { QueryClient } from '@tanstack/react-query';
-import { BenchdeskApiError } from '../../shared';
+import { BenchdeskApiError } from '../../shared/client';
 
 /** A 4xx is an answer (bad input, unknown job, no access): retrying it only delays the message. */
 function shouldRetry(failureCount: number, error: unknown): boolean {

@@ -72,7 +72,9 @@ describe('error statuses', () => {
     problem(await t.req({ method: 'GET', url: '/' }), 404, 'not_found');
     problem(await t.req({ method: 'GET', url: API_PATHS.job('no-such-job') }), 404, 'job_not_found');
     // (inject normalises dot segments the way a URL parser does: either 404 is right)
-    for (const url of ['/v1/jobs/%2E%2E', '/v1/jobs/%2E%2E/events', '/v1/jobs/.']) expect((await t.req({ method: 'GET', url })).statusCode).toBe(404);
+    for (const url of ['/v1/jobs/%2E%2E', '/v1/jobs/.']) expect((await t.req({ method: 'GET', url })).statusCode).toBe(404);
+    // …and '/v1/jobs/../events' is the all-jobs feed, which answers only clients that accept a stream.
+    problem(await t.req({ method: 'GET', url: '/v1/jobs/%2E%2E/events' }), 406, 'not_acceptable');
     problem(await t.req({ method: 'GET', url: `/v1/jobs/${encodeURIComponent('../../etc/passwd')}` }), 404, 'job_not_found');
     problem(await t.req({ method: 'GET', url: `/v1/jobs/${'x'.repeat(100)}` }), 404, 'job_not_found');
     problem(await t.req({ method: 'GET', url: `/v1/jobs/${'x'.repeat(300)}` }), 404, 'not_found');

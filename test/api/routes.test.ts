@@ -81,7 +81,7 @@ describe('POST job routes', () => {
       const stored = await t.bd.store.getJob(accepted.job_id);
       expect(stored).toMatchObject({ kind: route.kind, tenant_id: 'default' });
       const done = await waitForStatus(t.bd, accepted.job_id, 'succeeded');
-      expect(done.result).toMatchObject({ echo: expect.any(Object) as object });
+      expect(done.result).toMatchObject(route.kind === 'llm-instance' ? { mode: 'existing', models: [{ name: 'echo' }] } : { answer: 'echo', result_type: 'text' });
     });
 
     it(`${route.path} answers 422 for an invalid body, and creates no job`, async () => {
@@ -127,7 +127,7 @@ describe('GET /v1/jobs/{id}', () => {
     expect(res.statusCode).toBe(200);
     const job = JobRecordSchema.parse(json(res));
     expect(job).toMatchObject({ job_id: id, tenant_id: 'default', kind: 'benchmark', status: 'succeeded', error: null, error_code: null });
-    expect(job.result).toEqual({ a: 'provisioned', b: 'answered' });
+    expect(job.result).toMatchObject({ answer: 'provisioned answered', model_name: 'llama3:8b', phases: [] });
     expect(job.progress).toMatchObject({ phase: 'analysis' });
     for (const at of [job.created_at, job.started_at, job.finished_at, job.updated_at]) expect(at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
     expect(Date.parse(job.finished_at ?? '')).toBeGreaterThanOrEqual(Date.parse(job.started_at ?? ''));
@@ -259,7 +259,7 @@ describe('GET /v1/jobs/{id}/events', () => {
     expect(job.error_code).toBe('no_offers');
     const { events } = JobEventsResponseSchema.parse(json(await t.req({ method: 'GET', url: API_PATHS.jobEvents(id) })));
     const err = events.find((e) => e.event === 'phase.provision' && e.status === 'error');
-    expect(err).toMatchObject({ message: 'no offer fits', error_type: 'JobFailure' });
+    expect(err).toMatchObject({ message: 'no offer fits', error_type: 'no_offers' });
     expect(err?.duration_ms).toBeGreaterThanOrEqual(0);
     expect(events.at(-1)).toMatchObject({ event: 'job.failed', status: 'error', labels: { error_code: 'no_offers' } });
   });
@@ -327,8 +327,10 @@ describe('GET /v1/metrics/summary', () => {
     const one = MetricsSummarySchema.parse(json(await t.req({ method: 'GET', url: `${API_PATHS.metricsSummary}?job_id=${a}` }))).events;
     expect(one.find((r: MetricsRow) => r.event === 'phase.provision')).toMatchObject({ total: 1, ok: 1, error: 0 });
     expect(one.some((r) => r.event === 'job.failed')).toBe(false);
-    const unknown = json(await t.req({ method: 'GET', url: `${API_PATHS.metricsSummary}?job_id=nope` }));
-    expect(unknown).toEqual({ events: [] });
+    // An unknown job id is a 404, as for GET /v1/jobs/{id} (another tenant's job looks the same).
+    const unknown = await t.req({ method: 'GET', url: `${API_PATHS.metricsSummary}?job_id=nope` });
+    expect(unknown.statusCode).toBe(404);
+    expect(json(unknown).code).toBe('job_not_found');
     expect((await t.req({ method: 'GET', url: `${API_PATHS.metricsSummary}?x=1` })).statusCode).toBe(422);
   });
 });
@@ -343,9 +345,10 @@ describe('GET /v1/openapi.json', () => {
       [API_PATHS.health, 'get'],
       [API_PATHS.estimates, 'post'],
       [API_PATHS.jobs, 'get'],
-      ['/v1/jobs/{id}', 'get'],
-      ['/v1/jobs/{id}/cancel', 'post'],
-      ['/v1/jobs/{id}/events', 'get'],
+      ['/v1/jobs/{job_id}', 'get'],
+      ['/v1/jobs/{job_id}/cancel', 'post'],
+      ['/v1/jobs/{job_id}/events', 'get'],
+      [API_PATHS.events, 'get'],
       [API_PATHS.catalog, 'get'],
       [API_PATHS.llmModels, 'get'],
       [API_PATHS.metricsSummary, 'get'],

@@ -193,3 +193,48 @@ describe('SSE /v1/jobs/{id}/events', () => {
     expect(job).toMatchObject({ status: 'failed', error_code: 'interrupted' });
   });
 });
+
+describe('SSE /v1/events (every job of the tenant)', () => {
+  const frames = (list: SseFrame[]) => list.filter((f) => f.data).map((f) => JobEventSchema.parse(JSON.parse(f.data as string)));
+
+  it("streams status changes of every job of the tenant, and none of another tenant's", async () => {
+    const { t, base } = await setup(200);
+    const mine = await sse(`${base}${API_PATHS.events}`, { ...auth('default'), accept: 'text/event-stream' });
+    const theirs = await sse(`${base}${API_PATHS.events}`, { ...auth('acme'), accept: 'text/event-stream' });
+    expect(mine.status).toBe(200);
+    expect(mine.headers.get('content-type')).toContain('text/event-stream');
+    await waitFor(() => t.bd.engine.bus.listenerCount() === 2, 'both feeds to subscribe');
+    const a = await submit(base, '/v1/jobs/llm-instance', bodies.llm('ok'));
+    const b = await submit(base, '/v1/jobs/agentic-agent', bodies.agent('ok'));
+    const acmeJob = await submit(base, '/v1/jobs/llm-instance', bodies.llm('ok'), 'acme');
+    await waitForStatus(t.bd, acmeJob, 'succeeded');
+    const seen: JobEvent[] = [];
+    await mine.collect((f) => {
+      if (f.data) seen.push(JobEventSchema.parse(JSON.parse(f.data)));
+      return [a, b].every((id) => seen.some((e) => e.job_id === id && e.event === 'job.succeeded'));
+    });
+    expect(new Set(seen.map((e) => e.job_id))).toEqual(new Set([a, b]));
+    expect(seen.filter((e) => e.job_id === a).map((e) => e.event)).toEqual(expect.arrayContaining(['job.queued', 'job.running', 'job.succeeded']));
+    const acmeSeen = frames(await theirs.collect((f) => f.data !== undefined && JSON.parse(f.data).event === 'job.succeeded'));
+    expect(acmeSeen.every((e) => e.job_id === acmeJob)).toBe(true);
+  });
+
+  it('resumes after Last-Event-ID with what it missed, in order, without duplicates', async () => {
+    const { t, base } = await setup(200);
+    const id = await submit(base, '/v1/jobs/llm-instance', bodies.llm('ok'));
+    await waitForStatus(t.bd, id, 'succeeded');
+    const res = await fetch(`${base}${API_PATHS.jobEvents(id)}`, { headers: auth() });
+    const events = ((await res.json()) as { events: JobEvent[] }).events;
+    const from = events[1]?.seq as number;
+    const resumed = await sse(`${base}${API_PATHS.events}`, { ...auth(), accept: 'text/event-stream', 'last-event-id': String(from) });
+    const got = frames(await resumed.collect((f) => f.data !== undefined && JSON.parse(f.data).event === 'job.succeeded'));
+    expect(got.map((e) => e.seq)).toEqual(events.filter((e) => e.seq > from).map((e) => e.seq));
+  });
+
+  it('needs credentials', async () => {
+    const { base } = await setup();
+    const res = await fetch(`${base}${API_PATHS.events}`, { headers: { accept: 'text/event-stream' } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+  });
+});

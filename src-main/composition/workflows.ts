@@ -6,9 +6,9 @@ import { agenticAgentWorkflow } from '../engine/workflows/agentic-agent';
 import { benchmarkWorkflow } from '../engine/workflows/benchmark';
 import { llmInstanceWorkflow } from '../engine/workflows/llm-instance';
 import type { MarketplaceDeps } from '../engine/workflows/marketplace-instance';
-import type { Config } from './config';
+import type { Config } from '../app/config';
 import type { Providers } from './providers';
-import type { SettingsStore } from './settings';
+import type { SettingsStore } from '../app/settings';
 
 /**
  * The argv prefix that re-launches this program as `benchdesk …` (for bundled drivers such as
@@ -27,7 +27,7 @@ export type WorkflowDeps = {
   log: Logger;
   env: NodeJS.ProcessEnv;
   /** Test seams: faster polling against fakes. */
-  marketplace?: Partial<Pick<MarketplaceDeps, 'waitTimeoutMs' | 'pollIntervalMs' | 'releaseRetryDelayMs'>>;
+  marketplace?: Partial<Pick<MarketplaceDeps, 'waitTimeoutMs' | 'pollIntervalMs' | 'releaseRetryDelayMs' | 'costUpdateIntervalMs'>>;
   agents?: AgentRegistry;
 };
 
@@ -35,9 +35,11 @@ export function createAgents(deps: Pick<WorkflowDeps, 'config' | 'settings' | 'l
   const registry = createAgentRegistry({
     selfCommand: selfCommand(),
     drivers: deps.settings.read().drivers ?? {},
-    // In the desktop app process.execPath is the Electron binary: it runs cli.js as plain Node
-    // (the bundled holmes/k8sgpt drivers) only with ELECTRON_RUN_AS_NODE, else it starts the GUI.
-    env: process.versions.electron ? { ...deps.env, ELECTRON_RUN_AS_NODE: '1' } : deps.env,
+    // In the desktop app process.execPath is the Electron binary, and the packaged app has the
+    // runAsNode fuse off: it cannot run cli.js as Node. Its bundled holmes/k8sgpt drivers run in
+    // this process instead (they only spawn the holmes/k8sgpt CLIs); headless, they stay children.
+    bundledTransport: process.versions.electron ? 'in-process' : 'driver',
+    env: deps.env,
     timeoutMs: deps.config.driverTimeoutMs,
   });
   for (const warning of registry.warnings) deps.log.warn('agent driver ignored', { warning });
@@ -51,6 +53,8 @@ export function createWorkflows(deps: WorkflowDeps): AnyJobHandler[] {
     marketplace: deps.providers.marketplace,
     catalog: deps.providers.catalogIndex,
     dataDir: deps.config.dataDir,
+    // Read when a job rents, so a changed setting applies to the next job.
+    maxCostDefault: () => deps.settings.appSettings().default_max_cost_usd,
     ...deps.marketplace,
   };
   const agentDeps = { agents, env: deps.env };

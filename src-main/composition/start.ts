@@ -1,19 +1,26 @@
 import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pkg from '../../package.json' with { type: 'json' };
+import type { BenchdeskClient } from '../../shared';
 import { Authenticator } from '../api/auth';
+import type { HttpLimits } from '../api/http-limits';
 import { buildApiServer } from '../api/server';
+import { createInProcessClient, createOperationHandlers, type OperationHandlers } from '../adapter';
 import { JobEngine } from '../engine/engine';
 import type { AnyJobHandler, Logger } from '../engine/types';
 import { openJobStore } from '../store/job-store';
 import type { JobStore } from '../store/types';
-import { ConfigError, isLoopbackHost, loadConfig, type Config } from './config';
-import { createPinoLogger, toLogger } from './logger';
-import { createProviders, type Providers } from './providers';
-import { IDEMPOTENCY_RETENTION_MS, createService } from './service';
-import type { BenchdeskService } from './service-types';
-import { SettingsStore } from './settings';
+import { ConfigError, isLoopbackHost, loadConfig, type Config } from '../app/config';
+import { processLogDestination } from '../app/log-destination';
+import { createPinoLogger, toLogger } from '../app/logger';
+import type { MarketplaceKeyHolder, PersistMarketplaceKey } from '../app/marketplace-key';
+import { createMarketplaceKey, createProviders, type Providers } from './providers';
+import { IDEMPOTENCY_RETENTION_MS, createService } from '../app/service';
+import type { BenchdeskService } from '../app/service-types';
+import { SettingsStore } from '../app/settings';
+import { SpendCache } from '../app/spend';
 import { createWorkflows } from './workflows';
+import { createAppInstanceService, type InstanceService } from '../app/instances';
 
 export const VERSION: string = pkg.version;
 
@@ -25,18 +32,27 @@ export type BenchdeskOptions = {
   port?: number;
   /** The desktop app: always configures auth with its own token (design §3). */
   electron?: boolean;
+  /**
+   * The desktop app's marketplace key: `key` = the stored one (decrypted; used before VAST_API_KEY),
+   * `persist` = saves a new one (safeStorage). Settings changes apply without a restart.
+   */
+  appMarketplaceKey?: { key?: string | undefined; persist?: PersistMarketplaceKey };
   /** false = silent (tests); default: pino to stdout. */
   logger?: FastifyServerOptions['logger'] | false;
   /** Replace the workflows (tests register handlers that succeed, fail, hang…). */
   handlers?: readonly AnyJobHandler[];
   /** Faster marketplace polling against fakes (tests). */
-  workflowTuning?: { waitTimeoutMs?: number; pollIntervalMs?: number; releaseRetryDelayMs?: number };
+  workflowTuning?: { waitTimeoutMs?: number; pollIntervalMs?: number; releaseRetryDelayMs?: number; costUpdateIntervalMs?: number };
+  /** Orphan sweep cadence (tests shorten it; default BENCHDESK_ORPHAN_SWEEP_INTERVAL_S or 5 min). */
+  instancesTuning?: { sweepIntervalMs?: number; releaseRetryDelayMs?: number };
   /** Replace provider calls (tests). */
   providers?: Partial<Providers>;
   now?: () => Date;
   authNow?: () => number;
   uiDir?: string;
   sseHeartbeatMs?: number;
+  /** Request/header timeouts and the per-IP connection cap of the HTTP API (tests shorten them). */
+  httpLimits?: Partial<HttpLimits>;
 };
 
 export type Benchdesk = {
@@ -45,7 +61,15 @@ export type Benchdesk = {
   engine: JobEngine;
   store: JobStore;
   service: BenchdeskService;
+  /** Rented marketplace machines: list, release, orphan sweep. */
+  instances: InstanceService;
+  /** Every operation, for every transport (HTTP routes, IPC, in-process clients). */
+  handlers: OperationHandlers;
+  /** The typed client over `handlers`, in this process, as `tenantId` (default: the app's tenant). */
+  client(tenantId?: string): BenchdeskClient;
   settings: SettingsStore;
+  /** The marketplace key in use; the desktop app sets or clears its own here, without a restart. */
+  marketplaceKey: MarketplaceKeyHolder;
   auth: Authenticator;
   /** The tenant the desktop app acts as over IPC. */
   tenantId: string;
@@ -94,11 +118,13 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
     }
 
     // Tests replace some provider calls; the rest are the real ones (no I/O until called).
-    const providers: Providers = { ...createProviders({ config, settings, log }), ...options.providers };
+    const marketplaceKey = createMarketplaceKey(config, options.appMarketplaceKey);
+    const providers: Providers = { ...createProviders({ config, settings, log, marketplaceKey }), ...options.providers };
     const engine = new JobEngine({
       store,
       handlers: options.handlers ?? createWorkflows({ config, providers, settings, log, env, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
-      concurrency: config.concurrency,
+      // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
+      concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
       logger: log,
       ...(options.now ? { now: options.now } : {}),
     });
@@ -114,15 +140,37 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       // Idempotency records are aged with the clock that stamped them (the engine's `now`).
       ...(engineNow ? { now: () => engineNow().getTime() } : options.authNow ? { now: options.authNow } : {}),
     });
-    const app = await buildApiServer({
+    // Rented machines as a resource: list, release and the orphan sweep (started by startBenchdesk).
+    const instances = createAppInstanceService({ marketplace: providers.marketplace, store, engine, settings, log, env, tuning: options.instancesTuning });
+    const spend = new SpendCache({ store, subscribe: (tenantId, listener) => service.subscribe(tenantId, null, listener), ...(options.now ? { now: options.now } : {}) });
+    // Filled once the server is built: the settings operations report the address it listens on.
+    const listening: { app?: FastifyInstance } = {};
+    const handlers = createOperationHandlers({
       service,
+      store,
+      instances,
+      overview: { spend },
+      settings: {
+        settings,
+        auth,
+        config,
+        env,
+        setConcurrency: (limit) => engine.setConcurrency(limit),
+        apiAddress: () => apiAddress(listening.app, config),
+        marketplaceKey,
+      },
+    });
+    const app = await buildApiServer({
+      handlers,
       auth,
       version: VERSION,
-      logger: options.logger === false ? false : typeof options.logger === 'object' ? options.logger : { level: process.env.BENCHDESK_LOG_LEVEL ?? 'info' },
+      logger: options.logger === false ? false : typeof options.logger === 'object' ? options.logger : { level: process.env.BENCHDESK_LOG_LEVEL ?? 'info', stream: processLogDestination() },
       uiDir: options.uiDir ?? (config.serveUi ? path.resolve(import.meta.dirname, '..', 'renderer') : undefined),
       extraHosts: isLoopbackHost(config.host) ? [] : [config.host],
       ...(options.sseHeartbeatMs ? { sseHeartbeatMs: options.sseHeartbeatMs } : {}),
+      ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
     });
+    listening.app = app;
     await store.pruneIdempotency(IDEMPOTENCY_RETENTION_MS);
 
     let closed = false;
@@ -132,7 +180,11 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       engine,
       store,
       service,
+      instances,
+      handlers,
+      client: (tenantId = 'default') => createInProcessClient(handlers, tenantId, (message, err) => log.error(message, { err: String(err) })),
       settings,
+      marketplaceKey,
       auth,
       tenantId: 'default',
       apiToken,
@@ -140,6 +192,8 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       async close() {
         if (closed) return;
         closed = true;
+        spend.close();
+        await instances.stop();
         await app.close();
         await engine.shutdown(config.shutdownGraceMs);
         await store.close();
@@ -156,6 +210,8 @@ export async function startBenchdesk(options: BenchdeskOptions = {}): Promise<Be
   const bd = await createBenchdesk(options);
   try {
     await bd.engine.recover();
+    // After recovery (which releases what interrupted jobs held): whatever is still up unaccounted for is an orphan.
+    bd.instances.start();
     const address = await bd.app.listen({ host: bd.config.host, port: bd.config.port });
     if (bd.auth.mode === 'unconfigured') {
       bd.log.warn('API authentication is not configured: only /healthz answers. Set SERVICE_API_TOKENS="tenant:token" or SERVICE_API_AUTH_DISABLED=1');
@@ -165,4 +221,13 @@ export async function startBenchdesk(options: BenchdeskOptions = {}): Promise<Be
     await bd.close();
     throw err;
   }
+}
+
+/** The address scripts should use: the bound one once listening, else the configured one. */
+function apiAddress(app: FastifyInstance | undefined, config: Config): { url: string; host: string; port: number } {
+  const bound = app?.server.address();
+  const port = bound && typeof bound === 'object' ? bound.port : config.port;
+  const host = config.host;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return { url: `http://${shownHost}:${port}`, host, port };
 }

@@ -1,0 +1,410 @@
+import { z } from 'zod';
+import { HealthSchema } from './health';
+import {
+  JobAcceptedSchema,
+  JobCountsQuerySchema,
+  JobCountsSchema,
+  JobEventSchema,
+  JobEventsResponseSchema,
+  JobKindSchema,
+  JobListQuerySchema,
+  JobListResponseSchema,
+  JobRecordSchema,
+  JobStatusSchema,
+  type JobKind,
+} from './jobs';
+import { ListInstancesQuerySchema, MarketplaceInstanceListSchema, ReleaseInstanceInputSchema, ReleaseInstanceResponseSchema } from './instances';
+import { MetricsSummaryQuerySchema, MetricsSummarySchema } from './metrics';
+import { CatalogResponseSchema, LlmModelsQuerySchema, LlmModelsResponseSchema } from './models';
+import {
+  CostEstimationRequestSchema,
+  CostEstimationResponseSchema,
+  type AgenticAgentRequestInput,
+  type BenchmarkRequestInput,
+  type LlmInstanceRequestInput,
+} from './requests';
+import {
+  ApiTokenResponseSchema,
+  MarketplaceKeyTestInputSchema,
+  MarketplaceKeyTestResponseSchema,
+  SetMarketplaceKeyInputSchema,
+  SettingsResponseSchema,
+  SettingsUpdateSchema,
+  SpendSummarySchema,
+  UpdateSettingsResponseSchema,
+} from './settings';
+
+/**
+ * The operation table: every operation benchdesk offers, once. The HTTP routes, the OpenAPI
+ * document, the typed client (HTTP), the IPC channels and the in-process adapter are all derived
+ * from this table, so a page, a CLI command and a script see the same data and the same errors.
+ *
+ * `input` is the operation's input as one object (what IPC and the client take). Over HTTP, fields
+ * named in `path` ({name} segments), `query` and `headers` travel there; `body` names the field
+ * sent as the JSON body ('*' = the whole input). Domain validation (the job request schemas, the
+ * estimate's cross-field rules) happens once, in the service, for every transport; `input` checks
+ * the envelope that every transport must deliver.
+ */
+
+const JobIdSchema = z.string().min(1).max(128);
+const AnyObjectSchema = z.record(z.string(), z.unknown());
+const NoInputSchema = z.object({}).strict();
+
+export const JobRefSchema = z.object({ job_id: JobIdSchema }).strict();
+export const CancelJobResponseSchema = z.object({ job_id: z.string(), status: JobStatusSchema });
+export type CancelJobResponse = z.infer<typeof CancelJobResponseSchema>;
+
+export const CreateJobInputSchema = z
+  .object({
+    kind: JobKindSchema,
+    /** Checked by the service with the kind's own schema (JOB_REQUEST_SCHEMAS), for every transport alike. */
+    request: z.unknown(),
+    idempotency_key: z.string().min(1).max(512).optional(),
+  })
+  .strict();
+
+export const JobEventsInputSchema = z
+  .object({ job_id: JobIdSchema, after: z.coerce.number().int().min(0).optional() })
+  .strict();
+
+export const EventFeedInputSchema = z.object({ after: z.coerce.number().int().min(0).optional() }).strict();
+
+type HttpMethod = 'GET' | 'POST';
+
+export type OperationDef = {
+  readonly summary: string;
+  readonly tags: readonly string[];
+  readonly method: HttpMethod;
+  /** OpenAPI-style path: `{name}` segments are filled from the input field of that name. */
+  readonly path: string;
+  /** Deprecated paths answering the same operation (`Deprecation: true`, `Link` to `path`). */
+  readonly aliases?: readonly string[];
+  readonly input: z.ZodType;
+  /** The response body, or for a stream the schema of each item. */
+  readonly output: z.ZodType;
+  /** Success status over HTTP. */
+  readonly status: number;
+  readonly query?: readonly string[];
+  readonly body?: string;
+  /** input field → HTTP header name. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A live Server-Sent Events stream (HTTP), pushed items (IPC), an AsyncIterable (client). */
+  readonly stream?: boolean;
+  /** Public: answered without credentials (only /healthz). */
+  readonly public?: boolean;
+  /** Richer schemas for the OpenAPI document where `input` leaves the deep checks to the service. */
+  readonly docs?: { readonly body?: z.ZodType; readonly querystring?: z.ZodType };
+};
+
+export const OPERATIONS = {
+  getHealth: {
+    summary: 'Liveness and status; always public',
+    tags: ['meta'],
+    method: 'GET',
+    path: '/healthz',
+    input: NoInputSchema,
+    output: HealthSchema,
+    status: 200,
+    public: true,
+  },
+  createEstimate: {
+    summary: 'Estimate what renting marketplace GPUs will cost',
+    tags: ['marketplace'],
+    method: 'POST',
+    path: '/v1/estimates',
+    // The service checks the body with CostEstimationRequestSchema (400 if not an object, 422 if invalid).
+    input: z.unknown(),
+    docs: { body: CostEstimationRequestSchema },
+    output: CostEstimationResponseSchema,
+    status: 200,
+    body: '*',
+  },
+  createJob: {
+    summary: 'Submit a job; durable before the 202',
+    tags: ['jobs'],
+    method: 'POST',
+    path: '/v1/jobs/{kind}',
+    input: CreateJobInputSchema,
+    output: JobAcceptedSchema,
+    status: 202,
+    body: 'request',
+    headers: { idempotency_key: 'idempotency-key' },
+  },
+  listJobs: {
+    summary: 'List jobs, newest first, with cursor paging',
+    tags: ['jobs'],
+    method: 'GET',
+    path: '/v1/jobs',
+    input: JobListQuerySchema,
+    output: JobListResponseSchema,
+    status: 200,
+    query: ['status', 'kind', 'limit', 'cursor'],
+  },
+  getJobCounts: {
+    summary: "How many of the caller's jobs are in each status and of each kind",
+    tags: ['jobs'],
+    method: 'GET',
+    // Not under /v1/jobs/: that segment is a job id.
+    path: '/v1/job-counts',
+    input: JobCountsQuerySchema,
+    output: JobCountsSchema,
+    status: 200,
+    query: ['kind'],
+  },
+  getJob: {
+    summary: 'Get one job',
+    tags: ['jobs'],
+    method: 'GET',
+    path: '/v1/jobs/{job_id}',
+    input: JobRefSchema,
+    output: JobRecordSchema,
+    status: 200,
+  },
+  cancelJob: {
+    summary: 'Cancel a job; it ends `cancelled` after its cleanup (rented machines released)',
+    tags: ['jobs'],
+    method: 'POST',
+    path: '/v1/jobs/{job_id}/cancel',
+    input: JobRefSchema,
+    output: CancelJobResponseSchema,
+    status: 202,
+  },
+  getJobEvents: {
+    summary: "A job's events so far (`after` = only events with a greater seq)",
+    tags: ['jobs'],
+    method: 'GET',
+    path: '/v1/jobs/{job_id}/events',
+    input: JobEventsInputSchema,
+    output: JobEventsResponseSchema,
+    status: 200,
+    query: ['after'],
+  },
+  streamJobEvents: {
+    summary: "A job's events as a live stream (SSE: id = seq, Last-Event-ID resumes); ends after the terminal event",
+    tags: ['jobs'],
+    method: 'GET',
+    path: '/v1/jobs/{job_id}/events',
+    input: JobEventsInputSchema,
+    output: JobEventSchema,
+    status: 200,
+    query: ['after'],
+    stream: true,
+  },
+  streamEvents: {
+    summary: "Live feed of every job of the caller's tenant: status changes and events (SSE)",
+    tags: ['jobs'],
+    method: 'GET',
+    path: '/v1/events',
+    input: EventFeedInputSchema,
+    output: JobEventSchema,
+    status: 200,
+    query: ['after'],
+    stream: true,
+  },
+  listCatalog: {
+    summary: 'Marketplace model catalog',
+    tags: ['marketplace'],
+    method: 'GET',
+    path: '/v1/catalog/marketplace-models',
+    aliases: ['/v1/models/marketplace'],
+    input: NoInputSchema,
+    output: CatalogResponseSchema,
+    status: 200,
+  },
+  listLlmModels: {
+    summary: 'Models of an llmserver backend, with the running ones',
+    tags: ['llmserver'],
+    method: 'GET',
+    path: '/v1/llm/models',
+    aliases: ['/v1/llmserver/models', '/v1/models/llmserver'],
+    input: AnyObjectSchema,
+    docs: { querystring: LlmModelsQuerySchema },
+    output: LlmModelsResponseSchema,
+    status: 200,
+    query: ['backend_url', 'backend_type'],
+  },
+  getMetricsSummary: {
+    summary: 'Event metrics of the tenant, or of one job',
+    tags: ['jobs'],
+    method: 'GET',
+    path: '/v1/metrics/summary',
+    input: MetricsSummaryQuerySchema,
+    output: MetricsSummarySchema,
+    status: 200,
+    query: ['job_id'],
+  },
+  listInstances: {
+    summary: 'Marketplace machines labelled `benchdesk:*` with their job, $/h, cost so far and active/kept/orphaned (`orphaned=true`: only orphans)',
+    tags: ['marketplace'],
+    method: 'GET',
+    path: '/v1/marketplace/instances',
+    input: ListInstancesQuerySchema,
+    output: MarketplaceInstanceListSchema,
+    status: 200,
+    query: ['orphaned'],
+  },
+  releaseInstance: {
+    summary: 'Destroy one benchdesk machine and confirm it is gone (409 `instance_active` while its job runs: cancel the job instead)',
+    tags: ['marketplace'],
+    method: 'POST',
+    path: '/v1/marketplace/instances/{instance_id}/release',
+    input: ReleaseInstanceInputSchema,
+    output: ReleaseInstanceResponseSchema,
+    status: 200,
+  },
+  getSettings: {
+    summary: 'The Settings page: editable settings, where each comes from, when a change applies, and the environment (data dir, API address, marketplace key status)',
+    tags: ['settings'],
+    method: 'GET',
+    path: '/v1/settings',
+    input: z.object({}).strict(),
+    output: SettingsResponseSchema,
+    status: 200,
+  },
+  updateSettings: {
+    summary: 'Change some settings (partial; null resets one); answers the new settings and which changed',
+    tags: ['settings'],
+    method: 'POST',
+    path: '/v1/settings',
+    input: SettingsUpdateSchema,
+    output: UpdateSettingsResponseSchema,
+    status: 200,
+    body: '*',
+  },
+  getApiToken: {
+    summary: "The app's API token in plaintext (tenant `default`; shown only when asked)",
+    tags: ['settings'],
+    method: 'GET',
+    path: '/v1/settings/api-token',
+    input: z.object({}).strict(),
+    output: ApiTokenResponseSchema,
+    status: 200,
+  },
+  rotateApiToken: {
+    summary: 'Replace the app token: the old one gets 401 from the next request, the `api-token` file is rewritten (0600)',
+    tags: ['settings'],
+    method: 'POST',
+    path: '/v1/settings/api-token/rotate',
+    input: z.object({}).strict(),
+    output: ApiTokenResponseSchema,
+    status: 200,
+    body: '*',
+  },
+  testMarketplaceKey: {
+    summary: 'Ask the marketplace whether the key in use (or a candidate `key`) works (GET /users/current)',
+    tags: ['settings'],
+    method: 'POST',
+    path: '/v1/settings/marketplace-key/test',
+    input: MarketplaceKeyTestInputSchema,
+    output: MarketplaceKeyTestResponseSchema,
+    status: 200,
+    body: '*',
+  },
+  setMarketplaceKey: {
+    summary: 'Set or clear (null) the app\'s marketplace key (desktop app: encrypted with safeStorage); 409 where the key can only come from VAST_API_KEY',
+    tags: ['settings'],
+    method: 'POST',
+    path: '/v1/settings/marketplace-key',
+    input: SetMarketplaceKeyInputSchema,
+    output: SettingsResponseSchema,
+    status: 200,
+    body: '*',
+  },
+  getSpendSummary: {
+    summary: "Spend today and this month from the tenant's jobs' recorded cost",
+    tags: ['jobs'],
+    method: 'GET',
+    path: '/v1/spend',
+    input: z.object({}).strict(),
+    output: SpendSummarySchema,
+    status: 200,
+  },
+} as const satisfies Record<string, OperationDef>;
+
+export type OperationName = keyof typeof OPERATIONS;
+export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
+
+type Ops = typeof OPERATIONS;
+export type StreamOperationName = { [K in OperationName]: Ops[K] extends { stream: true } ? K : never }[OperationName];
+export type UnaryOperationName = Exclude<OperationName, StreamOperationName>;
+export const STREAM_OPERATION_NAMES = OPERATION_NAMES.filter((n) => 'stream' in OPERATIONS[n]) as StreamOperationName[];
+export const UNARY_OPERATION_NAMES = OPERATION_NAMES.filter((n) => !('stream' in OPERATIONS[n])) as UnaryOperationName[];
+
+/** A job request as a caller writes it (defaults may be left out), by kind. */
+export type CreateJobInput =
+  | { kind: 'benchmark'; request: BenchmarkRequestInput; idempotency_key?: string }
+  | { kind: 'agentic-agent'; request: AgenticAgentRequestInput; idempotency_key?: string }
+  | { kind: 'llm-instance'; request: LlmInstanceRequestInput; idempotency_key?: string };
+
+/**
+ * What callers pass: the domain schemas' input types (richer than the envelope schemas, which
+ * leave the deep checks to the service so every transport reports them identically).
+ */
+export type OperationInputs = {
+  getHealth: Record<string, never> | undefined;
+  createEstimate: z.input<typeof CostEstimationRequestSchema>;
+  createJob: CreateJobInput;
+  listJobs: z.input<typeof JobListQuerySchema>;
+  getJobCounts: z.input<typeof JobCountsQuerySchema> | undefined;
+  getJob: z.input<typeof JobRefSchema>;
+  cancelJob: z.input<typeof JobRefSchema>;
+  getJobEvents: z.input<typeof JobEventsInputSchema>;
+  streamJobEvents: z.input<typeof JobEventsInputSchema>;
+  streamEvents: z.input<typeof EventFeedInputSchema> | undefined;
+  listCatalog: Record<string, never> | undefined;
+  listLlmModels: z.input<typeof LlmModelsQuerySchema>;
+  getMetricsSummary: z.input<typeof MetricsSummaryQuerySchema> | undefined;
+  listInstances: z.input<typeof ListInstancesQuerySchema> | undefined;
+  releaseInstance: z.input<typeof ReleaseInstanceInputSchema>;
+  getSettings: Record<string, never> | undefined;
+  updateSettings: z.input<typeof SettingsUpdateSchema>;
+  getApiToken: Record<string, never> | undefined;
+  rotateApiToken: Record<string, never> | undefined;
+  testMarketplaceKey: z.input<typeof MarketplaceKeyTestInputSchema> | undefined;
+  setMarketplaceKey: z.input<typeof SetMarketplaceKeyInputSchema>;
+  getSpendSummary: Record<string, never> | undefined;
+};
+
+export type OperationOutput<O extends OperationName> = z.output<Ops[O]['output']>;
+export type OperationInput<O extends OperationName> = OperationInputs[O];
+
+export type CallOptions = { signal?: AbortSignal };
+
+/**
+ * The one typed interface every front end uses. Three implementations: the HTTP client
+ * (shared/client), the in-process adapter (src-main/adapter) and, in the renderer, IPC.
+ * Unary operations resolve with the output or reject with BenchdeskApiError (a problem body);
+ * streams are AsyncIterables that end when the stream ends or `signal` aborts.
+ */
+export type BenchdeskClient = {
+  [O in UnaryOperationName]: (input: OperationInput<O>, options?: CallOptions) => Promise<OperationOutput<O>>;
+} & {
+  [O in StreamOperationName]: (input: OperationInput<O>, options?: CallOptions) => AsyncIterable<OperationOutput<O>>;
+};
+
+/** Fills `{name}` path segments from the input. */
+export function operationPath(name: OperationName, input: Record<string, unknown>): string {
+  return OPERATIONS[name].path.replace(/\{(\w+)\}/g, (_m, field: string) => encodeURIComponent(String(input[field] ?? '')));
+}
+
+/** The fastify form of an operation path (`{id}` → `:id`). */
+export function fastifyPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** Fields of an operation's input that travel in the path. */
+export function pathFields(name: OperationName): string[] {
+  return [...OPERATIONS[name].path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+}
+
+/** The job kinds a createJob path accepts, with the deprecated aliases (same kind, successor path). */
+export const JOB_KIND_ALIASES: readonly { path: string; kind: JobKind; successor: string }[] = [
+  { path: '/v1/jobs/llmserver-instance', kind: 'llm-instance', successor: '/v1/jobs/llm-instance' },
+  { path: '/v1/jobs/llmserver', kind: 'llm-instance', successor: '/v1/jobs/llm-instance' },
+  { path: '/v1/jobs/agent', kind: 'agentic-agent', successor: '/v1/jobs/agentic-agent' },
+];
+
+/** Routes that are not operations of the table: documented here so a test can check the server has nothing else. */
+export const NON_OPERATION_ROUTES: readonly { method: HttpMethod; path: string; why: string }[] = [
+  { method: 'GET', path: '/v1/openapi.json', why: 'this API described as OpenAPI 3.1' },
+];

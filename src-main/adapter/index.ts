@@ -1,0 +1,37 @@
+import type { BenchdeskService } from '../app/service-types';
+import type { JobStore } from '../store/types';
+import type { InstanceService } from '../app/instances';
+import { coreHandlers } from './handlers/core';
+import { instanceHandlers, withMarketplaceHealth } from './handlers/instances';
+import { jobStatsHandlers } from './handlers/jobs-stats';
+import { overviewHandlers, type OverviewHandlerDeps } from './handlers/overview';
+import { settingsHandlers, type SettingsHandlerDeps } from './handlers/settings';
+import type { OperationHandlers } from './types';
+
+export type { OperationContext, OperationHandlers } from './types';
+export { createInProcessClient } from './in-process-client';
+
+export type HandlerDeps = {
+  service: BenchdeskService;
+  /** Read-only index queries (job counts) that need no service logic. */
+  store: Pick<JobStore, 'countJobs'>;
+  /** Rented marketplace machines: list, release, and the orphan sweep's health figures. */
+  instances: InstanceService;
+  /** Settings page: settings file, API token rotation, marketplace key status. */
+  settings: SettingsHandlerDeps;
+  /** Overview: the spend summary cache. */
+  overview: OverviewHandlerDeps;
+};
+
+/** Every operation's handler. Each domain contributes its operations from handlers/<domain>.ts. */
+export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
+  const core = coreHandlers(deps.service);
+  return {
+    ...core,
+    ...jobStatsHandlers(deps.store),
+    ...settingsHandlers(deps.settings),
+    ...overviewHandlers(deps.overview),
+    ...instanceHandlers(deps.instances),
+    getHealth: withMarketplaceHealth(core.getHealth, deps.instances),
+  };
+}

@@ -1,0 +1,161 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import {
+  JOB_KINDS,
+  JOB_KIND_ALIASES,
+  JOB_REQUEST_SCHEMAS,
+  OPERATIONS,
+  ProblemSchema,
+  STREAM_OPERATION_NAMES,
+  UNARY_OPERATION_NAMES,
+  fastifyPath,
+  pathFields,
+  type OperationDef,
+  type OperationName,
+  type StreamOperationName,
+  type UnaryOperationName,
+} from '../../../shared';
+import { ProblemError } from '../../app/problem-error';
+import type { OperationContext, OperationHandlers } from '../../adapter';
+import { lastEventIdOf, writeEventStream } from '../sse';
+
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema };
+const JOB_KIND_PATH_NAMES = new Set<string>([...JOB_KINDS, ...JOB_KIND_ALIASES.map((a) => a.path.split('/').pop() ?? '')]);
+
+export type OperationRouteOptions = {
+  handlers: OperationHandlers;
+  sseHeartbeatMs: number;
+  /** Open streams register their `end` here so a server shutdown can end them. */
+  openStreams: Set<() => void>;
+};
+
+type Route = { path: string; successor?: string; kind?: (typeof JOB_KINDS)[number] };
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  if (Array.isArray(value)) throw new ProblemError(400, 'bad_request', `send one ${name} header, not several`);
+  return value;
+}
+
+/** Assembles an operation's input from the path, query, headers and body, as the table maps them. */
+function inputOf(name: OperationName, request: FastifyRequest, route: Route): unknown {
+  const op: OperationDef = OPERATIONS[name];
+  if (op.body === '*') return request.body;
+  const input: Record<string, unknown> = {};
+  const params = (request.params ?? {}) as Record<string, string>;
+  if (route.kind) input.kind = route.kind;
+  for (const field of pathFields(name)) {
+    if (field in input) continue;
+    // `/v1/jobs/` (an empty segment) names nothing: an unknown path, not a bad id.
+    if (!params[field]) throw new ProblemError(404, 'not_found', `unknown path: ${request.url.split('?')[0]?.slice(0, 200)}`);
+    input[field] = params[field];
+  }
+  // Operations that take a query see all of it, so an unknown parameter is a 422 like an unknown field.
+  if (op.query) Object.assign(input, request.query as Record<string, unknown>);
+  for (const [field, headerName] of Object.entries(op.headers ?? {})) {
+    const value = header(request, headerName);
+    if (value !== undefined) input[field] = value;
+  }
+  if (op.body !== undefined) input[op.body] = request.body;
+  return input;
+}
+
+function deprecate(reply: FastifyReply, successor: string): void {
+  reply.header('deprecation', 'true').header('link', `<${successor}>; rel="successor-version"`);
+}
+
+function routesOf(name: OperationName): Route[] {
+  const op: OperationDef = OPERATIONS[name];
+  if (name === 'createJob') {
+    return [
+      ...JOB_KINDS.map((kind) => ({ path: `/v1/jobs/${kind}`, kind })),
+      ...JOB_KIND_ALIASES.map((a) => ({ path: a.path, kind: a.kind, successor: a.successor })),
+    ];
+  }
+  return [{ path: op.path }, ...(op.aliases ?? []).map((path) => ({ path, successor: op.path }))];
+}
+
+function docsSchema(name: OperationName, route: Route) {
+  const op: OperationDef = OPERATIONS[name];
+  const body = route.kind ? JOB_REQUEST_SCHEMAS[route.kind] : op.docs?.body;
+  const querystring = op.docs?.querystring ?? (op.query ? op.input : undefined);
+  return {
+    summary: route.successor ? `Deprecated alias of ${route.successor}` : route.kind ? `Submit a ${route.kind} job` : op.summary,
+    tags: [...op.tags],
+    ...(route.successor ? { deprecated: true } : {}),
+    ...(body ? { body } : {}),
+    ...(querystring ? { querystring } : {}),
+    response: { ...problems, [op.status]: op.output } as Record<number, z.ZodType>,
+  };
+}
+
+/**
+ * Registers one route per operation of the table (plus its documented aliases). Every handler
+ * assembles the operation's input and calls the same handler IPC and the in-process client use.
+ */
+export function registerOperationRoutes(app: FastifyInstance, options: OperationRouteOptions): void {
+  const { handlers } = options;
+  const streamSharing = new Map<string, StreamOperationName>();
+  for (const name of STREAM_OPERATION_NAMES) streamSharing.set(`${OPERATIONS[name].method} ${OPERATIONS[name].path}`, name);
+
+  async function stream(name: StreamOperationName, request: FastifyRequest, reply: FastifyReply, route: Route): Promise<void> {
+    const abort = new AbortController();
+    const input = inputOf(name, request, route) as Record<string, unknown>;
+    const resumeFrom = lastEventIdOf(request);
+    if (resumeFrom !== undefined) input.after = resumeFrom;
+    const ctx: OperationContext = { tenantId: request.tenantId, signal: abort.signal };
+    // Opening the stream fails (404, 422) before any byte is written: the caller gets a problem body.
+    const handler = handlers[name] as (c: OperationContext, i: unknown) => Promise<AsyncIterable<{ seq: number }>>;
+    const source = await handler(ctx, input);
+    await writeEventStream({ request, reply, source, abort, heartbeatMs: options.sseHeartbeatMs, openStreams: options.openStreams });
+  }
+
+  for (const name of UNARY_OPERATION_NAMES) {
+    const op: OperationDef = OPERATIONS[name];
+    const sharedStream = streamSharing.get(`${op.method} ${op.path}`);
+    const handler = handlers[name] as (c: OperationContext, i: unknown) => Promise<unknown>;
+    for (const route of routesOf(name)) {
+      app.route({
+        method: op.method,
+        url: fastifyPath(route.path),
+        schema: docsSchema(name, route),
+        handler: async (request, reply) => {
+          if (route.successor) deprecate(reply, route.successor);
+          if (name === 'getJob' && JOB_KIND_PATH_NAMES.has((request.params as { job_id?: string }).job_id ?? '')) {
+            // `/v1/jobs/<kind>` is the submit route of that kind: say so instead of "job not found".
+            reply.header('allow', 'POST');
+            throw new ProblemError(405, 'method_not_allowed', `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: POST (submit a job)`);
+          }
+          // HEAD answers headers only: never hold a stream open for it.
+          if (sharedStream && request.method === 'GET' && (request.headers.accept ?? '').includes('text/event-stream')) {
+            await stream(sharedStream, request, reply, route);
+            return reply;
+          }
+          const ctx: OperationContext = { tenantId: request.tenantId, responseHeaders: {} };
+          const result = await handler(ctx, inputOf(name, request, route));
+          return reply.code(op.status).headers(ctx.responseHeaders ?? {}).send(result);
+        },
+      });
+    }
+  }
+
+  for (const name of STREAM_OPERATION_NAMES) {
+    const op: OperationDef = OPERATIONS[name];
+    if (UNARY_OPERATION_NAMES.some((u: UnaryOperationName) => OPERATIONS[u].method === op.method && OPERATIONS[u].path === op.path)) continue;
+    for (const route of routesOf(name)) {
+      app.route({
+        method: op.method,
+        url: fastifyPath(route.path),
+        schema: { ...docsSchema(name, route), response: { 200: op.output, ...problems } },
+        handler: async (request, reply) => {
+          if (!(request.headers.accept ?? '').includes('text/event-stream')) {
+            throw new ProblemError(406, 'not_acceptable', `${route.path} is a Server-Sent Events stream: send Accept: text/event-stream`);
+          }
+          if (request.method === 'HEAD') return reply.code(200).header('content-type', 'text/event-stream').send();
+          await stream(name, request, reply, route);
+          return reply;
+        },
+      });
+    }
+  }
+}

@@ -1,0 +1,251 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  OPERATION_NAMES,
+  type BenchdeskClient,
+  type JobEvent,
+  type OperationName,
+  type Problem,
+} from '../../shared';
+import { BenchdeskApiError, createHttpClient } from '../../shared/client';
+import { bodies } from '../helpers/handlers';
+import { TOKENS, makeBench, removeDir, waitForStatus, type TestBench } from '../helpers/bench';
+import { threeTransports, type TransportName } from './transports';
+
+/**
+ * One contract, three transports: the typed HTTP client against the real server, the in-process
+ * adapter, and the IPC path (renderer client → preload → dispatcher). The same request must give
+ * the same response and the same problem body on each, for every operation of the table.
+ */
+
+type Outcome = { ok: unknown } | { problem: Problem };
+
+async function outcome(run: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    return { ok: await run() };
+  } catch (err) {
+    if (err instanceof BenchdeskApiError) return { problem: err.problem };
+    throw err;
+  }
+}
+
+async function collect<T>(stream: AsyncIterable<T>, until?: (item: T) => boolean): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of stream) {
+    items.push(item);
+    if (until?.(item)) break;
+  }
+  return items;
+}
+
+let t: TestBench;
+let clients: Record<TransportName, BenchdeskClient>;
+let removeIpc: () => void;
+const TRANSPORTS: TransportName[] = ['http', 'in-process', 'ipc'];
+const covered = new Set<OperationName>();
+
+/** Runs one call on all three transports and expects identical outcomes; returns it. */
+async function same(op: OperationName, call: (c: BenchdeskClient) => Promise<unknown>): Promise<Outcome> {
+  covered.add(op);
+  const results: Partial<Record<TransportName, Outcome>> = {};
+  for (const name of TRANSPORTS) results[name] = await outcome(() => call(clients[name]));
+  expect(results['in-process'], `${op}: in-process vs http`).toEqual(results.http);
+  expect(results.ipc, `${op}: ipc vs http`).toEqual(results.http);
+  return results.http as Outcome;
+}
+
+function problemOf(o: Outcome): Problem {
+  if (!('problem' in o)) throw new Error(`expected a problem, got ${JSON.stringify(o)}`);
+  return o.problem;
+}
+
+beforeAll(async () => {
+  t = await makeBench({ start: true, sseHeartbeatMs: 200 });
+  const bd = t.bd as typeof t.bd & { apiUrl: string };
+  ({ clients, removeIpc } = threeTransports(bd, TOKENS.default));
+});
+
+afterAll(async () => {
+  removeIpc();
+  await t.close();
+  await removeDir(t.dir);
+});
+
+describe('unary operations', () => {
+  it('getHealth', async () => {
+    const o = await same('getHealth', (c) => c.getHealth({}));
+    expect(o).toMatchObject({ ok: { status: 'ok', auth: 'enabled' } });
+  });
+
+  it('createEstimate: the answer, a 422 with its errors, and a 400 for a body that is not an object', async () => {
+    expect(await same('createEstimate', (c) => c.createEstimate({ marketplace: true, min_dph: 0.1, max_dph: 1 }))).toMatchObject({ ok: { projected_cost_usd: 0.5 } });
+    const invalid = problemOf(await same('createEstimate', (c) => c.createEstimate({ min_dph: 2, max_dph: 1 })));
+    expect(invalid).toMatchObject({ status: 422, code: 'validation_failed', errors: [{ path: 'max_dph' }] });
+    const unknownField = problemOf(await same('createEstimate', (c) => c.createEstimate({ bogus: 1 } as never)));
+    expect(unknownField.detail).toContain('bogus');
+    const notObject = problemOf(await same('createEstimate', (c) => c.createEstimate([1, 2] as never)));
+    expect(notObject).toMatchObject({ status: 400, code: 'bad_request' });
+  });
+
+  it('createJob: one job for one Idempotency-Key across transports, 422 for a bad request or reused key', async () => {
+    const accepted = await same('createJob', (c) => c.createJob({ kind: 'agentic-agent', request: bodies.agent('ok') as never, idempotency_key: 'contract-1' }));
+    expect(accepted).toMatchObject({ ok: { status: 'accepted' } });
+    const jobId = (accepted as { ok: { job_id: string } }).ok.job_id;
+    await waitForStatus(t.bd, jobId, 'succeeded');
+    const reused = problemOf(await same('createJob', (c) => c.createJob({ kind: 'agentic-agent', request: { ...bodies.agent('ok'), question: 'other' } as never, idempotency_key: 'contract-1' })));
+    expect(reused).toMatchObject({ status: 422, code: 'idempotency_key_reused' });
+    const invalid = problemOf(await same('createJob', (c) => c.createJob({ kind: 'benchmark', request: { question: 'q', model: 'm', marketplace: true } })));
+    expect(invalid.status).toBe(422);
+    expect(invalid.errors?.map((e) => e.path).sort()).toEqual(['max_dph', 'template_hash']);
+    const wrongType = problemOf(await same('createJob', (c) => c.createJob({ kind: 'llm-instance', request: { backend_url: 'http://ok', backend_warmup: 'true' } as never })));
+    expect(wrongType.errors?.[0]?.path).toBe('backend_warmup');
+  });
+
+  it('getJob, listJobs, getJobEvents and getMetricsSummary see the same records', async () => {
+    const { job_id } = await clients['in-process'].createJob({ kind: 'benchmark', request: bodies.benchmark('steps') as never });
+    await waitForStatus(t.bd, job_id, 'succeeded');
+    const job = await same('getJob', (c) => c.getJob({ job_id }));
+    expect(job).toMatchObject({ ok: { job_id, kind: 'benchmark', status: 'succeeded' } });
+    expect(problemOf(await same('getJob', (c) => c.getJob({ job_id: 'no-such-job' })))).toMatchObject({ status: 404, code: 'job_not_found' });
+
+    const list = await same('listJobs', (c) => c.listJobs({ kind: 'benchmark', limit: 5 }));
+    expect((list as { ok: { jobs: { job_id: string }[] } }).ok.jobs[0]?.job_id).toBe(job_id);
+    expect(problemOf(await same('listJobs', (c) => c.listJobs({ limit: 0 })))).toMatchObject({ status: 422, errors: [{ path: 'limit' }] });
+    expect(problemOf(await same('listJobs', (c) => c.listJobs({ cursor: 'garbage' })))).toMatchObject({ status: 422 });
+
+    const counts = await same('getJobCounts', (c) => c.getJobCounts({ kind: 'benchmark' }));
+    expect((counts as { ok: { total: number; by_status: { succeeded: number } } }).ok.by_status.succeeded).toBeGreaterThanOrEqual(1);
+    expect(problemOf(await same('getJobCounts', (c) => c.getJobCounts({ kind: 'nope' as never })))).toMatchObject({ status: 422 });
+
+    const events = await same('getJobEvents', (c) => c.getJobEvents({ job_id }));
+    const all = (events as { ok: { events: JobEvent[] } }).ok.events;
+    expect(all.map((e) => e.event)).toContain('job.succeeded');
+    const after = all[1]?.seq ?? 0;
+    const tail = await same('getJobEvents', (c) => c.getJobEvents({ job_id, after }));
+    expect((tail as { ok: { events: JobEvent[] } }).ok.events.every((e) => e.seq > after)).toBe(true);
+    expect(problemOf(await same('getJobEvents', (c) => c.getJobEvents({ job_id: 'no-such-job' })))).toMatchObject({ status: 404 });
+
+    const metrics = await same('getMetricsSummary', (c) => c.getMetricsSummary({ job_id }));
+    expect((metrics as { ok: { events: unknown[] } }).ok.events.length).toBeGreaterThan(0);
+  });
+
+  it('cancelJob: 202 once, then the same 409 everywhere', async () => {
+    const { job_id } = await clients.http.createJob({ kind: 'agentic-agent', request: bodies.agent('hang') as never });
+    await t.recorder.startedJob(job_id);
+    covered.add('cancelJob');
+    expect(await clients.ipc.cancelJob({ job_id })).toMatchObject({ job_id });
+    await waitForStatus(t.bd, job_id, 'cancelled');
+    const again = problemOf(await same('cancelJob', (c) => c.cancelJob({ job_id })));
+    expect(again).toMatchObject({ status: 409, code: 'job_not_cancellable' });
+    expect(problemOf(await same('cancelJob', (c) => c.cancelJob({ job_id: 'nope' })))).toMatchObject({ status: 404 });
+  });
+
+  it('listCatalog and listLlmModels', async () => {
+    expect(await same('listCatalog', (c) => c.listCatalog({}))).toMatchObject({ ok: { models: [{ name: 'llama3:8b' }] } });
+    expect(await same('listLlmModels', (c) => c.listLlmModels({ backend_url: 'http://ollama:11434' }))).toMatchObject({ ok: { backend_url: 'http://ollama:11434' } });
+    const missing = problemOf(await same('listLlmModels', (c) => c.listLlmModels({} as never)));
+    expect(missing).toMatchObject({ status: 422, errors: [{ path: 'backend_url' }] });
+  });
+
+  it('listInstances and releaseInstance without a marketplace key: an empty list that says why, a 409, a 422', async () => {
+    const list = await same('listInstances', (c) => c.listInstances({ orphaned: true }));
+    expect(list).toMatchObject({ ok: { instances: [], note: expect.stringMatching(/no marketplace key/) } });
+    expect(problemOf(await same('listInstances', (c) => c.listInstances({ orphaned: 'maybe' } as never)))).toMatchObject({ status: 422, errors: [{ path: 'orphaned' }] });
+    expect(problemOf(await same('releaseInstance', (c) => c.releaseInstance({ instance_id: 42 })))).toMatchObject({ status: 409, code: 'marketplace_not_configured' });
+    expect(problemOf(await same('releaseInstance', (c) => c.releaseInstance({ instance_id: -1 })))).toMatchObject({ status: 422 });
+  });
+
+  it('settings: read, an update that changes nothing, 422s, the token (none headless), the key test, 409 on storing a key, spend', async () => {
+    expect(await same('getSettings', (c) => c.getSettings({}))).toMatchObject({ ok: { settings: { concurrency: expect.any(Number) as number } } });
+    // The default again: every transport answers the same, nothing changed.
+    const unchanged = await same('updateSettings', (c) => c.updateSettings({ release_orphans_automatically: false }));
+    expect(unchanged).toMatchObject({ ok: { changed: [] } });
+    expect(problemOf(await same('updateSettings', (c) => c.updateSettings({ concurrency: 0 })))).toMatchObject({ status: 422, errors: [{ path: 'concurrency' }] });
+    expect(problemOf(await same('updateSettings', (c) => c.updateSettings({ colour: 'red' } as never)))).toMatchObject({ status: 422 });
+    expect(await same('getApiToken', (c) => c.getApiToken({}))).toMatchObject({ ok: { token: null, tenant_id: 'default' } });
+    // A rotation changes state, so only its refusal is the same everywhere.
+    expect(problemOf(await same('rotateApiToken', (c) => c.rotateApiToken({ now: true } as never)))).toMatchObject({ status: 422 });
+    expect(await same('testMarketplaceKey', (c) => c.testMarketplaceKey({}))).toMatchObject({ ok: { ok: false, source: null } });
+    expect(problemOf(await same('setMarketplaceKey', (c) => c.setMarketplaceKey({ key: 'abc' })))).toMatchObject({ status: 409, code: 'marketplace_not_configured' });
+    expect(await same('getSpendSummary', (c) => c.getSpendSummary({}))).toMatchObject({ ok: { tenant_id: 'default' } });
+  });
+});
+
+describe('streams', () => {
+  it("streamJobEvents: a finished job's events, then the end; a 404 for an unknown job", async () => {
+    const { job_id } = await clients.http.createJob({ kind: 'benchmark', request: bodies.benchmark('steps') as never });
+    await waitForStatus(t.bd, job_id, 'succeeded');
+    covered.add('streamJobEvents');
+    const seen: Partial<Record<TransportName, string[]>> = {};
+    for (const name of TRANSPORTS) seen[name] = (await collect(clients[name].streamJobEvents({ job_id }))).map((e) => `${e.seq}:${e.event}:${e.status}`);
+    expect(seen.http?.at(-1)).toMatch(/job\.succeeded/);
+    expect(seen['in-process']).toEqual(seen.http);
+    expect(seen.ipc).toEqual(seen.http);
+    const missing = await same('streamJobEvents', (c) => collect(c.streamJobEvents({ job_id: 'no-such-job' })));
+    expect(problemOf(missing)).toMatchObject({ status: 404, code: 'job_not_found' });
+  });
+
+  it('streamJobEvents follows a live job to its end on every transport', async () => {
+    const { job_id } = await clients.http.createJob({ kind: 'agentic-agent', request: bodies.agent('hold') as never });
+    await t.recorder.startedJob(job_id);
+    const streams = TRANSPORTS.map((name) => collect(clients[name].streamJobEvents({ job_id })));
+    await new Promise((r) => setTimeout(r, 100));
+    t.recorder.release(job_id);
+    const [http, inProcess, ipc] = await Promise.all(streams);
+    expect(http?.at(-1)?.event).toBe('job.succeeded');
+    expect(inProcess).toEqual(http);
+    expect(ipc).toEqual(http);
+  });
+
+  it("streamEvents: every job of the tenant, live, on every transport, and none of another tenant's", async () => {
+    covered.add('streamEvents');
+    const stop = new AbortController();
+    const acme = createHttpClient({ baseUrl: (t.bd as typeof t.bd & { apiUrl: string }).apiUrl, token: TOKENS.acme, tenant: 'acme' });
+    const acmeSeen: JobEvent[] = [];
+    const acmeFeed = (async () => {
+      for await (const e of acme.streamEvents({}, { signal: stop.signal })) acmeSeen.push(e);
+    })().catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+
+    const ids: string[] = [];
+    const feeds = TRANSPORTS.map((name) => {
+      const mine: JobEvent[] = [];
+      return (async () => {
+        // Keep everything: a job's first events can arrive before its createJob call returns.
+        for await (const e of clients[name].streamEvents({}, { signal: stop.signal })) {
+          mine.push(e);
+          if (ids.length === 2 && ids.every((id) => mine.some((m) => m.job_id === id && m.event === 'job.succeeded'))) break;
+        }
+        return mine.filter((e) => ids.includes(e.job_id));
+      })();
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    for (const kind of ['llm-instance', 'agentic-agent'] as const) {
+      const request = kind === 'llm-instance' ? bodies.llm('ok') : bodies.agent('ok');
+      ids.push((await clients['in-process'].createJob({ kind, request } as never)).job_id);
+    }
+    const [http, inProcess, ipc] = await Promise.all(feeds);
+    stop.abort();
+    await acmeFeed;
+    for (const id of ids) expect(http?.filter((e) => e.job_id === id).map((e) => e.event)).toEqual(expect.arrayContaining(['job.queued', 'job.running', 'job.succeeded']));
+    expect(inProcess).toEqual(http);
+    expect(ipc).toEqual(http);
+    expect(acmeSeen.filter((e) => ids.includes(e.job_id))).toEqual([]);
+  });
+
+  it('streamEvents resumes after a seq (Last-Event-ID) with the events it missed', async () => {
+    const { job_id } = await clients.http.createJob({ kind: 'llm-instance', request: bodies.llm('ok') as never });
+    await waitForStatus(t.bd, job_id, 'succeeded');
+    const events = (await clients.http.getJobEvents({ job_id })).events;
+    const first = events[0]?.seq ?? 0;
+    for (const name of TRANSPORTS) {
+      const replayed = await collect(clients[name].streamEvents({ after: first }), (e) => e.job_id === job_id && e.event === 'job.succeeded');
+      expect(replayed.filter((e) => e.job_id === job_id).map((e) => e.seq), name).toEqual(events.slice(1).map((e) => e.seq));
+    }
+  });
+});
+
+describe('coverage', () => {
+  it('every operation of the table has a contract case', () => {
+    expect([...covered].sort()).toEqual([...OPERATION_NAMES].sort());
+  });
+});
