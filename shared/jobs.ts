@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AgenticAgentRequestSchema, BenchmarkRequestSchema, LlmInstanceRequestSchema } from './requests';
+import { AgenticAgentResultSchema, BenchmarkResultSchema, LlmInstanceResultSchema } from './results';
 
 /** The three job kinds of design §4. Deprecated route aliases map onto these. */
 export const JOB_KINDS = ['agentic-agent', 'benchmark', 'llm-instance'] as const;
@@ -52,6 +54,9 @@ export const JobProgressSchema = z.object({
   phase: z.string(),
   detail: z.string().nullable().optional(),
   percent: z.number().min(0).max(100).nullable().optional(),
+  /** While the job holds a rented machine: its cost so far ($) and rate ($/h). */
+  cost_usd: z.number().nonnegative().nullable().optional(),
+  dph_total: z.number().nonnegative().nullable().optional(),
 });
 export type JobProgress = z.infer<typeof JobProgressSchema>;
 
@@ -67,25 +72,51 @@ export const JobResourcesSchema = z.object({
 });
 export type JobResources = z.infer<typeof JobResourcesSchema>;
 
-export const JobRecordSchema = z.object({
-  job_id: z.string().min(1),
-  tenant_id: z.string().min(1),
-  kind: JobKindSchema,
-  status: JobStatusSchema,
-  message: z.string(),
-  created_at: Rfc3339Schema,
-  started_at: Rfc3339Schema.nullable(),
-  finished_at: Rfc3339Schema.nullable(),
-  updated_at: Rfc3339Schema,
-  /** The request as validated, secrets redacted. */
-  request: z.record(z.string(), z.unknown()),
-  progress: JobProgressSchema.nullable(),
-  result: z.record(z.string(), z.unknown()).nullable(),
-  error: z.string().nullable(),
-  error_code: z.string().nullable(),
-  resources: JobResourcesSchema.nullable(),
-});
+/**
+ * The request as stored in a job: the request schema's output (defaults applied, `ollama` stored
+ * as `llmserver`), secrets redacted. Cross-field rules were checked at submit and are not re-run
+ * on read, and unknown keys are kept, so a record written by an older version still reads.
+ */
+function storedRequest<S extends z.ZodRawShape>(shape: S) {
+  return z.looseObject({ ...shape, backend_type: z.literal('llmserver').default('llmserver') });
+}
+export const StoredRequestSchemas = {
+  'agentic-agent': storedRequest(AgenticAgentRequestSchema.shape),
+  benchmark: storedRequest(BenchmarkRequestSchema.shape),
+  'llm-instance': storedRequest(LlmInstanceRequestSchema.shape),
+} as const;
+
+/** The fields every job record has, in the order they are written. */
+function jobRecordOf<K extends JobKind, Req extends z.ZodType, Res extends z.ZodType>(kind: K, request: Req, result: Res) {
+  return z.object({
+    job_id: z.string().min(1),
+    tenant_id: z.string().min(1),
+    kind: z.literal(kind),
+    status: JobStatusSchema,
+    message: z.string(),
+    created_at: Rfc3339Schema,
+    started_at: Rfc3339Schema.nullable(),
+    finished_at: Rfc3339Schema.nullable(),
+    updated_at: Rfc3339Schema,
+    /** The request as validated, secrets redacted. */
+    request,
+    progress: JobProgressSchema.nullable(),
+    /** Set when the job succeeded; null before and on failure or cancellation. */
+    result: result.nullable(),
+    error: z.string().nullable(),
+    error_code: z.string().nullable(),
+    resources: JobResourcesSchema.nullable(),
+  });
+}
+
+export const AgenticAgentJobRecordSchema = jobRecordOf('agentic-agent', StoredRequestSchemas['agentic-agent'], AgenticAgentResultSchema);
+export const BenchmarkJobRecordSchema = jobRecordOf('benchmark', StoredRequestSchemas.benchmark, BenchmarkResultSchema);
+export const LlmInstanceJobRecordSchema = jobRecordOf('llm-instance', StoredRequestSchemas['llm-instance'], LlmInstanceResultSchema);
+
+/** A job: request and result typed by `kind`. */
+export const JobRecordSchema = z.discriminatedUnion('kind', [AgenticAgentJobRecordSchema, BenchmarkJobRecordSchema, LlmInstanceJobRecordSchema]);
 export type JobRecord = z.infer<typeof JobRecordSchema>;
+export type JobRecordOf<K extends JobKind> = Extract<JobRecord, { kind: K }>;
 
 export const EVENT_STATUSES = ['started', 'ok', 'error', 'info'] as const;
 export const EventStatusSchema = z.enum(EVENT_STATUSES);
@@ -148,3 +179,14 @@ export const JobEventsResponseSchema = z.object({
 export type JobEventsResponse = z.infer<typeof JobEventsResponseSchema>;
 
 export const JobIdParamsSchema = z.object({ id: z.string().min(1).max(128) });
+
+export const JobCountsQuerySchema = z.object({ kind: JobKindSchema.optional() }).strict();
+export type JobCountsQuery = z.infer<typeof JobCountsQuerySchema>;
+
+/** How many of the tenant's jobs are in each status and of each kind (the Jobs page's filter tabs). */
+export const JobCountsSchema = z.object({
+  total: z.number().int().nonnegative(),
+  by_status: z.record(JobStatusSchema, z.number().int().nonnegative()),
+  by_kind: z.record(JobKindSchema, z.number().int().nonnegative()),
+});
+export type JobCounts = z.infer<typeof JobCountsSchema>;

@@ -25,6 +25,10 @@ export const CatalogEntrySchema = z.object({
 });
 export type CatalogEntry = z.infer<typeof CatalogEntrySchema>;
 
+/** A catalog entry the user adds in settings.json (`extra_catalog_models`): `required_disk_gb` is computed from `vram_mb` when omitted. */
+export const ExtraCatalogEntrySchema = CatalogEntrySchema.extend({ required_disk_gb: CatalogEntrySchema.shape.required_disk_gb.optional() });
+export type ExtraCatalogEntry = z.infer<typeof ExtraCatalogEntrySchema>;
+
 export const CatalogResponseSchema = z.object({ models: z.array(CatalogEntrySchema) });
 export type CatalogResponse = z.infer<typeof CatalogResponseSchema>;
 

@@ -47,6 +47,10 @@ const marketplaceFields = {
   min_dph: DphSchema.default(0),
   max_dph: DphSchema.optional(),
   reliability: ReliabilitySchema.default(DEFAULT_RELIABILITY),
+  /** Spend limit ($) for the rented machine while the job holds it; absent = the max_cost_usd_default setting (off unless set). */
+  max_cost_usd: z.number().positive().max(1_000_000).optional().describe('spend limit ($): the job is stopped, its machine released, and it fails budget_exceeded when its running cost reaches this; default: the default_max_cost_usd setting'),
+  /** How long the job is expected to hold the machine: the pre-flight check of max_cost_usd prices this (default 3600 s). */
+  estimated_duration_seconds: z.number().int().min(1).max(30 * 24 * 3600).optional().describe('how long the machine is expected to be held; the pre-rent check prices the offer for this (default 3600)'),
 };
 
 const backendFields = {
@@ -94,6 +98,7 @@ export const LlmInstanceRequestSchema = z
   .strict()
   .superRefine((v, ctx) => addIssues(ctx, marketplaceIssues(v)));
 export type LlmInstanceRequest = z.infer<typeof LlmInstanceRequestSchema>;
+export type LlmInstanceRequestInput = z.input<typeof LlmInstanceRequestSchema>;
 
 export const AgenticAgentRequestSchema = z
   .object({
@@ -108,6 +113,7 @@ export const AgenticAgentRequestSchema = z
   })
   .strict();
 export type AgenticAgentRequest = z.infer<typeof AgenticAgentRequestSchema>;
+export type AgenticAgentRequestInput = z.input<typeof AgenticAgentRequestSchema>;
 
 export const BenchmarkRequestSchema = z
   .object({
@@ -122,6 +128,7 @@ export const BenchmarkRequestSchema = z
   .strict()
   .superRefine((v, ctx) => addIssues(ctx, marketplaceIssues(v)));
 export type BenchmarkRequest = z.infer<typeof BenchmarkRequestSchema>;
+export type BenchmarkRequestInput = z.input<typeof BenchmarkRequestSchema>;
 
 export const DEFAULT_ESTIMATED_DURATION_S = 3600;
 
@@ -151,6 +158,9 @@ export const OfferSummarySchema = z.object({
 });
 export type OfferSummary = z.infer<typeof OfferSummarySchema>;
 
+/** How many fitting offers an estimate lists in `offers.items`. */
+export const ESTIMATE_OFFER_ITEMS = 50;
+
 export const CostEstimationResponseSchema = z.object({
   projected_cost_usd: z.number(),
   cost_driver: z.enum(['marketplace', 'unknown']),
@@ -168,6 +178,8 @@ export const CostEstimationResponseSchema = z.object({
       median_dph: z.number(),
       max_dph: z.number(),
       cheapest: OfferSummarySchema,
+      /** The fitting offers, cheapest first (at most ESTIMATE_OFFER_ITEMS): the Estimate page's table. */
+      items: z.array(OfferSummarySchema).optional(),
     })
     .nullable()
     .optional(),

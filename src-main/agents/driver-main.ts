@@ -1,16 +1,8 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { format } from 'node:util';
-import {
-  DRIVER_ACTIONS,
-  DRIVER_EVENT_PREFIX,
-  DriverAskParamsSchema,
-  DriverRequestSchema,
-  type AgentResult,
-  type DriverAskParams,
-  type DriverInfo,
-  type DriverResponse,
-} from '../../shared/agents';
+import { DRIVER_ACTIONS, DRIVER_EVENT_PREFIX, DriverAskParamsSchema, DriverRequestSchema, type DriverAskParams, type DriverInfo, type DriverResponse } from './driver-wire';
+import { type AgentResult } from '../../shared/results';
 import { askBuiltin, type LlmFactory } from './builtin';
 import { askHolmes } from './drivers/holmes';
 import { askK8sgpt } from './drivers/k8sgpt';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
-import { DriverHttpAcceptedSchema, DriverHttpJobSchema } from '../../shared/agents';
+import { DriverHttpAcceptedSchema, DriverHttpJobSchema } from './driver-wire';
 import { AgentError, errorMessage, formatDuration } from './errors';
 import { DEFAULT_DRIVER_TIMEOUT_MS, type DriverCallOptions, type DriverTransport } from './transport';
 

@@ -1,3 +1,4 @@
+import type { AgentResult } from '../../shared/results';
 import {
   AgentEventSchema,
   AgentNameSchema,
@@ -7,16 +8,17 @@ import {
   DriverAskParamsSchema,
   DriverCommandLineSchema,
   DriverInfoSchema,
-  type AgentResult,
   type DriverAskParams,
   type DriverInfo,
-} from '../../shared/agents';
+} from './driver-wire';
 import { LlmError } from '../llm/errors';
 import { askBuiltin, type BuiltinAskOptions } from './builtin';
 import { CommandLineError, splitCommandLine } from './command-line';
 import { AgentError, errorMessage, formatDuration } from './errors';
-import { safeSink, timed, type AgentEventSink } from './events';
+import { roundMs, timed } from '../engine/timed';
+import { safeSink, type AgentEventSink } from './events';
 import { HttpDriverTransport } from './http-transport';
+import { IN_PROCESS_DRIVER_NAMES, inProcessDriver } from './in-process-driver';
 import { resolveKubeconfigPath } from './kubeconfig-path';
 import { StdioDriverTransport } from './stdio-transport';
 import { AGENT_TIMEOUT_ENV, DEFAULT_DRIVER_TIMEOUT_MS, DRIVER_VERSION, type DriverTransport } from './transport';
@@ -94,6 +96,11 @@ export type AgentRegistryOptions = {
   builtin?: Omit<BuiltinAskOptions, 'signal' | 'onEvent'>;
   /** Run `builtin` in-process (default) or as `<selfCommand> driver builtin`. */
   builtinTransport?: 'in-process' | 'driver';
+  /**
+   * Run the bundled holmes/k8sgpt drivers as `<selfCommand> driver <name>` children (default), or
+   * in this process (the desktop app, whose Electron binary cannot run as Node: runAsNode fuse off).
+   */
+  bundledTransport?: 'driver' | 'in-process';
   /** Working directory of driver processes (relative driver paths resolve against it). */
   cwd?: string;
 };
@@ -157,7 +164,7 @@ function normaliseResult(name: string, raw: unknown, params: DriverAskParams, du
       prompt_tokens: md.prompt_tokens ?? null,
       completion_tokens: md.completion_tokens ?? null,
       tokens_per_second: md.tokens_per_second ?? null,
-      duration_ms: md.duration_ms ?? Math.round(durationMs),
+      duration_ms: md.duration_ms ?? roundMs(durationMs),
     },
   };
 }
@@ -174,7 +181,12 @@ export function createAgentRegistry(options: AgentRegistryOptions): AgentRegistr
     command: options.builtinTransport === 'driver' ? [...options.selfCommand, 'driver', 'builtin'].join(' ') : null,
     call: options.builtinTransport === 'driver' ? selfDriver('builtin', options) : undefined,
   });
-  for (const name of ['holmes', 'k8sgpt']) {
+  for (const name of IN_PROCESS_DRIVER_NAMES) {
+    if (options.bundledTransport === 'in-process') {
+      const call = inProcessDriver(name, { env, timeoutMs: options.timeoutMs, killGraceMs: options.killGraceMs });
+      entries.set(name, { name, source: 'bundled', transport: 'in-process', command: null, call });
+      continue;
+    }
     const call = selfDriver(name, options);
     entries.set(name, { name, source: 'bundled', transport: 'stdio', command: call.description, call });
   }
@@ -227,7 +239,8 @@ export function createAgentRegistry(options: AgentRegistryOptions): AgentRegistr
           const event = AgentEventSchema.safeParse(json);
           // agent.ask is ours to record; a driver's own would be a duplicate.
           if (event.success && event.data.event !== 'agent.ask') {
-            sink(event.data);
+            const { duration_ms } = event.data;
+            sink({ ...event.data, duration_ms: duration_ms === null ? null : roundMs(duration_ms) });
             return;
           }
         }
@@ -258,7 +271,6 @@ export function createAgentRegistry(options: AgentRegistryOptions): AgentRegistr
         return timed(
           sink,
           'agent.ask',
-          labels,
           async () => {
             const started = performance.now();
             // The in-process agent gets the same time limit a driver process would.
@@ -282,7 +294,7 @@ export function createAgentRegistry(options: AgentRegistryOptions): AgentRegistr
               throw err;
             }
           },
-          (r) => ({ steps: r.metadata.steps, tool_calls: r.metadata.tool_calls, answer_chars: r.answer.length }),
+          { labels, done: (r) => ({ labels: { steps: r.metadata.steps, tool_calls: r.metadata.tool_calls, answer_chars: r.answer.length } }) },
         );
       },
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DriverResponseSchema } from '../../shared/agents';
+import { DriverResponseSchema } from './driver-wire';
 import { AgentError, stderrExcerpt } from './errors';
 import { exitFailure, runProcess, type ProcessOutcome } from './process-runner';
 import { DEFAULT_DRIVER_TIMEOUT_MS, type DriverCallOptions, type DriverTransport } from './transport';

@@ -1,4 +1,4 @@
-import { llmErrorToProblem } from '../llm/problem-map';
+import { llmErrorToProblem } from './llm-problems';
 import { isMarketplaceError } from '../marketplace/errors';
 import { ProblemError } from './problem-error';
 

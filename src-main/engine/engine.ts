@@ -1,17 +1,22 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import {
   isTerminal,
+  JobRecordSchema,
   type EventLabels,
   type JobEvent,
   type JobKind,
+  type JobProgress,
   type JobRecord,
   type JobRequestByKind,
   type JobResources,
   type JobStatus,
 } from '../../shared';
-import type { IdempotencyRecord, JobPatch, JobStore } from '../store/types';
+import { isOutOfSpace } from '../store/atomic-file';
+import { InsufficientStorageError, type IdempotencyRecord, type JobPatch, type JobStore } from '../store/types';
 import { EventBus } from './event-bus';
-import { redactSecrets } from './redact';
+import { JobSecrets, redactUrlCredentials, redactUrlsDeep } from './redact';
+import { roundMs, timed } from './timed';
 import { JobFailure, type AnyJobHandler, type EmitInput, type JobContext, type JobHandler, type Logger, type RecoveryContext } from './types';
 
 export type EngineOptions = {
@@ -22,6 +27,8 @@ export type EngineOptions = {
   logger: Logger;
   now?: () => Date;
   bus?: EventBus;
+  /** Where job credentials live (default: `<store.dataDir>/secrets`). */
+  secrets?: JobSecrets;
 };
 
 type Running = { controller: AbortController; done: Promise<void>; cancelRequested?: boolean };
@@ -42,13 +49,14 @@ export class JobEngine {
   readonly bus: EventBus;
   private readonly store: JobStore;
   private readonly handlers = new Map<JobKind, AnyJobHandler>();
-  private readonly concurrency: number;
+  private concurrency: number;
   private readonly logger: Logger;
   private readonly now: () => Date;
   private readonly queue: string[] = [];
   private readonly running = new Map<string, Running>();
   private readonly tenants = new Map<string, string>();
   private accepting = true;
+  private readonly secrets: JobSecrets;
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -57,13 +65,20 @@ export class JobEngine {
     this.logger = options.logger;
     this.now = options.now ?? (() => new Date());
     this.bus = options.bus ?? new EventBus();
+    this.secrets = options.secrets ?? new JobSecrets(path.join(options.store.dataDir, 'secrets'));
   }
 
   handlerFor<K extends JobKind>(kind: K): JobHandler<K> | undefined {
     return this.handlers.get(kind) as JobHandler<K> | undefined;
   }
 
-  get runningCount(): number {
+  /** Changes the limit at once: a higher one starts queued jobs now; a lower one lets running jobs finish. */
+  setConcurrency(limit: number): void {
+    this.concurrency = Math.max(1, Math.floor(limit));
+    this.pump();
+  }
+
+    get runningCount(): number {
     return this.running.size;
   }
 
@@ -116,8 +131,15 @@ export class JobEngine {
   ): Promise<JobRecord> {
     if (!this.accepting) throw new EngineClosedError();
     const at = this.now().toISOString();
-    const record: JobRecord = {
-      job_id: randomUUID(),
+    const jobId = randomUUID();
+    // Credentials never enter the record or the journal: they go to a 0600 file first.
+    const stored = await this.secrets.seal(jobId, request).catch((err: unknown) => {
+      // A full disk refusing the credentials file is the same 507 as one refusing the job.
+      throw isOutOfSpace(err) ? new InsufficientStorageError(this.store.dataDir, err) : err;
+    });
+    // Parsed, not asserted: the sealed request must still be this kind's stored request.
+    const record = JobRecordSchema.parse({
+      job_id: jobId,
       tenant_id: tenantId,
       kind,
       status: 'queued',
@@ -126,16 +148,27 @@ export class JobEngine {
       started_at: null,
       finished_at: null,
       updated_at: at,
-      request: redactSecrets(request) as Record<string, unknown>,
+      request: stored as JobRecord['request'],
       progress: null,
       result: null,
       error: null,
       error_code: null,
       resources: null,
-    };
-    await this.store.createJob(record, idempotency ? { ...idempotency, job_id: record.job_id, created_at: at } : undefined);
+    });
+    let queued: JobEvent;
+    try {
+      // The record and its job.queued event share one commit: one fdatasync before the 202, not two.
+      queued = await this.store.createJobWithEvent(
+        record,
+        { job_id: jobId, event: 'job.queued', status: 'info', message: 'accepted', duration_ms: null, error_type: null, labels: { kind }, recorded_at: at },
+        idempotency ? { ...idempotency, job_id: record.job_id, created_at: at } : undefined,
+      );
+    } catch (err) {
+      await this.secrets.discard(jobId).catch(() => undefined);
+      throw err;
+    }
     this.tenants.set(record.job_id, tenantId);
-    await this.emit(record.job_id, { event: 'job.queued', status: 'info', message: 'accepted', labels: { kind } });
+    this.bus.publish(tenantId, queued);
     this.queue.push(record.job_id);
     this.pump();
     return record;
@@ -152,7 +185,13 @@ export class JobEngine {
     const index = this.queue.indexOf(jobId);
     if (index >= 0) {
       this.queue.splice(index, 1);
-      await this.finish(jobId, 'cancelled', { message: 'cancelled before it started' });
+      try {
+        // No retry here: the caller is waiting, and on a full disk gets the error (507) at once.
+        await this.finish(jobId, 'cancelled', { message: 'cancelled before it started' }, undefined, undefined, false);
+      } catch (err) {
+        this.queue.splice(Math.min(index, this.queue.length), 0, jobId);
+        throw err;
+      }
       return 'cancelled';
     }
     const running = this.running.get(jobId);
@@ -160,14 +199,14 @@ export class JobEngine {
       // Flag first (synchronously): two concurrent cancels must not both record and abort.
       if (!running.controller.signal.aborted && !running.cancelRequested) {
         running.cancelRequested = true;
-        await this.emit(jobId, { event: 'job.cancel_requested', status: 'info', message: 'cancellation requested' });
+        await this.record(jobId, { event: 'job.cancel_requested', status: 'info', message: 'cancellation requested' });
         running.controller.abort('cancelled');
       }
       return 'running';
     }
     // Queued in the store but not in our queue (submitted by a process we recovered from): cancel.
     if (job.status === 'queued') {
-      await this.finish(jobId, 'cancelled', { message: 'cancelled before it started' });
+      await this.finish(jobId, 'cancelled', { message: 'cancelled before it started' }, undefined, undefined, false);
       return 'cancelled';
     }
     return job.status;
@@ -236,11 +275,20 @@ export class JobEngine {
       });
       return;
     }
-    const started = await this.transition(jobId, 'running', { message: 'running', started_at: this.now().toISOString() });
-    await this.emit(jobId, { event: 'job.running', status: 'info', message: 'running' });
+    let started: JobRecord;
+    try {
+      started = await this.transition(jobId, 'running', { message: 'running', started_at: this.now().toISOString() });
+    } catch (err) {
+      if (!(err instanceof InsufficientStorageError)) throw err;
+      // Still `queued` on disk and in every read: try it again once the disk may have room.
+      this.requeueLater(jobId);
+      return;
+    }
+    await this.record(jobId, { event: 'job.running', status: 'info', message: 'running' });
     const t0 = performance.now();
     try {
-      const ctx = this.jobContext(started, controller.signal);
+      const request = await this.secrets.unseal(jobId, started.request);
+      const ctx = this.jobContext(started, controller, request);
       const result = await (handler as JobHandler).run(ctx as JobContext);
       if (controller.signal.aborted) throw abortError(controller.signal);
       await this.finish(jobId, 'succeeded', { message: 'succeeded', result }, performance.now() - t0);
@@ -248,6 +296,10 @@ export class JobEngine {
       const elapsed = performance.now() - t0;
       if (controller.signal.aborted && controller.signal.reason === 'cancelled') {
         await this.finish(jobId, 'cancelled', { message: 'cancelled' }, elapsed);
+      } else if (controller.signal.aborted && controller.signal.reason instanceof JobFailure) {
+        // The workflow stopped itself (a spend limit reached): its cleanup ran, the reason is the failure.
+        const stop = controller.signal.reason;
+        await this.finish(jobId, 'failed', { message: stop.message, error: stop.message, error_code: stop.code }, elapsed, stop.name);
       } else if (controller.signal.aborted && controller.signal.reason === 'shutdown') {
         await this.finish(jobId, 'failed', {
           message: 'the server shut down before this job finished',
@@ -261,43 +313,38 @@ export class JobEngine {
     }
   }
 
-  private jobContext(job: JobRecord, signal: AbortSignal): JobContext {
+  private jobContext(job: JobRecord, controller: AbortController, request: Record<string, unknown>): JobContext {
     const jobId = job.job_id;
+    const signal = controller.signal;
+    // The running cost rides along with every progress write, so a phase change does not hide it.
+    let progress: JobProgress = { phase: 'start', detail: null, percent: null };
     const logger = childLogger(this.logger, { job_id: jobId, kind: job.kind });
     return {
       job,
-      request: job.request as unknown as JobRequestByKind[JobKind],
+      request: request as unknown as JobRequestByKind[JobKind],
       signal,
       logger,
-      step: async <T>(event: string, fn: () => Promise<T>, labels?: EventLabels): Promise<T> => {
-        await this.emit(jobId, { event, status: 'started', ...(labels ? { labels } : {}) });
-        const t0 = performance.now();
-        try {
-          const value = await fn();
-          await this.emit(jobId, { event, status: 'ok', duration_ms: round3(performance.now() - t0), ...(labels ? { labels } : {}) });
-          return value;
-        } catch (err) {
-          await this.emit(jobId, {
-            event,
-            status: 'error',
-            duration_ms: round3(performance.now() - t0),
-            message: errorMessage(err),
-            error_type: errorType(err),
-            ...(labels ? { labels } : {}),
-          });
-          throw err;
-        }
-      },
+      step: <T>(event: string, fn: () => Promise<T>, labels?: EventLabels): Promise<T> =>
+        timed((input) => this.record(jobId, input), event, fn, labels ? { labels } : {}),
       info: async (event, message, labels) => {
-        await this.emit(jobId, { event, status: 'info', message, ...(labels ? { labels } : {}) });
+        await this.record(jobId, { event, status: 'info', message, ...(labels ? { labels } : {}) });
       },
       emit: async (input) => {
-        await this.emit(jobId, input);
+        await this.record(jobId, input);
       },
       setProgress: async (phase, detail = null, percent = null) => {
-        await this.store.updateJob(jobId, { progress: { phase, detail, percent } });
+        progress = { ...progress, phase, detail, percent };
+        await this.bestEffort(jobId, 'progress', () => this.store.updateJob(jobId, { progress }));
       },
-      setResources: (patch) => this.mergeResources(jobId, patch),
+      setCost: async (cost) => {
+        progress = { ...progress, cost_usd: cost.cost_usd, dph_total: cost.dph_total };
+        await this.bestEffort(jobId, 'progress', () => this.store.updateJob(jobId, { progress }));
+      },
+      stop: (failure) => {
+        if (!signal.aborted) controller.abort(failure);
+      },
+      // A workflow that cannot record what it holds keeps running (and releases it in its cleanup).
+      setResources: (patch) => this.bestEffort(jobId, 'resources', () => this.mergeResources(jobId, patch)),
     };
   }
 
@@ -326,17 +373,64 @@ export class JobEngine {
     patch: Omit<JobPatch, 'status' | 'finished_at'>,
     durationMs?: number,
     errorTypeName?: string,
+    retryOnFullDisk = true,
   ): Promise<void> {
-    await this.transition(jobId, status, { ...patch, finished_at: this.now().toISOString() });
-    await this.emit(jobId, {
+    await this.persistEnd(jobId, status, patch, retryOnFullDisk);
+    await this.record(jobId, {
       event: `job.${status}`,
       status: status === 'succeeded' ? 'ok' : status === 'failed' ? 'error' : 'info',
       message: patch.message ?? status,
-      duration_ms: durationMs === undefined ? null : round3(durationMs),
+      duration_ms: durationMs === undefined ? null : roundMs(durationMs),
       error_type: errorTypeName ?? null,
       labels: patch.error_code ? { error_code: patch.error_code } : {},
     });
     this.tenants.delete(jobId);
+    // After the terminal event (observers see the status and the event together): the job's credentials file is not needed any more.
+    await this.secrets.discard(jobId).catch((err: unknown) => this.logger.warn('could not delete the job credentials file', { job_id: jobId, error: errorMessage(err) }));
+  }
+
+  /**
+   * The end of a job must reach the store, or it would show `running` until a restart: while the
+   * disk is full the write is retried (0.5 s, 1 s … 5 s apart) until it goes through or the engine
+   * shuts down (then start-up recovery ends the job as interrupted).
+   */
+  private async persistEnd(jobId: string, status: JobStatus, patch: Omit<JobPatch, 'status' | 'finished_at'>, retry: boolean): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.transition(jobId, status, { ...patch, finished_at: this.now().toISOString() });
+        return;
+      } catch (err) {
+        if (!retry || !(err instanceof InsufficientStorageError) || !this.accepting) throw err;
+        if (attempt === 0) this.logger.warn('cannot record the end of a job (disk full): retrying until space is freed', { job_id: jobId, status, error: err.message });
+        await new Promise((r) => setTimeout(r, Math.min(500 * 2 ** attempt, 5_000)));
+      }
+    }
+  }
+
+  private requeueLater(jobId: string): void {
+    this.logger.warn('cannot start a job (disk full): it stays queued and is retried', { job_id: jobId });
+    setTimeout(() => {
+      if (!this.accepting) return;
+      this.queue.unshift(jobId);
+      this.pump();
+    }, 1000).unref();
+  }
+
+  /**
+   * An event while a job runs. A full disk must not break the workflow (its cleanup, e.g. releasing
+   * a rented machine, still has to run), so the event is dropped with a warn line instead.
+   */
+  private async record(jobId: string, input: EmitInput): Promise<void> {
+    await this.bestEffort(jobId, input.event, () => this.emit(jobId, input));
+  }
+
+  private async bestEffort(jobId: string, what: string, write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+    } catch (err) {
+      if (!(err instanceof InsufficientStorageError)) throw err;
+      this.logger.warn('not recorded (disk full)', { job_id: jobId, what, error: err.message });
+    }
   }
 
   async emit(jobId: string, input: EmitInput): Promise<JobEvent> {
@@ -344,20 +438,17 @@ export class JobEngine {
       job_id: jobId,
       event: input.event,
       status: input.status,
-      message: input.message ?? null,
+      // Events are served and stored: a URL with a password in a message or label is masked.
+      message: input.message == null ? null : redactUrlCredentials(input.message),
       duration_ms: input.duration_ms ?? null,
       error_type: input.error_type ?? null,
-      labels: input.labels ?? {},
+      labels: redactUrlsDeep(input.labels ?? {}),
       recorded_at: this.now().toISOString(),
     });
     const tenantId = this.tenants.get(jobId) ?? (await this.store.getJob(jobId))?.tenant_id;
     if (tenantId) this.bus.publish(tenantId, event);
     return event;
   }
-}
-
-function round3(n: number): number {
-  return Math.round(n * 1000) / 1000;
 }
 
 export function errorMessage(err: unknown): string {

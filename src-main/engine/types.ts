@@ -1,10 +1,11 @@
+import type { EventInput } from './timed';
 import type {
   EventLabels,
-  EventStatus,
   JobKind,
   JobRecord,
   JobRequestByKind,
   JobResources,
+  JobResultByKind,
   ValidationIssue,
 } from '../../shared';
 
@@ -14,14 +15,8 @@ export type Logger = {
   error(msg: string, fields?: Record<string, unknown>): void;
 };
 
-export type EmitInput = {
-  event: string;
-  status: EventStatus;
-  message?: string | null;
-  duration_ms?: number | null;
-  error_type?: string | null;
-  labels?: EventLabels;
-};
+/** What a workflow emits: the one event-input shape of ./timed.ts. */
+export type EmitInput = EventInput;
 
 /** What a workflow sees while it runs. Every method persists before it resolves. */
 export interface JobContext<K extends JobKind = JobKind> {
@@ -35,6 +30,10 @@ export interface JobContext<K extends JobKind = JobKind> {
   info(event: string, message: string, labels?: EventLabels): Promise<void>;
   emit(input: EmitInput): Promise<void>;
   setProgress(phase: string, detail?: string | null, percent?: number | null): Promise<void>;
+  /** The running cost of a rented machine, kept in `progress` across phase changes. */
+  setCost(cost: { cost_usd: number; dph_total: number }): Promise<void>;
+  /** Stops the job from inside (a spend limit reached): aborts `signal`, and the job fails with this failure once the workflow returns. */
+  stop(failure: JobFailure): void;
   /** Records what the job holds (a rented instance…) so recovery after a crash can release it. */
   setResources(patch: JobResources): Promise<void>;
 }
@@ -49,8 +48,8 @@ export interface JobHandler<K extends JobKind = JobKind> {
   readonly kind: K;
   /** Submit-time checks beyond the schema (agent exists, kubeconfig readable…): issues → 422. */
   validate?(request: JobRequestByKind[K]): Promise<ValidationIssue[]>;
-  /** Runs the workflow; the returned object is the job's `result`. Must honour ctx.signal. */
-  run(ctx: JobContext<K>): Promise<Record<string, unknown>>;
+  /** Runs the workflow; what it returns is the job's `result` (typed per kind). Must honour ctx.signal. */
+  run(ctx: JobContext<K>): Promise<JobResultByKind[K]>;
   /** After a crash, for a job that was `running`: release what ctx.job.resources says it held. */
   recover?(job: JobRecord, ctx: RecoveryContext): Promise<void>;
 }

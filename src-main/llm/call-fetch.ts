@@ -1,4 +1,4 @@
-import { OllamaErrorBodySchema } from '../../shared/llmserver';
+import { OllamaErrorBodySchema } from './ollama-wire';
 import {
   LlmAbortedError,
   LlmServerAuthError,

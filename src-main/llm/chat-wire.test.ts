@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OllamaChatResponseSchema } from '../../shared/llmserver';
+import { OllamaChatResponseSchema } from './ollama-wire';
 import { ChatAccumulator, toWireMessage } from './chat-wire';
 
 const chunk = (value: unknown) => OllamaChatResponseSchema.parse(value);

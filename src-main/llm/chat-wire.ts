@@ -1,5 +1,5 @@
 import type { Message, ToolCall } from 'ollama';
-import type { OllamaChatResponse } from '../../shared/llmserver';
+import type { OllamaChatResponse } from './ollama-wire';
 import type { AssistantMessage, ChatMessage, ChatMetrics, ChatResult, ChatToolCall } from './chat-types';
 
 /** Ollama's wire message with the fields ollama-js's types leave out. */

@@ -6,16 +6,7 @@
 import { Ollama } from 'ollama';
 import { z } from 'zod';
 import type { ModelEntry } from '../../shared/models';
-import {
-  OllamaChatResponseSchema,
-  OllamaGenerateResponseSchema,
-  OllamaProgressSchema,
-  OllamaPsResponseSchema,
-  OllamaShowResponseSchema,
-  OllamaTagsResponseSchema,
-  OllamaVersionSchema,
-  type OllamaGenerateResponse,
-} from '../../shared/llmserver';
+import { OllamaChatResponseSchema, OllamaGenerateResponseSchema, OllamaProgressSchema, OllamaPsResponseSchema, OllamaShowResponseSchema, OllamaTagsResponseSchema, OllamaVersionSchema, type OllamaGenerateResponse } from './ollama-wire';
 import { normaliseBackendUrl, splitBackendCredentials } from './backend-url';
 import { createCallFetch, transportError, type FetchFn } from './call-fetch';
 import type { ChatRequest, ChatResult, LlmChat } from './chat-types';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OllamaPsResponseSchema, OllamaTagsResponseSchema } from '../../shared/llmserver';
+import { OllamaPsResponseSchema, OllamaTagsResponseSchema } from './ollama-wire';
 import { isPartiallyOffloaded, psModelToEntry, tagsModelToEntry } from './model-entry';
 
 const details = { parent_model: '', format: 'gguf', family: 'llama', families: ['llama'], parameter_size: '8.0B', quantization_level: 'Q4_K_M' };

@@ -1,5 +1,5 @@
 import type { ModelEntry } from '../../shared/models';
-import type { OllamaPsModel, OllamaTagsModel } from '../../shared/llmserver';
+import type { OllamaPsModel, OllamaTagsModel } from './ollama-wire';
 
 /** The fields /api/tags and /api/ps entries share, with `details` flattened. */
 function commonFields(m: OllamaTagsModel | OllamaPsModel): ModelEntry {

@@ -1,8 +1,9 @@
 import type { ModelEntry } from '../../shared/models';
-import type { OllamaGenerateResponse } from '../../shared/llmserver';
+import type { OllamaGenerateResponse } from './ollama-wire';
 import { DEFAULT_WARMUP_TIMEOUT_S } from '../../shared/requests';
 import { LlmAbortedError, WarmupTimeoutError } from './errors';
 import { sameModel } from './model-name';
+import { roundMs } from '../engine/timed';
 
 export interface WarmupOptions {
   /** Ollama keep_alive for the loaded model; default "30m". Negative: keep loaded. */
@@ -56,7 +57,7 @@ export async function warmupModel(port: WarmupPort, model: string, options: Warm
       const running = await port.runningModels({ signal, timeoutMs: MAX_POLL_CALL_MS });
       const entry = running.find((m) => sameModel(m.name, model));
       if (entry) {
-        const result: WarmupResult = { model: entry.name, running: entry, duration_ms: Date.now() - started, polls };
+        const result: WarmupResult = { model: entry.name, running: entry, duration_ms: roundMs(Date.now() - started), polls };
         if (loaded.load_duration !== undefined) result.load_duration = loaded.load_duration;
         return result;
       }

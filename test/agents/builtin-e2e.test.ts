@@ -79,9 +79,9 @@ describe('builtin agent against fake Kubernetes + fake Ollama', () => {
       const names = events.map((e) => `${e.event}:${e.status}`);
       expect(names.filter((n) => n.startsWith('agent.ask'))).toEqual(['agent.ask:started', 'agent.ask:ok']);
       const toolEvents = events.filter((e) => e.event === 'agent.tool_call');
-      expect(toolEvents.map((e) => e.labels.tool)).toEqual(['list_unhealthy_pods', 'get_pod_logs', 'list_warning_events']);
+      expect(toolEvents.map((e) => e.labels?.tool)).toEqual(['list_unhealthy_pods', 'get_pod_logs', 'list_warning_events']);
       expect(toolEvents.every((e) => e.status === 'ok' && typeof e.duration_ms === 'number')).toBe(true);
-      expect(toolEvents[1]?.labels.arguments).toContain('"previous":true');
+      expect(toolEvents[1]?.labels?.arguments).toContain('"previous":true');
       expect(events.filter((e) => e.event === 'llmserver.chat' && e.status === 'ok')).toHaveLength(3);
       expect(events.at(-1)).toMatchObject({ event: 'agent.ask', status: 'ok', labels: { agent: 'builtin', tool_calls: 3 } });
       // Structured event lines are not passed on as plain stderr.
@@ -104,7 +104,7 @@ describe('builtin agent against fake Kubernetes + fake Ollama', () => {
     expect(prompt).toContain('CrashLoopBackOff');
     expect(prompt).toContain('NotReady');
     expect(prompt).toContain('shop/web: 0/3 available');
-    expect(events.filter((e) => e.event === 'agent.tool_call').map((e) => e.labels.tool)).toEqual([
+    expect(events.filter((e) => e.event === 'agent.tool_call').map((e) => e.labels?.tool)).toEqual([
       'list_unhealthy_pods',
       'list_warning_events',
       'list_unavailable_deployments',

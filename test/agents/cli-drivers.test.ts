@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DriverAskParams } from '../../shared/agents';
+import type { DriverAskParams } from '../../src-main/agents/driver-wire';
 import { askHolmes } from '../../src-main/agents/drivers/holmes';
 import { askK8sgpt } from '../../src-main/agents/drivers/k8sgpt';
 import { AgentError } from '../../src-main/agents/errors';

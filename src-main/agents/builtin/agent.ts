@@ -1,8 +1,9 @@
-import type { AgentResult } from '../../../shared/agents';
+import type { AgentResult } from '../../../shared/results';
 import type { ChatMessage, ChatModelOptions, ChatResult, ChatToolCall, ChatToolDefinition, LlmChat } from '../../llm/chat-types';
 import { ToolsUnsupportedError } from '../../llm/errors';
 import { AgentError } from '../errors';
-import { makeEvent, safeSink, timed, type AgentEventSink } from '../events';
+import { elapsedMs, timed } from '../../engine/timed';
+import { safeSink, type AgentEventSink } from '../events';
 import type { KubeReader } from './kube-client';
 import { EMPTY_ANSWER_NUDGE, FALLBACK_SYSTEM_PROMPT, FINAL_ANSWER_PROMPT, SYSTEM_PROMPT, fallbackUserPrompt } from './prompts';
 import { KUBERNETES_TOOLS, SUMMARY_TOOLS, type AgentTool, type ToolOutcome } from './tools';
@@ -57,7 +58,6 @@ export async function runBuiltinAgent(question: string, options: BuiltinAgentOpt
     timed(
       sink,
       'llmserver.chat',
-      { model, step: usage.steps + 1, tools: withTools },
       async () => {
         const result = await llm.chat({
           model,
@@ -70,12 +70,17 @@ export async function runBuiltinAgent(question: string, options: BuiltinAgentOpt
         usage.addRound(result.metrics);
         return result;
       },
-      (r) => ({
-        prompt_tokens: r.metrics.prompt_eval_count ?? null,
-        completion_tokens: r.metrics.eval_count ?? null,
-        tool_calls: r.message.tool_calls?.length ?? 0,
-        done_reason: r.done_reason ?? null,
-      }),
+      {
+        labels: { model, step: usage.steps + 1, tools: withTools },
+        done: (r) => ({
+          labels: {
+            prompt_tokens: r.metrics.prompt_eval_count ?? null,
+            completion_tokens: r.metrics.eval_count ?? null,
+            tool_calls: r.message.tool_calls?.length ?? 0,
+            done_reason: r.done_reason ?? null,
+          },
+        }),
+      },
     );
 
   const runTool = async (tool: AgentTool | undefined, name: string, args: Record<string, unknown>): Promise<ToolOutcome> => {
@@ -85,14 +90,14 @@ export async function runBuiltinAgent(question: string, options: BuiltinAgentOpt
       : { ok: false, content: `error: unknown tool '${name}'; available tools: ${[...byName.keys()].join(', ')}` };
     usage.toolCalls++;
     trace.push({ tool: name, arguments: args, ok: outcome.ok, chars: outcome.content.length });
-    sink(
-      makeEvent('agent.tool_call', outcome.ok ? 'ok' : 'error', {
-        duration_ms: performance.now() - start,
-        message: outcome.ok ? null : outcome.content.slice(0, 500),
-        error_type: outcome.ok ? null : 'tool_error',
-        labels: { tool: name, arguments: argumentsLabel(args), result_chars: outcome.content.length, step: usage.steps },
-      }),
-    );
+    sink({
+      event: 'agent.tool_call',
+      status: outcome.ok ? 'ok' : 'error',
+      duration_ms: elapsedMs(start),
+      message: outcome.ok ? null : outcome.content.slice(0, 500),
+      error_type: outcome.ok ? null : 'tool_error',
+      labels: { tool: name, arguments: argumentsLabel(args), result_chars: outcome.content.length, step: usage.steps },
+    });
     return outcome;
   };
 
@@ -157,7 +162,7 @@ export async function runBuiltinAgent(question: string, options: BuiltinAgentOpt
   } catch (err) {
     if (!(err instanceof ToolsUnsupportedError)) throw err;
     mode = 'snapshot';
-    sink(makeEvent('agent.fallback', 'info', { message: `model ${model} does not support tools; answering from a cluster snapshot`, labels: { model } }));
+    sink({ event: 'agent.fallback', status: 'info', message: `model ${model} does not support tools; answering from a cluster snapshot`, labels: { model } });
     answer = await snapshotLoop();
   }
   if (!answer) throw new AgentError('llm', `model ${model} returned an empty answer`);
@@ -174,7 +179,7 @@ export async function runBuiltinAgent(question: string, options: BuiltinAgentOpt
       prompt_tokens: usage.promptTokensOrNull,
       completion_tokens: usage.completionTokensOrNull,
       tokens_per_second: usage.tokensPerSecond,
-      duration_ms: Math.round(performance.now() - started),
+      duration_ms: elapsedMs(started),
       mode,
     },
   };

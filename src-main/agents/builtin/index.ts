@@ -1,4 +1,5 @@
-import type { AgentResult, DriverAskParams } from '../../../shared/agents';
+import type { AgentResult } from '../../../shared/results';
+import type { DriverAskParams } from '../driver-wire';
 import type { LlmChat } from '../../llm/chat-types';
 import { LlmServerClient } from '../../llm/llmserver-client';
 import type { AgentEventSink } from '../events';

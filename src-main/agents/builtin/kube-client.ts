@@ -1,26 +1,8 @@
 import { stat } from 'node:fs/promises';
-import {
-  AppsV1Api,
-  CoreV1Api,
-  IsomorphicFetchHttpLibrary,
-  KubeConfig,
-  type HttpLibrary,
-  type ConfigurationOptions,
-} from '@kubernetes/client-node';
+import type * as KubeClientNode from '@kubernetes/client-node';
+import type { ConfigurationOptions, HttpLibrary, KubeConfig } from '@kubernetes/client-node';
 import type { z } from 'zod';
-import {
-  KubeDeploymentSchema,
-  KubeEventSchema,
-  KubeListSchema,
-  KubeNamespaceSchema,
-  KubeNodeSchema,
-  KubePodSchema,
-  type KubeDeployment,
-  type KubeEvent,
-  type KubeNamespace,
-  type KubeNode,
-  type KubePod,
-} from '../../../shared/agents';
+import { KubeDeploymentSchema, KubeEventSchema, KubeListSchema, KubeNamespaceSchema, KubeNodeSchema, KubePodSchema, type KubeDeployment, type KubeEvent, type KubeNamespace, type KubeNode, type KubePod } from './kube-wire';
 import { AgentError } from '../errors';
 import { toKubeRequestError } from './kube-errors';
 
@@ -53,10 +35,19 @@ export type KubeReaderOptions = {
   maxItems?: number;
 };
 
-const fetchLibrary = new IsomorphicFetchHttpLibrary();
+type KubeModule = typeof KubeClientNode;
+let kubeModule: Promise<KubeModule> | undefined;
+/**
+ * Loaded on first use: importing @kubernetes/client-node costs ~25 MB of heap and ~80 MB of RSS,
+ * which a server that never runs the built-in agent should not pay at start.
+ */
+function loadKubeModule(): Promise<KubeModule> {
+  kubeModule ??= import('@kubernetes/client-node');
+  return kubeModule;
+}
 
 /** Per-call options that put our AbortSignal on the request (client-node has no signal parameter). */
-function withSignal(signal: AbortSignal): ConfigurationOptions {
+function withSignal(fetchLibrary: HttpLibrary, signal: AbortSignal): ConfigurationOptions {
   const httpApi: HttpLibrary = {
     send(request) {
       request.setSignal(signal);
@@ -72,7 +63,7 @@ function where(namespace: string | undefined): string {
   return namespace ? `in namespace ${namespace}` : 'in all namespaces';
 }
 
-async function readKubeconfig(path: string): Promise<KubeConfig> {
+async function readKubeconfig(path: string, k8s: KubeModule): Promise<KubeConfig> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw new AgentError('kubeconfig', `kubeconfig path is a directory, not a file: ${path}`);
@@ -84,7 +75,7 @@ async function readKubeconfig(path: string): Promise<KubeConfig> {
     throw new AgentError('kubeconfig', `cannot access kubeconfig ${path} (${code ?? 'error'})`);
   }
 
-  const kc = new KubeConfig();
+  const kc = new k8s.KubeConfig();
   try {
     kc.loadFromFile(path);
   } catch (err) {
@@ -104,10 +95,12 @@ async function readKubeconfig(path: string): Promise<KubeConfig> {
 }
 
 export async function loadKubeReader(kubeconfigPath: string, options: KubeReaderOptions = {}): Promise<KubeReader> {
-  const kc = await readKubeconfig(kubeconfigPath);
+  const k8s = await loadKubeModule();
+  const kc = await readKubeconfig(kubeconfigPath, k8s);
   const server = kc.getCurrentCluster()?.server ?? '(unknown server)';
-  const core = kc.makeApiClient(CoreV1Api);
-  const apps = kc.makeApiClient(AppsV1Api);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const apps = kc.makeApiClient(k8s.AppsV1Api);
+  const fetchLibrary = new k8s.IsomorphicFetchHttpLibrary();
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const pageSize = options.pageSize ?? 500;
   const maxItems = options.maxItems ?? 5000;
@@ -117,7 +110,7 @@ export async function loadKubeReader(kubeconfigPath: string, options: KubeReader
     const timeout = AbortSignal.timeout(requestTimeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      return await fn(withSignal(combined));
+      return await fn(withSignal(fetchLibrary, combined));
     } catch (err) {
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : err;
       if (timeout.aborted) throw toKubeRequestError(new Error(`no answer within ${requestTimeoutMs / 1000} s`), what, server);

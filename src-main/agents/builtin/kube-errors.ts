@@ -1,5 +1,5 @@
-import { ApiException } from '@kubernetes/client-node';
-import { KubeStatusSchema } from '../../../shared/agents';
+import type { ApiException } from '@kubernetes/client-node';
+import { KubeStatusSchema } from './kube-wire';
 import { errorMessage } from '../errors';
 
 /**
@@ -41,6 +41,14 @@ function networkCode(err: unknown): string | null {
   return null;
 }
 
+/**
+ * client-node's ApiException, recognised by shape: the module is loaded lazily (see kube-client.ts),
+ * so this file must not import it as a value.
+ */
+function isApiException(err: unknown): err is ApiException<unknown> {
+  return err instanceof Error && typeof (err as { code?: unknown }).code === 'number' && 'body' in err && 'headers' in err;
+}
+
 export function isAbortError(err: unknown): boolean {
   return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
 }
@@ -50,7 +58,7 @@ export function isAbortError(err: unknown): boolean {
  * @param server the API server URL, for network errors.
  */
 export function toKubeRequestError(err: unknown, what: string, server: string): KubeRequestError {
-  if (err instanceof ApiException) {
+  if (isApiException(err)) {
     const code = err.code;
     const detail = statusMessage(err.body);
     const suffix = detail ? `: ${detail}` : '';

@@ -1,11 +1,14 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HolmesLlmResultSchema, type AgentResult, type DriverAskParams, type HolmesLlmResult } from '../../../shared/agents';
+import { HolmesLlmResultSchema, type HolmesLlmResult } from './cli-wire';
+import { type AgentResult } from '../../../shared/results';
+import { type DriverAskParams } from '../driver-wire';
 import { normaliseBackendUrl } from '../../llm/backend-url';
 import { AgentError } from '../errors';
 import { exitFailure } from '../process-runner';
 import { DEFAULT_CLI_TIMEOUT_MS, runCli, type CliDriverOptions } from './cli';
+import { roundMs } from '../../engine/timed';
 
 /**
  * The HolmesGPT driver (reference §C.1): runs
@@ -76,7 +79,7 @@ export function holmesResultToAgentResult(result: HolmesLlmResult, model: string
       prompt_tokens: result.prompt_tokens ?? null,
       completion_tokens: result.completion_tokens ?? null,
       tokens_per_second: null,
-      duration_ms: Math.round(durationMs),
+      duration_ms: roundMs(durationMs),
       ...(typeof result.total_cost === 'number' ? { total_cost: result.total_cost } : {}),
     },
   };

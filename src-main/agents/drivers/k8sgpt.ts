@@ -1,11 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { K8sgptOutputSchema, type AgentResult, type DriverAskParams, type K8sgptOutput } from '../../../shared/agents';
+import { K8sgptOutputSchema, type K8sgptOutput } from './cli-wire';
+import { type AgentResult } from '../../../shared/results';
+import { type DriverAskParams } from '../driver-wire';
 import { normaliseBackendUrl } from '../../llm/backend-url';
 import { AgentError } from '../errors';
 import { exitFailure } from '../process-runner';
 import { DEFAULT_CLI_TIMEOUT_MS, runCli, type CliDriverOptions } from './cli';
+import { roundMs } from '../../engine/timed';
 
 /**
  * The k8sgpt driver (reference §C.4). k8sgpt reads its Ollama backend (URL and model) from its
@@ -118,7 +121,7 @@ export async function askK8sgpt(params: DriverAskParams, options: CliDriverOptio
         prompt_tokens: null,
         completion_tokens: null,
         tokens_per_second: null,
-        duration_ms: Date.now() - started,
+        duration_ms: roundMs(Date.now() - started),
         problems: output.problems ?? results.length,
       },
     };

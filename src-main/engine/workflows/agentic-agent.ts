@@ -1,5 +1,5 @@
 import { access, constants } from 'node:fs/promises';
-import type { AgenticAgentRequest, ValidationIssue } from '../../../shared';
+import type { AgenticAgentRequest, AgentResult, ValidationIssue } from '../../../shared';
 import { resolveKubeconfigPath } from '../../agents/kubeconfig-path';
 import type { AgentRegistry } from '../../agents/registry';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
@@ -34,12 +34,12 @@ export async function askAgent(
   ctx: JobContext,
   deps: AgentWorkflowDeps,
   params: { agent: string; question: string; model: string; kubeconfig?: string | undefined; backendUrl: string },
-): Promise<Record<string, unknown>> {
+): Promise<AgentResult> {
   const agent = deps.agents.resolveAgent(params.agent);
   const { sink, flush } = orderedEventSink(ctx);
   await ctx.setProgress('analysis', `asking ${agent.name}`);
   try {
-    const result = await agent.ask(
+    return await agent.ask(
       {
         question: params.question,
         model: params.model,
@@ -53,7 +53,6 @@ export async function askAgent(
         onStderr: (line) => sink({ event: 'agent.stderr', status: 'info', message: line, duration_ms: null, error_type: null, labels: { agent: agent.name } }),
       },
     );
-    return result as unknown as Record<string, unknown>;
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     throw new JobFailure('agent_failed', err instanceof Error ? err.message : String(err), { cause: err });

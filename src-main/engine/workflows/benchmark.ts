@@ -1,5 +1,6 @@
-import type { BenchmarkRequest } from '../../../shared';
+import type { AgentResult, BenchmarkPhase, BenchmarkRequest, BenchmarkResult, PhaseRecord } from '../../../shared';
 import type { ReleaseResult } from '../../marketplace/provisioning';
+import { elapsedMs } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { agentRequestIssues, askAgent, type AgentWorkflowDeps } from './agentic-agent';
 import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
@@ -12,26 +13,30 @@ import {
   type MarketplaceDeps,
   type ProvisionedInstance,
 } from './marketplace-instance';
+import type { CostMeter } from './cost-meter';
 
-type PhaseRecord = { name: string; status: 'ok' | 'error' | 'skipped'; started_at: string; duration_ms: number };
-
-/** Each phase is a timed `phase.<name>` step and a row of the result's `phases`. */
-function phaseRunner(ctx: JobContext) {
+/**
+ * Each phase is a timed `phase.<name>` step and a row of the result's `phases`. While a rented
+ * machine is held, each phase boundary also reports its running cost (`cost.update`).
+ */
+function phaseRunner(ctx: JobContext, meter: () => CostMeter | null) {
   const phases: PhaseRecord[] = [];
-  async function run<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  async function run<T>(name: BenchmarkPhase, fn: () => Promise<T>): Promise<T> {
     const startedAt = new Date().toISOString();
     const t0 = performance.now();
     await ctx.setProgress(name);
+    await meter()?.tick(`phase:${name}:started`);
     try {
       const value = await ctx.step(`phase.${name}`, fn);
-      phases.push({ name, status: 'ok', started_at: startedAt, duration_ms: Math.round(performance.now() - t0) });
+      phases.push({ name, status: 'ok', started_at: startedAt, duration_ms: elapsedMs(t0) });
+      await meter()?.tick(`phase:${name}:ok`);
       return value;
     } catch (err) {
-      phases.push({ name, status: 'error', started_at: startedAt, duration_ms: Math.round(performance.now() - t0) });
+      phases.push({ name, status: 'error', started_at: startedAt, duration_ms: elapsedMs(t0) });
       throw err;
     }
   }
-  function skip(name: string): void {
+  function skip(name: BenchmarkPhase): void {
     phases.push({ name, status: 'skipped', started_at: new Date().toISOString(), duration_ms: 0 });
   }
   return { phases, run, skip };
@@ -59,12 +64,12 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
       return [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request), ...(await agentRequestIssues(deps, request))];
     },
     recover: (job, ctx) => recoverInstances(job, ctx, deps),
-    async run(ctx: JobContext<'benchmark'>) {
+    async run(ctx: JobContext<'benchmark'>): Promise<BenchmarkResult> {
       const { request } = ctx;
-      const { phases, run, skip } = phaseRunner(ctx);
       let instance: ProvisionedInstance | null = null;
+      const { phases, run, skip } = phaseRunner(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
       let target: BackendTarget | null = null;
-      let answer: Record<string, unknown> | null = null;
+      let answer: AgentResult | null = null;
       let failure: unknown = null;
       try {
         target = await run('provision', async () => {
@@ -88,10 +93,12 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
       const provisioned = instance as ProvisionedInstance | null;
       let release: ReleaseResult | null = null;
       let releasedAt = Date.now();
-      if (provisioned && request.marketplace_stop_instance) {
+      // A job stopped by its spend limit gives the machine back even when it was meant to be kept.
+      if (provisioned && (request.marketplace_stop_instance || provisioned.meter.exceeded)) {
         const outcome: { result: ReleaseResult | null } = { result: null };
         // An unconfirmed release is a failed phase (event + phases row), but not a failed job.
         await run('teardown', async () => {
+          provisioned.meter.stop();
           outcome.result = await teardown(ctx, deps, provisioned);
           releasedAt = Date.now();
           if (!outcome.result.verified) throw new JobFailure('teardown_failed', outcome.result.message);
@@ -99,6 +106,7 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
         release = outcome.result;
       } else {
         if (provisioned) {
+          provisioned.meter.stop();
           await ctx.info('marketplace.instance.kept', `instance ${provisioned.instanceId} left running as requested (marketplace_stop_instance: false); it bills $${provisioned.dphTotal}/h until you destroy it`, {
             instance_id: provisioned.instanceId,
           });
@@ -106,19 +114,20 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
         skip('teardown');
       }
       if (failure) throw failure;
+      // Without a failure every phase up to analysis ran, so both are set.
+      if (!answer || !target) throw new Error('benchmark ended without an answer');
 
       const rentedSeconds = provisioned ? Math.max(0, (releasedAt - Date.parse(provisioned.rentedAt)) / 1000) : 0;
       const dph = provisioned?.dphTotal ?? 0;
-      const offer = (provisioned?.offer ?? {}) as { gpu_name?: string; num_gpus?: number };
       return {
-        ...(answer ?? {}),
+        ...answer,
         model_name: request.model,
-        backend_url: target ? llmClient(target).baseUrl : null,
+        backend_url: llmClient(target).baseUrl,
         contract_id: provisioned?.instanceId ?? null,
         phases,
         cost: { dph_total: dph, rented_seconds: Math.round(rentedSeconds), cost_usd: Math.round(dph * (rentedSeconds / 3600) * 10_000) / 10_000 },
         instance: provisioned
-          ? { id: provisioned.instanceId, gpu_name: offer.gpu_name ?? null, num_gpus: offer.num_gpus ?? null, released: release?.released ?? false }
+          ? { id: provisioned.instanceId, gpu_name: provisioned.offer.gpu_name, num_gpus: provisioned.offer.num_gpus, released: release?.released ?? false }
           : null,
         teardown: release ? { released: release.released, verified: release.verified, message: release.message } : null,
       };

@@ -1,11 +1,11 @@
-import type { AgentEvent } from '../../../shared/agents';
+import type { EventInput } from '../timed';
 import type { JobContext } from '../types';
 
 /**
  * Providers report events through synchronous callbacks; the store write is async. This keeps
  * their order by chaining the writes, and `flush()` waits for all of them before the job ends.
  */
-export function orderedEventSink(ctx: Pick<JobContext, 'emit' | 'logger'>): { sink: (event: AgentEvent) => void; flush: () => Promise<void> } {
+export function orderedEventSink(ctx: Pick<JobContext, 'emit' | 'logger'>): { sink: (event: EventInput) => void; flush: () => Promise<void> } {
   let chain: Promise<void> = Promise.resolve();
   return {
     sink(event) {

@@ -1,4 +1,4 @@
-import type { LlmInstanceRequest, ModelEntry } from '../../../shared';
+import type { LlmInstanceExistingResult, LlmInstanceMarketplaceResult, LlmInstanceRequest, ModelEntry } from '../../../shared';
 import { sameModel } from '../../llm/model-name';
 import type { LlmServerClient, PullProgress } from '../../llm/llmserver-client';
 import type { JobContext, JobHandler } from '../types';
@@ -28,7 +28,7 @@ export async function ensureModel(ctx: JobContext, client: LlmServerClient, mode
   return client.listModels({ signal: ctx.signal });
 }
 
-async function existingBackend(ctx: JobContext<'llm-instance'>): Promise<Record<string, unknown>> {
+async function existingBackend(ctx: JobContext<'llm-instance'>): Promise<LlmInstanceExistingResult> {
   const { request } = ctx;
   const client = llmClient({ backendUrl: request.backend_url ?? '' });
   await ctx.setProgress('check', `listing models at ${client.baseUrl}`);
@@ -42,20 +42,30 @@ async function existingBackend(ctx: JobContext<'llm-instance'>): Promise<Record<
   return { mode: 'existing', backend_url: client.baseUrl, models };
 }
 
-async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: MarketplaceDeps): Promise<Record<string, unknown>> {
+async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: MarketplaceDeps): Promise<LlmInstanceMarketplaceResult> {
   const { request } = ctx;
   const modelName = request.model ?? '';
   const instance = await provisionInstance(ctx, deps, { ...request, model: modelName }, true);
   try {
     const client = llmClient(instance.target);
+    await instance.meter.tick('phase:provision:ok');
     await ensureModel(ctx, client, modelName);
-    if (request.backend_warmup) await warmupStep(ctx, client, modelName, request.backend_warmup_timeout);
+    await instance.meter.tick('phase:pull:ok');
+    if (request.backend_warmup) {
+      await warmupStep(ctx, client, modelName, request.backend_warmup_timeout);
+      await instance.meter.tick('phase:warmup:ok');
+    }
+    // The limit may have been reached at the last boundary: the job must not end with the machine kept.
+    if (ctx.signal.aborted) throw new Error(`stopped: ${String(ctx.signal.reason)}`);
   } catch (err) {
+    instance.meter.stop();
     // Nobody will use a half-ready machine: release it before the job fails or ends cancelled.
     await ctx.emit({ event: 'job.cleanup', status: 'info', message: `releasing instance ${instance.instanceId} because the job did not complete` });
     await releaseJobInstance(ctx, deps, instance.instanceId);
     throw err;
   }
+  // The job hands the machine over: from here it is `kept`, and the orphan sweep watches its spend limit.
+  instance.meter.stop();
   await ctx.setResources({ marketplace_stop_instance: false });
   await ctx.info('marketplace.instance.kept', `instance ${instance.instanceId} stays up (that is the point of this job); it bills $${instance.dphTotal}/h until you destroy it`, {
     instance_id: instance.instanceId,

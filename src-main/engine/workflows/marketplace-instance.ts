@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { CatalogEntry, JobRecord, ValidationIssue } from '../../../shared';
+import type { CatalogEntry, JobRecord, RentedOffer, ValidationIssue } from '../../../shared';
 import type { MarketplaceEvent } from '../../marketplace/events';
 import { findJobInstances, provisionLlmServer, releaseInstance, type ReleaseResult, type RentRequest } from '../../marketplace/provisioning';
 import { resolveCatalogModel, type Catalog } from '../../marketplace/catalog';
@@ -9,6 +9,7 @@ import type { JobContext, RecoveryContext } from '../types';
 import { LlmServerHttpError, LlmServerUnreachableError } from '../../llm/errors';
 import { backoffDelay, sleep } from '../../marketplace/sleep';
 import { llmClient, type BackendTarget } from './backend';
+import { CostMeter } from './cost-meter';
 
 function instanceTokenFile(dataDir: string, instanceId: number): string {
   return path.join(dataDir, 'secrets', `instance-${instanceId}.token`);
@@ -24,7 +25,19 @@ export type MarketplaceDeps = {
   pollIntervalMs?: number;
   /** Pause between destroy/verify rounds. */
   releaseRetryDelayMs?: number;
+  /** Cadence of `cost.update` while a job holds a machine (default 30 s). */
+  costUpdateIntervalMs?: number;
+  /** The `max_cost_usd_default` setting: the spend limit of a request that sets none (null: off). */
+  maxCostDefault?: () => number | null;
 };
+
+/** The request fields that price and limit a rented machine (benchmark and llm-instance). */
+export type SpendRequest = { max_cost_usd?: number | undefined; estimated_duration_seconds?: number | undefined };
+
+/** The job's spend limit: its own, else the settings default, else none. */
+export function spendLimit(deps: MarketplaceDeps, request: SpendRequest): number | null {
+  return request.max_cost_usd ?? deps.maxCostDefault?.() ?? null;
+}
 
 /** Submit-time checks for `marketplace: true`: a key is configured and the model is in the catalog. */
 export function marketplaceIssues(deps: MarketplaceDeps, request: { marketplace: boolean; model?: string | undefined }): ValidationIssue[] {
@@ -40,26 +53,17 @@ export function marketplaceIssues(deps: MarketplaceDeps, request: { marketplace:
   return issues;
 }
 
-function toJobEvent(e: MarketplaceEvent) {
-  return {
-    event: e.event,
-    status: e.status,
-    message: e.message ?? null,
-    duration_ms: e.duration_ms ?? null,
-    error_type: e.error_type ?? null,
-    labels: e.labels ?? {},
-  };
-}
-
 export type ProvisionedInstance = {
   instanceId: number;
   target: BackendTarget;
   model: CatalogEntry;
-  offer: Record<string, unknown>;
+  offer: RentedOffer;
   dphTotal: number;
   rentedAt: string;
   /** Where the proxy token is kept (0600) so the user can reach the instance's Ollama. */
   tokenFile: string | null;
+  /** Running cost and spend limit while the job holds the machine; the workflow stops it when it lets go. */
+  meter: CostMeter;
 };
 
 /**
@@ -70,7 +74,7 @@ export type ProvisionedInstance = {
 export async function provisionInstance(
   ctx: JobContext,
   deps: MarketplaceDeps,
-  request: RentRequest & { model: string },
+  request: RentRequest & SpendRequest & { model: string },
   /** Release after a crash (benchmark: its marketplace_stop_instance; llm-instance: yes until it succeeded). */
   releaseIfInterrupted: boolean,
 ): Promise<ProvisionedInstance> {
@@ -80,8 +84,10 @@ export async function provisionInstance(
   if (!model) throw new Error(`model '${request.model}' is not in the marketplace catalog`);
   await ctx.setProgress('provision', `renting a machine for ${model.name}`);
   const emitEvent = (e: MarketplaceEvent) => {
-    void ctx.emit(toJobEvent(e)).catch(() => undefined);
+    void ctx.emit(e).catch(() => undefined);
   };
+  const maxCostUsd = spendLimit(deps, request);
+  let meter: CostMeter | null = null;
   const { rented, running } = await provisionLlmServer({
     client,
     request,
@@ -90,6 +96,7 @@ export async function provisionInstance(
     jobId: ctx.job.job_id,
     signal: ctx.signal,
     onEvent: emitEvent,
+    budget: { maxCostUsd, durationSeconds: request.estimated_duration_seconds ?? 3600 },
     onRented: async (r) => {
       await ctx.setResources({
         marketplace_instance_id: r.instanceId,
@@ -98,12 +105,22 @@ export async function provisionInstance(
         dph_total: r.dphTotal,
         rented_at: r.rentedAt,
       });
+      // Billing runs from here: the meter reports it (and enforces the limit) during the wait too.
+      meter = new CostMeter(ctx, {
+        instanceId: r.instanceId,
+        dphTotal: r.dphTotal,
+        rentedAt: r.rentedAt,
+        maxCostUsd,
+        ...(deps.costUpdateIntervalMs !== undefined ? { intervalMs: deps.costUpdateIntervalMs } : {}),
+      });
+      meter.start();
     },
     wait: {
       ...(deps.waitTimeoutMs !== undefined ? { timeoutMs: deps.waitTimeoutMs } : {}),
       ...(deps.pollIntervalMs !== undefined ? { pollIntervalMs: deps.pollIntervalMs, maxPollIntervalMs: deps.pollIntervalMs * 4 } : {}),
     },
   }).catch(async (err: unknown) => {
+    (meter as CostMeter | null)?.stop();
     // provisionLlmServer released the instance if it had rented one; record that.
     const release = (err as { release?: ReleaseResult }).release;
     if (release) await ctx.setResources({ marketplace_instance_released: release.released });
@@ -122,15 +139,19 @@ export async function provisionInstance(
     await waitForLlmServer(ctx, deps, target);
   } catch (err) {
     // The caller never got the instance: release it here, or it would bill on.
+    (meter as CostMeter | null)?.stop();
     await ctx.emit({ event: 'job.cleanup', status: 'info', message: `releasing instance ${rented.instanceId} because its llmserver is not usable` });
     await releaseJobInstance(ctx, deps, rented.instanceId);
     throw err;
   }
+  const started = meter as CostMeter | null;
+  if (!started) throw new Error(`instance ${rented.instanceId} was rented but its cost meter never started`);
   return {
+    meter: started,
     instanceId: rented.instanceId,
     target,
     model,
-    offer: rented.offer as unknown as Record<string, unknown>,
+    offer: rented.offer,
     dphTotal: rented.dphTotal,
     rentedAt: rented.rentedAt,
     tokenFile,
@@ -184,7 +205,7 @@ export async function releaseJobInstance(
     // Not the job's signal: release must still run after a cancel.
     signal: AbortSignal.timeout(120_000),
     onEvent: (e) => {
-      void ctx.emit(toJobEvent(e)).catch(() => undefined);
+      void ctx.emit(e).catch(() => undefined);
     },
     ...(deps.releaseRetryDelayMs !== undefined ? { retryDelayMs: deps.releaseRetryDelayMs } : {}),
   });

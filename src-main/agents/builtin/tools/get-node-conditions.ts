@@ -1,4 +1,4 @@
-import { GetNodeConditionsArgsSchema, type KubeNode } from '../../../../shared/agents';
+import { GetNodeConditionsArgsSchema, type KubeNode } from '../kube-wire';
 import { oneLine } from './format';
 import { defineTool } from './tool';
 

@@ -1,4 +1,4 @@
-import { GetPodLogsArgsSchema } from '../../../../shared/agents';
+import { GetPodLogsArgsSchema } from '../kube-wire';
 import { defineTool } from './tool';
 import { MAX_TOOL_OUTPUT_CHARS, truncateTail } from './truncate';
 

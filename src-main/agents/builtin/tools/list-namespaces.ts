@@ -1,4 +1,4 @@
-import { ListNamespacesArgsSchema } from '../../../../shared/agents';
+import { ListNamespacesArgsSchema } from '../kube-wire';
 import { defineTool } from './tool';
 
 export const listNamespacesTool = defineTool({

@@ -1,4 +1,4 @@
-import { ListUnavailableDeploymentsArgsSchema, type KubeDeployment } from '../../../../shared/agents';
+import { ListUnavailableDeploymentsArgsSchema, type KubeDeployment } from '../kube-wire';
 import { oneLine, qualified } from './format';
 import { defineTool } from './tool';
 

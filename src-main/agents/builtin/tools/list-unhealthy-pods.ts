@@ -1,4 +1,4 @@
-import { ListUnhealthyPodsArgsSchema } from '../../../../shared/agents';
+import { ListUnhealthyPodsArgsSchema } from '../kube-wire';
 import { qualified } from './format';
 import { describePodProblems } from './pod-health';
 import { defineTool } from './tool';

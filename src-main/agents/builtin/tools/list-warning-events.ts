@@ -1,4 +1,4 @@
-import { ListWarningEventsArgsSchema, type KubeEvent } from '../../../../shared/agents';
+import { ListWarningEventsArgsSchema, type KubeEvent } from '../kube-wire';
 import { isoTime, oneLine, qualified, timeMs } from './format';
 import { defineTool } from './tool';
 

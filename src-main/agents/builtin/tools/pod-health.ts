@@ -1,4 +1,4 @@
-import type { KubeContainerStatus, KubePod } from '../../../../shared/agents';
+import type { KubeContainerStatus, KubePod } from '../kube-wire';
 import { isoTime, oneLine } from './format';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseBackendType, normaliseBackendUrl } from './backend-url';
-import { LlmServerAuthError, LlmServerUnreachableError, ModelNotFoundError } from './errors';
-import { llmErrorToProblem } from './problem-map';
+import { normaliseBackendType, normaliseBackendUrl } from '../llm/backend-url';
+import { LlmServerAuthError, LlmServerUnreachableError, ModelNotFoundError } from '../llm/errors';
+import { llmErrorToProblem } from './llm-problems';
 
 const thrown = (fn: () => unknown): unknown => {
   try {

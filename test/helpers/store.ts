@@ -1,10 +1,10 @@
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { JobKind, JobRecord, JobStatus } from '../../shared';
-import type { LogFields, StoreLogger } from './types';
+import { StoredRequestSchemas, type JobRecord, type JobStatus } from '../../shared';
+import type { LogFields, StoreLogger } from '../../src-main/store/types';
 
-/** Test-only helpers (imported by *.test.ts and the bench; nothing in the store imports this). */
+/** Helpers for tests of the job store (test/store, test/robustness). */
 export type LogLine = { level: 'info' | 'warn'; msg: string; fields: LogFields | undefined };
 
 export function memoryLogger(): StoreLogger & { lines: LogLine[]; warnings(): string[] } {
@@ -29,19 +29,27 @@ export function makeJob(overrides: Partial<JobRecord> = {}): JobRecord {
   return {
     job_id: `job-${process.pid}-${counter}`,
     tenant_id: 'default',
-    kind: 'benchmark' as JobKind,
+    kind: 'benchmark',
     status: 'queued' as JobStatus,
     message: 'accepted',
     created_at: created,
     started_at: null,
     finished_at: null,
     updated_at: created,
-    request: { model: 'llama3', question: 'why is the pod crashing?', marketplace: false },
+    request: structuredClone(REQUESTS[overrides.kind ?? 'benchmark']),
     progress: null,
     result: null,
     error: null,
     error_code: null,
     resources: null,
     ...overrides,
-  };
+  } as JobRecord;
 }
+
+// Stored requests as the engine writes them (defaults applied, backend_type normalised).
+const BACKEND = { backend_url: 'http://127.0.0.1:11434', backend_type: 'llmserver' } as const;
+const REQUESTS = {
+  benchmark: StoredRequestSchemas.benchmark.parse({ ...BACKEND, model: 'llama3', question: 'why is the pod crashing?', marketplace: false }),
+  'agentic-agent': StoredRequestSchemas['agentic-agent'].parse({ ...BACKEND, model: 'llama3', question: 'why is the pod crashing?', agent: 'builtin' }),
+  'llm-instance': StoredRequestSchemas['llm-instance'].parse({ ...BACKEND, marketplace: false }),
+};

@@ -3,10 +3,10 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidTransitionError, type JobRecord } from '../../shared';
-import { openJobStore } from './job-store';
-import { eventsFilePath, jobFilePath, jobShardDir } from './layout';
-import { makeJob, memoryLogger, tempDataDir } from './test-helpers';
-import { InvalidCursorError, JobExistsError, JobNotFoundError, type JobStore } from './types';
+import { openJobStore } from '../../src-main/store/job-store';
+import { eventsFilePath, jobFilePath, jobShardDir } from '../../src-main/store/layout';
+import { makeJob, memoryLogger, tempDataDir } from '../helpers/store';
+import { InvalidCursorError, JobExistsError, JobNotFoundError, type JobStore } from '../../src-main/store/types';
 
 const open: JobStore[] = [];
 const dirs: string[] = [];
@@ -71,7 +71,7 @@ describe('job records', () => {
     expect(await store.getJob(job.job_id)).toEqual(job);
 
     await store.updateJob(job.job_id, { status: 'running' });
-    const done = await store.updateJob(job.job_id, { status: 'succeeded', result: { answer: 42 } });
+    const done = await store.updateJob(job.job_id, { status: 'succeeded', message: 'done' });
     await expect(store.updateJob(job.job_id, { status: 'running' })).rejects.toBeInstanceOf(InvalidTransitionError);
     expect(await store.getJob(job.job_id)).toEqual(done);
     // Same status is not a transition; other fields still update.

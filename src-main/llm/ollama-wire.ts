@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Wire shapes of the Ollama HTTP API (reference §B), used to validate every response the
+ * Wire shapes of the Ollama HTTP API, used to validate every response the
  * llmserver client receives. ollama-js's own TypeScript types are not trustworthy (dates are
  * typed Date but arrive as strings, `model_info` is typed Map), so we check the runtime shape.
  *

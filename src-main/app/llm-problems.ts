@@ -1,17 +1,18 @@
-import { ProblemError } from '../app/problem-error';
+import { ProblemError } from './problem-error';
 import {
   InvalidBackendUrlError,
   LlmAbortedError,
   LlmError,
   LlmServerUnreachableError,
   UnknownBackendTypeError,
-} from './errors';
+} from '../llm/errors';
 
 /**
  * The HTTP answer for an llmserver failure met while serving a request (GET /v1/llm/models):
  * bad input is ours to report (422); anything the llmserver did is a gateway failure (502), never
  * a 401/404 of our own API, which would read as "your token is wrong" or "no such route".
- * Returns undefined for errors that are not from this module.
+ * Returns undefined for errors that are not from the llm module (which throws only its own
+ * typed errors, never problems: mapping them to HTTP is this layer's job).
  */
 export function llmErrorToProblem(error: unknown): ProblemError | undefined {
   if (!(error instanceof LlmError)) return undefined;

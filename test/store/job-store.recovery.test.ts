@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openJobStore } from './job-store';
-import { eventsFilePath, jobFilePath, journalFilePath } from './layout';
-import { makeJob, memoryLogger, tempDataDir } from './test-helpers';
-import type { JobStore } from './types';
+import { openJobStore } from '../../src-main/store/job-store';
+import { eventsFilePath, jobFilePath, journalFilePath } from '../../src-main/store/layout';
+import { makeJob, memoryLogger, tempDataDir } from '../helpers/store';
+import type { JobStore } from '../../src-main/store/types';
 
 const stores: JobStore[] = [];
 const dirs: string[] = [];
@@ -225,7 +225,7 @@ describe('crash (SIGKILL) mid-flight', () => {
     const dir = await freshDir();
     const work = await freshDir();
     const entry = path.join(work, 'child.ts');
-    const storeModule = path.join(import.meta.dirname, 'job-store.ts');
+    const storeModule = path.join(import.meta.dirname, '..', '..', 'src-main', 'store', 'job-store.ts');
     await fsp.writeFile(
       entry,
       `import { openJobStore } from ${JSON.stringify(storeModule)};
@@ -235,7 +235,7 @@ const one = async (i) => {
   const id = 'crash-' + i;
   const now = new Date().toISOString();
   await store.createJob({ job_id: id, tenant_id: 'default', kind: 'benchmark', status: 'queued', message: 'accepted', created_at: now,
-    started_at: null, finished_at: null, updated_at: now, request: { i }, progress: null, result: null, error: null, error_code: null, resources: null });
+    started_at: null, finished_at: null, updated_at: now, request: { i, backend_type: 'llmserver', backend_url: 'http://127.0.0.1:11434', model: 'llama3', question: 'q', agent: 'builtin', marketplace: false }, progress: null, result: null, error: null, error_code: null, resources: null });
   const ev = await store.appendEvent({ job_id: id, event: 'job.queued', status: 'info', message: null, duration_ms: null, error_type: null, labels: {} });
   process.stdout.write('ack ' + id + ' ' + ev.seq + '\\n');
   if (++acked === 150) process.kill(process.pid, 'SIGKILL');
@@ -265,7 +265,7 @@ for (let i = 0; i < 400; i++) void one(i);
     expect(acked.length).toBeGreaterThanOrEqual(150);
 
     const { store, logger } = await openAt(dir);
-    expect(logger.warnings().some((w) => w.includes('taking over the data-dir lock of dead process'))).toBe(true);
+    expect(logger.warnings().some((w) => w.includes('which is no longer running'))).toBe(true);
     // The kill left a journal behind (no clean close), and open folded it back in.
     expect(logger.lines.some((l) => /^replayed \d+ journal entr/.test(l.msg))).toBe(true);
     for (const [, id, seq] of acked) {

@@ -2,13 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidTransitionError, type JobEvent, type JobRecord } from '../../shared';
-import { openJobStore } from '../store/job-store';
-import type { JobStore } from '../store/types';
-import { bodies, createTestHandlers, type Recorder } from '../../test/helpers/handlers';
-import { waitFor } from '../../test/helpers/bench';
-import { EngineClosedError, JobEngine } from './engine';
-import { JobFailure, type AnyJobHandler, type JobHandler, type Logger } from './types';
+import { InvalidTransitionError, StoredRequestSchemas, type JobEvent, type JobRecord } from '../../shared';
+import { openJobStore } from '../../src-main/store/job-store';
+import type { JobStore } from '../../src-main/store/types';
+import { bodies, createTestHandlers, testBenchmarkResult, testLlmResult, type Recorder } from '../helpers/handlers';
+import { waitFor } from '../helpers/bench';
+import { EngineClosedError, JobEngine } from '../../src-main/engine/engine';
+import { JobFailure, type AnyJobHandler, type JobHandler, type Logger } from '../../src-main/engine/types';
 
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -115,7 +115,7 @@ describe('JobEngine', () => {
     let release: () => void = () => undefined;
     const stubborn: JobHandler<'llm-instance'> = {
       kind: 'llm-instance',
-      run: () => new Promise((resolve) => (release = () => resolve({ late: true }))),
+      run: () => new Promise((resolve) => (release = () => resolve(testLlmResult('http://ok:11434', 'late')))),
     };
     const { engine: e } = make({ handlers: [stubborn] });
     const job = await e.submit('t1', 'llm-instance', bodies.llm('ok') as never);
@@ -136,7 +136,7 @@ describe('JobEngine', () => {
         seen = await store.getJob(ctx.job.job_id);
         expect(ctx.signal.aborted).toBe(false);
         expect(ctx.request.model).toBe('llama3:8b');
-        return { ok: true };
+        return testBenchmarkResult('ok', ctx.request);
       },
     };
     const { engine: e } = make({ handlers: [h] });
@@ -149,12 +149,12 @@ describe('JobEngine', () => {
   it('recover(): running → failed/interrupted after the hook (even when the hook throws); queued → run again', async () => {
     const at = new Date().toISOString();
     const base = { tenant_id: 't1', message: 'accepted', created_at: at, started_at: null, finished_at: null, updated_at: at, progress: null, result: null, error: null, error_code: null, resources: null };
-    await store.createJob({ ...base, job_id: 'r1', kind: 'benchmark', status: 'queued', request: {} });
+    await store.createJob({ ...base, job_id: 'r1', kind: 'benchmark', status: 'queued', request: StoredRequestSchemas.benchmark.parse(bodies.benchmark('ok')) });
     await store.updateJob('r1', { status: 'running' });
-    await store.createJob({ ...base, job_id: 'r2', kind: 'llm-instance', status: 'queued', request: {} });
+    await store.createJob({ ...base, job_id: 'r2', kind: 'llm-instance', status: 'queued', request: StoredRequestSchemas['llm-instance'].parse({}) });
     await store.updateJob('r2', { status: 'running' });
-    await store.createJob({ ...base, job_id: 'q1', kind: 'llm-instance', status: 'queued', request: { backend_url: 'http://ok' } });
-    await store.createJob({ ...base, job_id: 'q2', kind: 'llm-instance', status: 'queued', request: { backend_url: 'http://ok' } });
+    await store.createJob({ ...base, job_id: 'q1', kind: 'llm-instance', status: 'queued', request: StoredRequestSchemas['llm-instance'].parse({ backend_url: 'http://ok' }) });
+    await store.createJob({ ...base, job_id: 'q2', kind: 'llm-instance', status: 'queued', request: StoredRequestSchemas['llm-instance'].parse({ backend_url: 'http://ok' }) });
 
     const test = createTestHandlers();
     const hooks: string[] = [];

@@ -1,0 +1,96 @@
+import { JobFailure, type JobContext } from '../types';
+
+/**
+ * The running cost of the machine a job holds: a `cost.update` info event at a steady cadence and
+ * at each phase boundary (labels `cost_usd`, `dph_total`), the same figures in the job's progress,
+ * and the spend limit: when the cost reaches `max_cost_usd` the job is stopped (ctx.stop), which
+ * aborts its work; the workflow's cleanup then releases the machine and the job fails
+ * `budget_exceeded`.
+ */
+
+export const DEFAULT_COST_UPDATE_INTERVAL_MS = 30_000;
+
+export type CostMeterOptions = {
+  instanceId: number;
+  dphTotal: number;
+  /** RFC 3339: when the rent call returned (billing starts there). */
+  rentedAt: string;
+  /** null: no spend limit. */
+  maxCostUsd: number | null;
+  intervalMs?: number;
+  now?: () => number;
+};
+
+const round6 = (x: number): number => Math.round(x * 1_000_000) / 1_000_000;
+
+/** dph × hours between two instants (ms), rounded to 1/1,000,000 $ (a test run lasts seconds). */
+export function costBetween(dphTotal: number, fromMs: number, toMs: number): number {
+  return round6(dphTotal * (Math.max(0, toMs - fromMs) / 3_600_000));
+}
+
+export class CostMeter {
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  #exceeded: JobFailure | null = null;
+  readonly #rentedMs: number;
+  readonly #now: () => number;
+
+  constructor(
+    private readonly ctx: Pick<JobContext, 'emit' | 'setCost' | 'stop' | 'logger'>,
+    readonly options: CostMeterOptions,
+  ) {
+    this.#now = options.now ?? Date.now;
+    const parsed = Date.parse(options.rentedAt);
+    this.#rentedMs = Number.isNaN(parsed) ? this.#now() : parsed;
+  }
+
+  /** The failure that stopped the job, once the limit was reached. */
+  get exceeded(): JobFailure | null {
+    return this.#exceeded;
+  }
+
+  costNow(): number {
+    return costBetween(this.options.dphTotal, this.#rentedMs, this.#now());
+  }
+
+  /** Reports now, then every interval until stop(). */
+  start(): void {
+    if (this.#timer || this.#stopped) return;
+    void this.tick('rented');
+    const interval = Math.max(10, this.options.intervalMs ?? DEFAULT_COST_UPDATE_INTERVAL_MS);
+    this.#timer = setInterval(() => void this.tick('interval'), interval);
+    this.#timer.unref();
+  }
+
+  /** One `cost.update` (reason: `rented`, `interval`, `phase:<name>`), then the limit check. Never throws. */
+  async tick(reason: string): Promise<void> {
+    if (this.#stopped) return;
+    const cost = this.costNow();
+    const { dphTotal, maxCostUsd, instanceId } = this.options;
+    try {
+      await this.ctx.emit({
+        event: 'cost.update',
+        status: 'info',
+        message: `instance ${instanceId}: $${cost.toFixed(6)} so far at $${dphTotal}/h${maxCostUsd !== null ? ` (limit $${maxCostUsd})` : ''}`,
+        labels: { cost_usd: cost, dph_total: dphTotal, instance_id: instanceId, max_cost_usd: maxCostUsd, reason },
+      });
+      await this.ctx.setCost({ cost_usd: cost, dph_total: dphTotal });
+    } catch (err) {
+      this.ctx.logger.warn('could not record the running cost', { error: err instanceof Error ? err.message : String(err) });
+    }
+    if (maxCostUsd !== null && cost >= maxCostUsd && !this.#exceeded) {
+      const seconds = Math.round((this.#now() - this.#rentedMs) / 1000);
+      this.#exceeded = new JobFailure(
+        'budget_exceeded',
+        `spend limit reached: instance ${instanceId} cost $${cost.toFixed(6)} (${seconds} s at $${dphTotal}/h), max_cost_usd is $${maxCostUsd}; the job was stopped and its machine released`,
+      );
+      this.ctx.stop(this.#exceeded);
+    }
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
