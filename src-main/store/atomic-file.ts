@@ -1,6 +1,10 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 
+/** Job records can hold backend credentials: the data dir is 0700 and every file in it 0600. */
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
 let tempCounter = 0;
 
 function tempPathFor(filePath: string): string {
@@ -18,25 +22,42 @@ export async function writeAll(fh: fsp.FileHandle, data: Buffer): Promise<void> 
 }
 
 /**
+ * Appends to a file opened for appending; on a failed write (a full disk can leave a partial line)
+ * cuts the file back to where it was, so a retry appends whole lines only.
+ */
+export async function appendWithRollback(fh: fsp.FileHandle, size: number, data: Buffer): Promise<number> {
+  try {
+    await writeAll(fh, data);
+    return size + data.length;
+  } catch (err) {
+    await fh.truncate(size);
+    throw err;
+  }
+}
+
+/**
  * Temp file in the same directory + optional fsync + rename: a reader sees the old or the new file,
  * never a torn one. fsync:false is for files the journal already covers (they are fsynced in bulk
  * at the next checkpoint, which is what makes group commit pay off).
  */
 export async function writeFileAtomic(filePath: string, data: string | Buffer, options: { fsync: boolean }): Promise<void> {
   const tmp = tempPathFor(filePath);
-  let fh: fsp.FileHandle | undefined;
   try {
-    fh = await fsp.open(tmp, 'w', 0o644);
-    await writeAll(fh, typeof data === 'string' ? Buffer.from(data) : data);
-    if (options.fsync) await fh.sync();
-    await fh.close();
-    fh = undefined;
-    await fsp.rename(tmp, filePath);
+    // Callback fs, not FileHandle: one open+write+close round without a FileHandle object per file.
+    // Profiled on the durable POST path, the FileHandle version cost ~2x the main-thread time.
+    await new Promise<void>((resolve, reject) =>
+      fs.writeFile(tmp, data, { mode: FILE_MODE, flush: options.fsync }, (err) => (err ? reject(err) : resolve())),
+    );
+    await new Promise<void>((resolve, reject) => fs.rename(tmp, filePath, (err) => (err ? reject(err) : resolve())));
   } catch (err) {
-    await fh?.close().catch(() => undefined);
     await fsp.rm(tmp, { force: true }).catch(() => undefined);
     throw err;
   }
+}
+
+/** Appends (creating the file 0600) with callback fs, like writeFileAtomic. */
+export function appendFileFast(filePath: string, data: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => fs.appendFile(filePath, data, { mode: FILE_MODE }, (err) => (err ? reject(err) : resolve())));
 }
 
 /** fsync by path (file or directory); a file that is gone has nothing left to make durable. */
@@ -73,6 +94,11 @@ export function fsyncPathSync(p: string): void {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The file system is full or over quota: the write failed but nothing else is wrong. */
+export function isOutOfSpace(err: unknown): boolean {
+  return isErrno(err, 'ENOSPC') || isErrno(err, 'EDQUOT');
 }
 
 export function isErrno(err: unknown, code: string): boolean {

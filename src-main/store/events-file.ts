@@ -1,6 +1,5 @@
-import fsp from 'node:fs/promises';
 import type { JobEvent } from '../../shared';
-import { writeFileAtomic } from './atomic-file';
+import { appendFileFast, writeFileAtomic } from './atomic-file';
 import { toJsonl } from './jsonl';
 import { loadLogFile } from './log-file';
 import type { Quarantine } from './quarantine';
@@ -15,9 +14,13 @@ export async function readEventsFile(filePath: string, quarantine: Quarantine): 
   return loaded.values;
 }
 
-/** Appends without fsync: the journal holds these events until the next checkpoint fsyncs the file. */
+/**
+ * Appends without fsync: the journal holds these events until the next checkpoint fsyncs the file.
+ * A full disk can leave a partial line; the retry runs as a replay (mergeEventsFile), which sets
+ * that torn tail aside before adding what is missing, so no rollback bookkeeping is needed here.
+ */
 export async function appendEventsFile(filePath: string, events: readonly JobEvent[]): Promise<void> {
-  if (events.length > 0) await fsp.appendFile(filePath, toJsonl(events));
+  if (events.length > 0) await appendFileFast(filePath, toJsonl(events));
 }
 
 /**

@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { writeAll, writeFileAtomic } from './atomic-file';
+import { FILE_MODE, appendWithRollback, writeFileAtomic } from './atomic-file';
 import { toJsonl } from './jsonl';
 import { LAYOUT } from './layout';
 import { loadLogFile } from './log-file';
@@ -20,6 +20,7 @@ function keyOf(tenantId: string, kind: string, key: string): string {
 export class IdempotencyTable {
   private readonly map = new Map<string, IdempotencyRecord>();
   private fh: fsp.FileHandle | undefined;
+  private fileSize = 0;
   private lines = 0;
 
   private constructor(readonly path: string) {}
@@ -63,8 +64,12 @@ export class IdempotencyTable {
   /** Appends without fsync (journal-covered until the next checkpoint). */
   async append(recs: readonly IdempotencyRecord[]): Promise<void> {
     if (recs.length === 0) return;
-    this.fh ??= await fsp.open(this.path, 'a');
-    await writeAll(this.fh, Buffer.from(toJsonl(recs)));
+    if (!this.fh) {
+      const fh = await fsp.open(this.path, 'a', FILE_MODE);
+      this.fileSize = (await fh.stat()).size;
+      this.fh = fh;
+    }
+    this.fileSize = await appendWithRollback(this.fh, this.fileSize, Buffer.from(toJsonl(recs)));
     this.lines += recs.length;
   }
 

@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { forEachLimit, isErrno, writeAll, writeFileAtomic } from './atomic-file';
+import { FILE_MODE, appendWithRollback, forEachLimit, isErrno, writeFileAtomic } from './atomic-file';
 import { JobIndex, indexLineOf, parseIndexLine, type IndexDrop, type IndexLine } from './job-index';
 import { toJsonl } from './jsonl';
 import { LAYOUT, isSafeJobId, shardDirs, shardListings } from './layout';
@@ -15,6 +15,7 @@ import { parseStoredRecord } from './records';
  */
 export class IndexLog {
   private fh: fsp.FileHandle | undefined;
+  private size = 0;
   /** Lines in the file (for the compaction decision). */
   lines = 0;
 
@@ -41,14 +42,18 @@ export class IndexLog {
   }
 
   private async handle(): Promise<fsp.FileHandle> {
-    this.fh ??= await fsp.open(this.path, 'a');
+    if (!this.fh) {
+      const fh = await fsp.open(this.path, 'a', FILE_MODE);
+      this.size = (await fh.stat()).size;
+      this.fh = fh;
+    }
     return this.fh;
   }
 
   /** Appends without fsync: the journal covers these lines until the next checkpoint fsyncs the file. */
   async append(lines: readonly (IndexLine | IndexDrop)[]): Promise<void> {
     if (lines.length === 0) return;
-    await writeAll(await this.handle(), Buffer.from(toJsonl(lines)));
+    this.size = await appendWithRollback(await this.handle(), this.size, Buffer.from(toJsonl(lines)));
     this.lines += lines.length;
   }
 

@@ -152,6 +152,23 @@ export class JobIndex {
     return out.sort(compareKey);
   }
 
+  /**
+   * How many of a tenant's jobs are in each status and of each kind (by_status honours the kind
+   * filter, by_kind does not, so the kind menu can show every kind's count). One pass, no I/O.
+   */
+  counts(tenantId: string, kind?: JobKind): { total: number; by_status: Record<JobStatus, number>; by_kind: Record<JobKind, number> } {
+    const by_status = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
+    const by_kind = Object.fromEntries(JOB_KINDS.map((k) => [k, 0])) as Record<JobKind, number>;
+    let total = 0;
+    for (const e of this.byTenant.get(tenantId) ?? []) {
+      by_kind[e.kind]++;
+      if (kind !== undefined && e.kind !== kind) continue;
+      by_status[e.status]++;
+      total++;
+    }
+    return { total, by_status, by_kind };
+  }
+
   /** A tenant's entries oldest first (a copy: safe to iterate across awaits). */
   tenantEntries(tenantId: string): IndexEntry[] {
     return [...(this.byTenant.get(tenantId) ?? [])];

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { JOB_LIST_DEFAULT_LIMIT, assertTransition, type JobEvent, type JobKind, type JobRecord, type JobStatus } from '../../shared';
-import { forEachLimit, fsyncPath, isErrno } from './atomic-file';
+import { JOB_LIST_DEFAULT_LIMIT, assertTransition, type JobCounts, type JobEvent, type JobKind, type JobRecord, type JobStatus } from '../../shared';
+import { DIR_MODE, FILE_MODE, forEachLimit, fsyncPath, isErrno, isOutOfSpace } from './atomic-file';
 import { decodeCursor, encodeCursor } from './cursor';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { readEventsFile } from './events-file';
@@ -11,6 +11,7 @@ import { IdempotencyTable } from './idempotency-table';
 import { IndexLog } from './index-log';
 import { indexLineOf, type JobIndex } from './job-index';
 import { JournalWriter, listJournalGens, readJournal, type JournalEntry } from './journal';
+import { tightenDataDir } from './permissions';
 import { KeyedMutex } from './keyed-mutex';
 import { LAYOUT, assertSafeJobId, eventsFilePath, jobFilePath, journalFilePath, shardDirs } from './layout';
 import { consoleStoreLogger } from './logger';
@@ -21,9 +22,11 @@ import { parseStoredRecord, toStoredEvent, toStoredRecord } from './records';
 import { scanMaxSeq } from './seq-recovery';
 import { SeqAllocator, StoreMeta } from './store-meta';
 import {
+  InsufficientStorageError,
   JobExistsError,
   JobNotFoundError,
   StoreFailedError,
+  type StorageHealth,
   type IdempotencyRecord,
   type JobListFilter,
   type JobListPage,
@@ -45,6 +48,8 @@ export type OpenJobStoreOptions = {
   seqBlock?: number;
   /** Unlink the lock file in a process 'exit' handler (default true). */
   releaseLockOnExit?: boolean;
+  /** While the disk is full: how often a stalled write is retried and free space probed (default 1 s). */
+  spaceRetryMs?: number;
 };
 
 const DEFAULTS = { cacheSize: 2000, checkpointBytes: 8 * 1024 * 1024, seqBlock: 1000 } as const;
@@ -70,7 +75,8 @@ const PATCHABLE: ReadonlySet<string> = new Set<keyof JobPatch>([
 export async function openJobStore(options: OpenJobStoreOptions): Promise<JobStore> {
   const dataDir = path.resolve(options.dataDir);
   const logger = options.logger ?? consoleStoreLogger;
-  await fsp.mkdir(dataDir, { recursive: true });
+  await fsp.mkdir(dataDir, { recursive: true, mode: DIR_MODE });
+  await tightenDataDir(dataDir, logger);
   const lock = acquireDataDirLock(dataDir, logger, { releaseOnExit: options.releaseLockOnExit ?? true });
   try {
     return await FileJobStore.open(dataDir, logger, lock, options);
@@ -85,9 +91,13 @@ async function ensureLayout(dataDir: string): Promise<void> {
   const last = dirs[dirs.length - 1];
   if (last && fs.existsSync(last)) return;
   // All 256 shard dirs up front: later writes never create a directory (nor need to fsync its parent).
-  for (const dir of dirs) await fsp.mkdir(dir, { recursive: true });
+  for (const dir of dirs) await fsp.mkdir(dir, { recursive: true, mode: DIR_MODE });
   await fsyncPath(path.join(dataDir, LAYOUT.jobsDir));
   await fsyncPath(dataDir);
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 function bumpTime(previous: string): string {
@@ -99,8 +109,13 @@ function bumpTime(previous: string): string {
 
 class FileJobStore implements JobStore {
   private readonly cache: LruCache<string, JobRecord>;
-  /** Journaled (or about to be) but not yet in its own file: reads must see these first. */
+  /** Journaled but not yet in its own file: reads must see these first. */
   private readonly dirty = new Map<string, JobRecord>();
+  /**
+   * Submitted to the journal but not durable yet: the base of the next update of the job and the
+   * duplicate-id check, never what a read sees (a job is visible only once it is durable).
+   */
+  private readonly staged = new Map<string, JobRecord>();
   private readonly pendingEvents = new Map<string, JobEvent[]>();
   private readonly eventLocks = new KeyedMutex();
   private readonly jobLocks = new KeyedMutex();
@@ -110,6 +125,10 @@ class FileJobStore implements JobStore {
   private seq!: SeqAllocator;
   private jobWrites = 0;
   private failure: unknown;
+  /** The last full-disk error while one is unresolved (health says degraded meanwhile). */
+  private spaceError: unknown;
+  private spaceProbe: NodeJS.Timeout | undefined;
+  private readonly spaceRetryMs: number;
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -123,7 +142,13 @@ class FileJobStore implements JobStore {
     options: OpenJobStoreOptions,
   ) {
     this.cache = new LruCache(options.cacheSize ?? DEFAULTS.cacheSize);
+    this.spaceRetryMs = options.spaceRetryMs ?? 1000;
     this.materialiser = new Materialiser({
+      spaceRetryMs: this.spaceRetryMs,
+      onSpace: (err) => {
+        if (err === undefined) this.spaceMaybeBack();
+        else this.outOfSpace(err);
+      },
       dataDir,
       indexLog,
       idempotency,
@@ -197,39 +222,148 @@ class FileJobStore implements JobStore {
     if (failure !== undefined) throw new StoreFailedError(failure);
   }
 
+  storageHealth(): StorageHealth {
+    const failure = this.failure ?? this.materialiser.error;
+    if (failure !== undefined) {
+      return { status: 'degraded', reason: `the job store in ${this.dataDir} failed and refuses writes until restarted: ${errText(failure)}` };
+    }
+    if (this.spaceError !== undefined) {
+      return { status: 'degraded', reason: `the data dir ${this.dataDir} has no space left (${errText(this.spaceError)}): new jobs and job updates are refused until space is freed` };
+    }
+    return { status: 'ok' };
+  }
+
+  /**
+   * A write hit a full disk. Health turns degraded, and a timer probes for free space so health
+   * (and a stalled materialiser batch) recover even when no write comes to try again.
+   */
+  private outOfSpace(err: unknown): void {
+    if (this.spaceError === undefined) {
+      this.logger.warn(`the data dir ${this.dataDir} is out of space: writes are refused until space is freed`, { error: errText(err) });
+    }
+    this.spaceError = err;
+    this.spaceProbe ??= setInterval(() => void this.probeSpace(), this.spaceRetryMs).unref();
+  }
+
+  private spaceMaybeBack(): void {
+    if (this.spaceError === undefined || this.materialiser.stalledOn !== undefined) return;
+    this.spaceError = undefined;
+    clearInterval(this.spaceProbe);
+    this.spaceProbe = undefined;
+    this.logger.info(`the data dir ${this.dataDir} has space again: writes are accepted`);
+  }
+
+  /** Writes, syncs and removes a small file: if that works, the disk has room again. */
+  private async probeSpace(): Promise<void> {
+    if (this.closing) return;
+    if (this.materialiser.stalledOn !== undefined) {
+      this.materialiser.retryNow();
+      return;
+    }
+    const probe = path.join(this.dataDir, '.space-probe');
+    try {
+      await fsp.writeFile(probe, Buffer.alloc(64 * 1024), { mode: FILE_MODE, flush: true });
+      this.spaceMaybeBack();
+    } catch (err) {
+      if (isOutOfSpace(err)) this.spaceError = err;
+    } finally {
+      await fsp.rm(probe, { force: true }).catch(() => undefined);
+    }
+  }
+
   /** One journal write + fdatasync for everything submitted since the last one (group commit). */
   private async writeBatch(entries: JournalEntry[]): Promise<void> {
-    if (this.failure !== undefined) throw new StoreFailedError(this.failure);
-    if (this.materialiser.backlog > MAX_MATERIALISE_BACKLOG) await this.materialiser.idle();
-    let rotated: string | undefined;
     try {
-      rotated = await this.writer.write(entries);
+      if (this.failure !== undefined) throw new StoreFailedError(this.failure);
+      // A batch stalled on a full disk holds up everything behind it: refuse rather than queue.
+      const stalled = this.materialiser.stalledOn;
+      if (stalled !== undefined) throw new InsufficientStorageError(this.dataDir, stalled);
+      if (this.materialiser.backlog > MAX_MATERIALISE_BACKLOG) await this.materialiser.idle();
+      let rotated: string | undefined;
+      try {
+        rotated = await this.writer.write(entries);
+      } catch (err) {
+        if (isOutOfSpace(err)) {
+          // The writer cut the journal back to its last durable length: nothing of this batch is
+          // stored, and the next batch may go through once space is freed.
+          this.outOfSpace(err);
+          throw new InsufficientStorageError(this.dataDir, err);
+        }
+        // The journal is the durability point: after a failure it cannot undo, nothing can be promised.
+        this.failure = err;
+        this.logger.warn('journal write failed: the store refuses writes until it is reopened', { error: String(err) });
+        throw new StoreFailedError(err);
+      }
+      this.spaceMaybeBack();
+      this.publish(entries);
+      void this.materialiser.enqueue(entries);
+      if (rotated) void this.materialiser.checkpoint(rotated, 2);
     } catch (err) {
-      // The journal is the durability point: after a failed write nothing can be promised any more.
-      this.failure = err;
-      this.logger.warn('journal write failed: the store refuses writes until it is reopened', { error: String(err) });
-      throw new StoreFailedError(err);
+      for (const e of entries) if (e.t === 'job' && this.staged.get(e.rec.job_id) === e.rec) this.staged.delete(e.rec.job_id);
+      throw err;
     }
-    void this.materialiser.enqueue(entries);
-    if (rotated) void this.materialiser.checkpoint(rotated, 2);
+  }
+
+  /** The batch is durable: from here on reads see it (in journal order, so the last version wins). */
+  private publish(entries: readonly JournalEntry[]): void {
+    for (const e of entries) {
+      if (e.t === 'job') {
+        const { rec } = e;
+        this.index.upsert(indexLineOf(rec, e.ord));
+        if (e.idem) this.idempotency.put(e.idem);
+        this.dirty.set(rec.job_id, rec);
+        this.cache.set(rec.job_id, rec);
+        this.jobWrites++;
+        if (this.staged.get(rec.job_id) === rec) this.staged.delete(rec.job_id);
+      } else {
+        const pending = this.pendingEvents.get(e.ev.job_id);
+        if (pending) pending.push(e.ev);
+        else this.pendingEvents.set(e.ev.job_id, [e.ev]);
+      }
+    }
   }
 
   async createJob(record: JobRecord, idempotency?: IdempotencyRecord): Promise<void> {
+    await this.create(record, idempotency, undefined);
+  }
+
+  async createJobWithEvent(record: JobRecord, event: NewJobEvent, idempotency?: IdempotencyRecord): Promise<JobEvent> {
+    if (event.job_id !== record.job_id) throw new TypeError('the first event must belong to the job');
+    const ev = await this.create(record, idempotency, event);
+    if (!ev) throw new Error('unreachable: the event was not stored');
+    return ev;
+  }
+
+  private async create(record: JobRecord, idempotency: IdempotencyRecord | undefined, event: NewJobEvent | undefined): Promise<JobEvent | undefined> {
     this.assertWritable();
     assertSafeJobId(record.job_id);
     const rec = toStoredRecord(record);
     if (idempotency && (idempotency.job_id !== rec.job_id || idempotency.tenant_id !== rec.tenant_id || idempotency.kind !== rec.kind)) {
       throw new TypeError('idempotency record must name the same job_id, tenant_id and kind as the job');
     }
-    if (this.index.has(rec.job_id) || this.dirty.has(rec.job_id)) throw new JobExistsError(rec.job_id);
+    if (this.index.has(rec.job_id) || this.staged.has(rec.job_id)) throw new JobExistsError(rec.job_id);
     const ord = this.index.nextOrd();
-    // Visible at once (in journal order); durable when the commit below resolves.
-    this.index.upsert(indexLineOf(rec, ord));
-    this.dirty.set(rec.job_id, rec);
-    this.cache.set(rec.job_id, rec);
-    this.jobWrites++;
-    if (idempotency) this.idempotency.put(idempotency);
-    await this.committer.submit([idempotency ? { t: 'job', rec, ord, idem: { ...idempotency } } : { t: 'job', rec, ord }]);
+    const ev = event ? this.stampEvent(event) : undefined;
+    // Visible (and its idempotency record effective) only once the commit is durable: see publish().
+    this.staged.set(rec.job_id, rec);
+    const entries: JournalEntry[] = [idempotency ? { t: 'job', rec, ord, idem: { ...idempotency } } : { t: 'job', rec, ord }];
+    if (ev) entries.push({ t: 'ev', ev });
+    await this.committer.submit(entries);
+    return ev;
+  }
+
+  /** Assigns the next global seq and the time; a full disk can refuse the seq reservation. */
+  private stampEvent(event: NewJobEvent): JobEvent {
+    let seq: number;
+    try {
+      seq = this.seq.next();
+    } catch (err) {
+      // Reserving a seq block rewrites store-meta.json, which a full disk refuses.
+      if (!isOutOfSpace(err)) throw err;
+      this.outOfSpace(err);
+      throw new InsufficientStorageError(this.dataDir, err);
+    }
+    return toStoredEvent({ ...event, recorded_at: event.recorded_at ?? new Date().toISOString(), seq });
   }
 
   async updateJob(jobId: string, patch: JobPatch): Promise<JobRecord> {
@@ -239,7 +373,7 @@ class FileJobStore implements JobStore {
     // order is the apply order); durability is awaited outside it, so group commit still batches.
     const { rec, durable } = await this.jobLocks.run(jobId, async () => {
       const loaded = await this.current(jobId);
-      const cur = this.dirty.get(jobId) ?? this.cache.get(jobId) ?? loaded;
+      const cur = this.staged.get(jobId) ?? this.dirty.get(jobId) ?? this.cache.get(jobId) ?? loaded;
       const entry = this.index.get(jobId);
       if (!cur || !entry) throw new JobNotFoundError(jobId);
       this.assertWritable();
@@ -248,10 +382,7 @@ class FileJobStore implements JobStore {
       for (const [k, v] of Object.entries(patch)) if (v !== undefined && PATCHABLE.has(k)) next[k] = v;
       next.updated_at = bumpTime(cur.updated_at);
       const stored = toStoredRecord(next as JobRecord);
-      this.index.upsert(indexLineOf(stored, entry.ord));
-      this.dirty.set(jobId, stored);
-      this.cache.set(jobId, stored);
-      this.jobWrites++;
+      this.staged.set(jobId, stored);
       return { rec: stored, durable: this.committer.submit([{ t: 'job', rec: stored, ord: entry.ord }]) };
     });
     await durable;
@@ -261,10 +392,7 @@ class FileJobStore implements JobStore {
   async appendEvent(event: NewJobEvent): Promise<JobEvent> {
     this.assertWritable();
     if (!this.index.has(event.job_id)) throw new JobNotFoundError(event.job_id);
-    const ev = toStoredEvent({ ...event, recorded_at: event.recorded_at ?? new Date().toISOString(), seq: this.seq.next() });
-    const pending = this.pendingEvents.get(ev.job_id);
-    if (pending) pending.push(ev);
-    else this.pendingEvents.set(ev.job_id, [ev]);
+    const ev = this.stampEvent(event);
     await this.committer.submit([{ t: 'ev', ev }]);
     return ev;
   }
@@ -344,6 +472,10 @@ class FileJobStore implements JobStore {
     }
   }
 
+  countJobs(tenantId: string, kind?: JobKind): JobCounts {
+    return this.index.counts(tenantId, kind);
+  }
+
   async listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]> {
     const entries = this.index.byStatus(statuses);
     const out: (JobRecord | undefined)[] = new Array<JobRecord | undefined>(entries.length);
@@ -408,6 +540,9 @@ class FileJobStore implements JobStore {
   }
 
   private async doClose(): Promise<void> {
+    clearInterval(this.spaceProbe);
+    // A batch stalled on a full disk stays in the journal; the next open replays it.
+    this.materialiser.stop();
     try {
       await this.committer.drain();
       await this.materialiser.idle();

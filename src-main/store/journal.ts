@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { JobEvent, JobRecord } from '../../shared';
-import { fsyncPath, isErrno, writeAll } from './atomic-file';
+import { DIR_MODE, FILE_MODE, fsyncPath, isErrno, writeAll } from './atomic-file';
 import { isRecord, toJsonl } from './jsonl';
 import { LAYOUT, journalFilePath, journalGenOf } from './layout';
 import { loadLogFile } from './log-file';
@@ -75,8 +75,8 @@ export class JournalWriter {
   }
 
   private static async create(dataDir: string, gen: number): Promise<fsp.FileHandle> {
-    await fsp.mkdir(path.join(dataDir, LAYOUT.journalDir), { recursive: true });
-    const fh = await fsp.open(journalFilePath(dataDir, gen), 'a');
+    await fsp.mkdir(path.join(dataDir, LAYOUT.journalDir), { recursive: true, mode: DIR_MODE });
+    const fh = await fsp.open(journalFilePath(dataDir, gen), 'a', FILE_MODE);
     // The new file's directory entry must be durable before anything in it is acknowledged.
     await fsyncPath(path.join(dataDir, LAYOUT.journalDir));
     return fh;
@@ -86,11 +86,29 @@ export class JournalWriter {
     return journalFilePath(this.dataDir, this.gen);
   }
 
-  /** Durable when it resolves. Returns the path of a file rotated out, if this write filled one. */
+  /**
+   * Durable when it resolves. Returns the path of a file rotated out, if this write filled one.
+   * A failed write or sync (a full disk) cuts the file back to its last durable length, so the
+   * journal does not keep a partial batch and the writer stays usable; only if that cut fails is
+   * the error a RollbackFailedError (the file's tail is then unknown and the store must reopen).
+   */
   async write(entries: readonly JournalEntry[]): Promise<string | undefined> {
     const buf = Buffer.from(toJsonl(entries));
-    await writeAll(this.fh, buf);
-    await this.fh.datasync();
+    try {
+      await writeAll(this.fh, buf);
+      await this.fh.datasync();
+    } catch (err) {
+      try {
+        await this.fh.truncate(this.bytes);
+      } catch (rollbackErr) {
+        throw new RollbackFailedError(err, rollbackErr);
+      }
+      // Best effort: a full disk may refuse this sync too. The next successful write's fdatasync
+      // makes the shorter length durable with it; only a crash before that could bring back the
+      // refused batch's bytes (a torn tail is set aside at replay, a whole batch would replay).
+      await this.fh.datasync().catch(() => undefined);
+      throw err;
+    }
     this.bytes += buf.length;
     if (this.bytes < this.rotateBytes) return undefined;
     const old = this.currentPath;
@@ -104,5 +122,16 @@ export class JournalWriter {
 
   async close(): Promise<void> {
     await this.fh.close();
+  }
+}
+
+/** A failed journal write could not be undone: what the file ends with is unknown. */
+export class RollbackFailedError extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly rollbackError: unknown,
+  ) {
+    super(`journal write failed (${cause instanceof Error ? cause.message : String(cause)}) and could not be rolled back (${rollbackError instanceof Error ? rollbackError.message : String(rollbackError)})`);
+    this.name = 'RollbackFailedError';
   }
 }

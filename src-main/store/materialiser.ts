@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { JobEvent, JobRecord } from '../../shared';
-import { forEachLimit, fsyncPath, writeFileAtomic } from './atomic-file';
+import { forEachLimit, fsyncPath, isOutOfSpace, writeFileAtomic } from './atomic-file';
 import { appendEventsFile, mergeEventsFile } from './events-file';
 import type { IdempotencyTable } from './idempotency-table';
 import type { IndexLog } from './index-log';
@@ -23,6 +23,10 @@ export type MaterialiserDeps = {
   onJobWritten(record: JobRecord): void;
   /** These events are now in the job's event file. */
   onEventsWritten(jobId: string, events: readonly JobEvent[]): void;
+  /** A write hit a full disk (err) and is being retried, or (undefined) went through again. */
+  onSpace?(err: unknown): void;
+  /** Pause between retries of a batch that hit a full disk (default 1 s). */
+  spaceRetryMs?: number;
 };
 
 /*
@@ -35,8 +39,11 @@ export type MaterialiserDeps = {
  * file; the store's settings-like data (store-meta.json) does go through Conf.
  */
 
-// Files written per batch in parallel: bounded so a big batch (journal replay) cannot run out of fds.
-const WRITE_CONCURRENCY = 16;
+// Files written per batch in parallel: bounded so a big batch (journal replay) cannot run out of fds,
+// and small enough that the journal's fdatasync still finds a free thread in libuv's pool (4 threads).
+const WRITE_CONCURRENCY = 4;
+// A pending batch stops taking more entries at this size (bounds one materialisation round).
+const MAX_JOINED_ENTRIES = 20_000;
 
 /**
  * Turns journaled batches into the per-job files, index lines and idempotency lines, in journal
@@ -51,6 +58,14 @@ export class Materialiser {
   private dirtyDirs = new Set<string>();
   private queued = 0;
   private failure: unknown;
+  /** The full-disk error a batch is being retried on; the batches behind it wait. */
+  private stall: unknown;
+  private wake: (() => void) | undefined;
+  private stopped = false;
+  /** The queued batch that has not started yet: later batches join it. */
+  private pendingBatch: { entries: JournalEntry[]; replay: boolean; done: Promise<void> } | undefined;
+  /** Journal files whose checkpoint failed on a full disk: deleted by the next checkpoint that works. */
+  private journalsToDelete: string[] = [];
 
   constructor(private readonly deps: MaterialiserDeps) {}
 
@@ -63,13 +78,86 @@ export class Materialiser {
     return this.queued;
   }
 
-  /** Queues a journaled batch. `replay` merges events by seq (they may already be in the file). */
-  enqueue(entries: readonly JournalEntry[], replay = false): Promise<void> {
-    return this.run(() => this.apply(entries, replay));
+  /** Set while a batch waits for disk space (retried every spaceRetryMs, or at once on retryNow). */
+  get stalledOn(): unknown {
+    return this.stall;
   }
 
-  /** Runs a task between batches, with no materialisation in flight (compaction, rewrites). */
+  /** Retry a stalled batch now instead of at the next timer tick. */
+  retryNow(): void {
+    this.wake?.();
+  }
+
+  /** Stop retrying a stalled batch (close): it stays in the journal and is replayed at the next open. */
+  stop(): void {
+    this.stopped = true;
+    this.wake?.();
+  }
+
+  /**
+   * Queues a journaled batch. `replay` merges events by seq (they may already be in the file). A
+   * batch that hits a full disk is retried until it goes through: it is in the journal already, so
+   * it must reach its files, and everything queued behind it waits (the store refuses new writes
+   * meanwhile). Retries run in replay mode, so events an earlier attempt did write are not doubled.
+   */
+  enqueue(entries: readonly JournalEntry[], replay = false): Promise<void> {
+    // Batches that arrive while the previous one is being written join one pending batch: under
+    // load each job file is then written once for several journal batches (its last version),
+    // and the file work stays a few large rounds instead of one small round per commit.
+    const pending = this.pendingBatch;
+    if (pending && pending.entries.length < MAX_JOINED_ENTRIES) {
+      for (const e of entries) pending.entries.push(e);
+      pending.replay ||= replay;
+      return pending.done;
+    }
+    const batch: { entries: JournalEntry[]; replay: boolean; done: Promise<void> } = { entries: [...entries], replay, done: Promise.resolve() };
+    batch.done = this.run(async () => {
+      if (this.pendingBatch === batch) this.pendingBatch = undefined;
+      let asReplay = batch.replay;
+      for (;;) {
+        try {
+          await this.apply(batch.entries, asReplay);
+          if (this.stall !== undefined) {
+            this.stall = undefined;
+            this.deps.onSpace?.(undefined);
+          }
+          return;
+        } catch (err) {
+          if (!isOutOfSpace(err) || this.stopped) throw err;
+          this.stall = err;
+          this.deps.onSpace?.(err);
+          await this.pause();
+          if (this.stopped) throw err;
+          asReplay = true;
+        }
+      }
+    });
+    this.pendingBatch = batch;
+    return batch.done;
+  }
+
+  private pause(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, this.deps.spaceRetryMs ?? 1000);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+
+  /**
+   * Runs a task between batches, with no materialisation in flight (compaction, rewrites). A task
+   * that fails on a full disk only rejects its own promise: what it wrote is rolled back or
+   * replaced atomically, so the store stays consistent and usable.
+   */
   run(task: () => Promise<void>): Promise<void> {
+    // Nothing queued after this task may join a batch queued before it.
+    this.pendingBatch = undefined;
     this.queued++;
     const p = this.chain.then(async () => {
       if (this.failure !== undefined) throw this.failure;
@@ -81,7 +169,7 @@ export class Materialiser {
       },
       (err: unknown) => {
         this.queued--;
-        this.failure ??= err;
+        if (!isOutOfSpace(err) || this.stopped) this.failure ??= err;
       },
     );
     return p;
@@ -112,13 +200,26 @@ export class Materialiser {
     const next = this.checkpoints.then(async () => {
       await marker;
       if (!taken) return;
-      // Files first, then the directories holding their (renamed-in) names.
-      await forEachLimit(taken.files, concurrency, fsyncPath);
-      await forEachLimit(taken.dirs, concurrency, fsyncPath);
-      if (journalPath) await fsp.rm(journalPath, { force: true });
+      const { files, dirs } = taken;
+      try {
+        // Files first, then the directories holding their (renamed-in) names.
+        await forEachLimit(files, concurrency, fsyncPath);
+        await forEachLimit(dirs, concurrency, fsyncPath);
+      } catch (err) {
+        if (!isOutOfSpace(err)) throw err;
+        // Some file systems report a full disk only at fsync: keep the journal (it still covers
+        // these files) and let the next checkpoint fsync them again and delete it.
+        for (const f of files) this.dirtyFiles.add(f);
+        for (const d of dirs) this.dirtyDirs.add(d);
+        if (journalPath) this.journalsToDelete.push(journalPath);
+        throw err;
+      }
+      const covered = journalPath ? [...this.journalsToDelete.splice(0), journalPath] : this.journalsToDelete.splice(0);
+      for (const j of covered) await fsp.rm(j, { force: true });
     });
     this.checkpoints = next.catch((err: unknown) => {
-      this.failure ??= err;
+      if (isOutOfSpace(err)) this.deps.onSpace?.(err);
+      else this.failure ??= err;
     });
     return next;
   }

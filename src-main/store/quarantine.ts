@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncPath } from './atomic-file';
+import { DIR_MODE, FILE_MODE, fsyncPath } from './atomic-file';
 import { LAYOUT } from './layout';
 import type { LogFields, StoreLogger } from './types';
 
@@ -28,7 +28,7 @@ export class Quarantine {
 
   /** Renames the whole file into corrupt/. */
   async moveAside(filePath: string, reason: string, fields?: LogFields): Promise<string> {
-    await fsp.mkdir(this.dir, { recursive: true });
+    await fsp.mkdir(this.dir, { recursive: true, mode: DIR_MODE });
     const dest = this.target(path.basename(filePath));
     await fsp.rename(filePath, dest);
     this.logger.warn(`${reason}: moved ${filePath} aside to ${dest}`, { ...fields, file: filePath, moved_to: dest });
@@ -36,7 +36,7 @@ export class Quarantine {
   }
 
   moveAsideSync(filePath: string, reason: string, fields?: LogFields): string {
-    fs.mkdirSync(this.dir, { recursive: true });
+    fs.mkdirSync(this.dir, { recursive: true, mode: DIR_MODE });
     const dest = this.target(path.basename(filePath));
     fs.renameSync(filePath, dest);
     this.logger.warn(`${reason}: moved ${filePath} aside to ${dest}`, { ...fields, file: filePath, moved_to: dest });
@@ -45,7 +45,7 @@ export class Quarantine {
 
   /** Copies the whole file into corrupt/ before the caller repairs it in place. */
   async copyAside(filePath: string, reason: string, fields?: LogFields): Promise<string> {
-    await fsp.mkdir(this.dir, { recursive: true });
+    await fsp.mkdir(this.dir, { recursive: true, mode: DIR_MODE });
     const dest = this.target(path.basename(filePath));
     await fsp.copyFile(filePath, dest);
     await fsyncPath(dest);
@@ -55,9 +55,9 @@ export class Quarantine {
 
   /** Keeps some bytes (e.g. a torn tail cut off a log) under a name derived from their file. */
   async saveBytes(sourcePath: string, bytes: Buffer, reason: string, fields?: LogFields): Promise<string> {
-    await fsp.mkdir(this.dir, { recursive: true });
+    await fsp.mkdir(this.dir, { recursive: true, mode: DIR_MODE });
     const dest = this.target(path.basename(sourcePath));
-    await fsp.writeFile(dest, bytes);
+    await fsp.writeFile(dest, bytes, { mode: FILE_MODE });
     await fsyncPath(dest);
     this.logger.warn(`${reason}: ${bytes.length} byte(s) of ${sourcePath} set aside in ${dest}`, {
       ...fields,

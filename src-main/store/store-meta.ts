@@ -1,7 +1,7 @@
 import Conf from 'conf';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fsyncPathSync } from './atomic-file';
+import { FILE_MODE, fsyncPathSync } from './atomic-file';
 import { LAYOUT } from './layout';
 import type { Quarantine } from './quarantine';
 
@@ -56,7 +56,7 @@ export class StoreMeta {
   }
 
   private static openConf(dataDir: string): Conf<MetaShape> {
-    return new Conf<MetaShape>({ cwd: dataDir, configName: LAYOUT.metaConfigName, accessPropertiesByDotNotation: false });
+    return new Conf<MetaShape>({ cwd: dataDir, configName: LAYOUT.metaConfigName, accessPropertiesByDotNotation: false, configFileMode: FILE_MODE });
   }
 
   get seqReserved(): number {

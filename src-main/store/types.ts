@@ -1,4 +1,4 @@
-import type { JobEvent, JobKind, JobRecord, JobStatus } from '../../shared';
+import type { JobCounts, JobEvent, JobKind, JobRecord, JobStatus } from '../../shared';
 
 /**
  * The persistence port of design §9. The engine and the API depend on this interface only; the
@@ -58,11 +58,18 @@ export interface JobStore {
    * record under its (tenant, kind, key): deciding whether an old one has expired is the caller's.
    */
   createJob(record: JobRecord, idempotency?: IdempotencyRecord): Promise<void>;
+  /**
+   * createJob with the job's first event in the same commit (one fdatasync instead of two before
+   * an accepted job can be acknowledged). Resolves with the stored event.
+   */
+  createJobWithEvent(record: JobRecord, event: NewJobEvent, idempotency?: IdempotencyRecord): Promise<JobEvent>;
   /** Applies the patch, bumps updated_at, enforces the status transition table; durable on resolve. */
   updateJob(jobId: string, patch: JobPatch): Promise<JobRecord>;
   getJob(jobId: string): Promise<JobRecord | undefined>;
   /** Newest first (created_at, then creation order), tenant-scoped, with cursor pagination. Throws InvalidCursorError. */
   listJobs(filter: JobListFilter): Promise<JobListPage>;
+  /** Counts of a tenant's jobs per status (of `kind` when given) and per kind, from the in-memory index. */
+  countJobs(tenantId: string, kind?: JobKind): JobCounts;
   /** Every job, any tenant, in one of these statuses, oldest first (start-up recovery). */
   listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]>;
 
@@ -79,11 +86,18 @@ export interface JobStore {
 
   /** Number of stored jobs (all tenants). */
   count(): number;
+  /**
+   * 'degraded' while the data dir is out of space (writes answer InsufficientStorageError and are
+   * retried in the background until space is back) or after a failure that needs a reopen.
+   */
+  storageHealth(): StorageHealth;
   /** Resolves when every write submitted so far is durable and materialised in its own file. */
   flush(): Promise<void>;
   /** Flushes pending writes and releases the data-dir lock. */
   close(): Promise<void>;
 }
+
+export type StorageHealth = { status: 'ok' } | { status: 'degraded'; reason: string };
 
 export class DataDirLockedError extends Error {
   constructor(
@@ -121,5 +135,21 @@ export class StoreFailedError extends Error {
   constructor(override readonly cause: unknown) {
     super(`job store failed: ${cause instanceof Error ? cause.message : String(cause)}`);
     this.name = 'StoreFailedError';
+  }
+}
+
+/**
+ * The data dir's file system is full (ENOSPC) or over quota (EDQUOT): nothing of this write was
+ * stored. Not fatal: the store keeps answering reads and takes writes again once space is back.
+ */
+export class InsufficientStorageError extends Error {
+  readonly code = 'insufficient_storage';
+  constructor(
+    readonly dataDir: string,
+    override readonly cause: unknown,
+  ) {
+    const errno = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.name) : 'error';
+    super(`the data dir ${dataDir} has no space left (${errno}); nothing was stored. Free some space there and retry`);
+    this.name = 'InsufficientStorageError';
   }
 }

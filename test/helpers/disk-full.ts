@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { vi } from 'vitest';
+
+/**
+ * A fault-injecting file-system layer for tests: while `full` is on, writes to files under `dir`
+ * fail the way a full disk fails them (a short write first, then ENOSPC), as do fsync and the
+ * one-shot writeFile/appendFile calls. Works without root or tmpfs, so CI always runs it.
+ * Writes through stubborn-fs (conf's sync writes, bound at import) are not intercepted.
+ */
+export type DiskFull = {
+  full: boolean;
+  /** Writes refused so far (for "the test did hit the fault" checks). */
+  readonly refused: number;
+  restore(): void;
+};
+
+function enospc(syscall: string, p?: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`ENOSPC: no space left on device, ${syscall}${p ? ` '${p}'` : ''}`);
+  err.code = 'ENOSPC';
+  err.errno = -28;
+  err.syscall = syscall;
+  if (p) err.path = p;
+  return err;
+}
+
+export async function injectDiskFull(dir: string): Promise<DiskFull> {
+  const root = path.resolve(dir);
+  const inside = (p: unknown): boolean => {
+    const s = p instanceof URL ? p.pathname : typeof p === 'string' ? p : p instanceof Buffer ? p.toString() : '';
+    return s !== '' && path.resolve(s).startsWith(root + path.sep);
+  };
+  const handles = new WeakSet<object>();
+  const state = { full: false, refused: 0 };
+
+  // FileHandle is not exported: take its prototype from a real handle.
+  const probePath = path.join(os.tmpdir(), `benchdesk-diskfull-${process.pid}`);
+  await fsp.writeFile(probePath, '');
+  const probe = await fsp.open(probePath, 'r');
+  const proto = Object.getPrototypeOf(probe) as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  await probe.close();
+  await fsp.rm(probePath, { force: true });
+
+  const realOpen = fsp.open.bind(fsp);
+  const spies: { mockRestore(): void }[] = [];
+  spies.push(
+    vi.spyOn(fsp, 'open').mockImplementation(async (p, flags, mode) => {
+      const fh = await realOpen(p, flags, mode);
+      if (inside(p)) handles.add(fh);
+      return fh;
+    }),
+  );
+
+  const realWrite = proto.write as (this: object, ...args: unknown[]) => Promise<{ bytesWritten: number; buffer: unknown }>;
+  const partial = new WeakSet<object>();
+  spies.push(
+    vi.spyOn(proto, 'write').mockImplementation(async function (this: object, ...args: unknown[]) {
+      if (state.full && handles.has(this)) {
+        const [buffer, offset, length] = args as [Buffer, number | undefined, number | undefined];
+        // A full disk first takes what fits (a short write), then refuses: that leaves partial lines.
+        if (!partial.has(this) && Buffer.isBuffer(buffer) && (length ?? buffer.length) > 8) {
+          partial.add(this);
+          return realWrite.call(this, buffer, offset ?? 0, 8);
+        }
+        state.refused++;
+        throw enospc('write');
+      }
+      return realWrite.apply(this, args);
+    }),
+  );
+  for (const name of ['sync', 'datasync', 'writeFile', 'appendFile'] as const) {
+    const real = proto[name] as (this: object, ...args: unknown[]) => Promise<unknown>;
+    spies.push(
+      vi.spyOn(proto, name).mockImplementation(async function (this: object, ...args: unknown[]) {
+        if (state.full && handles.has(this)) {
+          state.refused++;
+          throw enospc(name === 'sync' || name === 'datasync' ? 'fsync' : 'write');
+        }
+        return real.apply(this, args);
+      }),
+    );
+  }
+  for (const name of ['writeFile', 'appendFile', 'copyFile'] as const) {
+    const real = fsp[name].bind(fsp) as (...args: unknown[]) => Promise<void>;
+    spies.push(
+      vi.spyOn(fsp, name).mockImplementation(async (...args: unknown[]) => {
+        const target = name === 'copyFile' ? args[1] : args[0];
+        if (state.full && inside(target)) {
+          state.refused++;
+          throw enospc(name === 'copyFile' ? 'copyfile' : 'open', String(target));
+        }
+        return real(...args);
+      }),
+    );
+  }
+  // Callback fs (the store's job files and event appends use it).
+  for (const name of ['writeFile', 'appendFile'] as const) {
+    const real = fs[name] as unknown as (...args: unknown[]) => void;
+    spies.push(
+      vi.spyOn(fs, name).mockImplementation(((...args: unknown[]) => {
+        const cb = args[args.length - 1] as (err: NodeJS.ErrnoException | null) => void;
+        if (state.full && inside(args[0])) {
+          state.refused++;
+          // A full disk takes what fits of an append first: leave a partial line behind.
+          if (name === 'appendFile' && typeof args[1] === 'string' && args[1].length > 8) {
+            real(args[0], args[1].slice(0, 8), () => process.nextTick(cb, enospc('write', String(args[0]))));
+            return;
+          }
+          process.nextTick(cb, enospc(name === 'writeFile' ? 'open' : 'write', String(args[0])));
+          return;
+        }
+        real(...args);
+      }) as never),
+    );
+  }
+  const realWriteSync = fs.writeSync;
+  spies.push(
+    vi.spyOn(fs, 'writeSync').mockImplementation(((fd: number, ...rest: unknown[]) => {
+      if (state.full && syncFds.has(fd)) {
+        state.refused++;
+        throw enospc('write');
+      }
+      return (realWriteSync as (...a: unknown[]) => number)(fd, ...rest);
+    }) as typeof fs.writeSync),
+  );
+  const syncFds = new Set<number>();
+  const realOpenSync = fs.openSync;
+  spies.push(
+    vi.spyOn(fs, 'openSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
+      const fd = (realOpenSync as (...a: unknown[]) => number)(p, ...rest);
+      if (inside(p)) syncFds.add(fd);
+      return fd;
+    }) as typeof fs.openSync),
+  );
+
+  return {
+    get full() {
+      return state.full;
+    },
+    set full(v: boolean) {
+      state.full = v;
+    },
+    get refused() {
+      return state.refused;
+    },
+    restore() {
+      for (const s of spies.reverse()) s.mockRestore();
+    },
+  };
+}
