@@ -62,8 +62,13 @@ describe('readCredentials', () => {
   it('falls back to X-API-Key and ignores other schemes', () => {
     expect(readCredentials({ 'x-api-key': ' k1 ' })).toEqual({ tenantId: 'default', token: 'k1' });
     expect(readCredentials({ authorization: 'Basic Zm9vOmJhcg==', 'x-api-key': 'k2' })).toEqual({ tenantId: 'default', token: 'k2' });
-    expect(readCredentials({ authorization: 'Basic Zm9vOmJhcg==' })).toEqual({ tenantId: 'default', token: undefined });
-    expect(readCredentials({ authorization: 'Bearer    ' })).toEqual({ tenantId: 'default', token: undefined });
+    expect(readCredentials({ authorization: 'Basic Zm9vOmJhcg==' })).toEqual({
+      tenantId: 'default',
+      token: undefined,
+      authorizationProblem: 'the Authorization scheme "Basic" is not supported: send Authorization: Bearer <token> or X-API-Key: <token>',
+    });
+    expect(readCredentials({ authorization: 'Bearer    ' })).toMatchObject({ tenantId: 'default', token: undefined, authorizationProblem: expect.stringContaining('carries no token') });
+    expect(readCredentials({ authorization: 'the-token-alone' })).toMatchObject({ token: undefined, authorizationProblem: expect.stringContaining('has no scheme') });
     expect(readCredentials({})).toEqual({ tenantId: 'default', token: undefined });
   });
 });
@@ -127,7 +132,7 @@ describe('Authenticator', () => {
     const good = { tenantId: 'default', token: 'good' };
     for (let i = 1; i <= LOCKOUT_THRESHOLD; i++) {
       const d = auth.authenticate('10.0.0.1', bad);
-      expect(d).toEqual({ ok: false, reason: 'invalid' });
+      expect(d).toEqual({ ok: false, reason: 'invalid', message: 'invalid tenant/token combination' });
       now += 1000;
     }
     expect(auth.authenticate('10.0.0.1', good)).toEqual({ ok: false, reason: 'blocked', retryAfterSeconds: 50 });
@@ -139,7 +144,7 @@ describe('Authenticator', () => {
     expect(auth.blockedFor('10.0.0.1')).toBe(0);
     expect(auth.authenticate('10.0.0.1', good)).toEqual({ ok: true, tenantId: 'default' });
     // 9 failures are still in the window: one more blocks again.
-    expect(auth.authenticate('10.0.0.1', bad)).toEqual({ ok: false, reason: 'invalid' });
+    expect(auth.authenticate('10.0.0.1', bad)).toEqual({ ok: false, reason: 'invalid', message: 'invalid tenant/token combination' });
     expect(auth.blockedFor('10.0.0.1')).toBeGreaterThan(0);
   });
 

@@ -33,19 +33,39 @@ export function parseApiTokens(raw: string | undefined): Map<string, Buffer[]> {
   return tokens;
 }
 
-export type Credentials = { tenantId: string; token: string | undefined };
+export type Credentials = {
+  tenantId: string;
+  token: string | undefined;
+  /** Why an Authorization header that was sent gave no token (no scheme, another scheme, no token). */
+  authorizationProblem?: string | undefined;
+};
+
+export const CREDENTIALS_REQUIRED = 'credentials required: send Authorization: Bearer <token> or X-API-Key (and X-Tenant-ID for a tenant other than "default")';
+
+/** What is wrong with an Authorization header that yields no bearer token (undefined when it does). */
+export function authorizationProblem(authorization: string): string | undefined {
+  const match = /^(\S+)(?:\s+(.*))?$/.exec(authorization);
+  const scheme = match?.[1] ?? '';
+  const rest = match?.[2]?.trim() ?? '';
+  if (/^bearer$/i.test(scheme)) return rest ? undefined : 'the Authorization header says Bearer but carries no token: send Authorization: Bearer <token>';
+  // One word: most likely the token itself, sent without its scheme.
+  if (!rest) return 'the Authorization header has no scheme: send Authorization: Bearer <token> (or the token alone in X-API-Key)';
+  return `the Authorization scheme "${scheme.slice(0, 20)}" is not supported: send Authorization: Bearer <token> or X-API-Key: <token>`;
+}
 
 /** Reads `X-Tenant-ID` (default `default`) and `Authorization: Bearer` or `X-API-Key`. */
 export function readCredentials(headers: Record<string, string | string[] | undefined>): Credentials {
   const tenantHeader = first(headers['x-tenant-id'])?.trim();
   const authorization = first(headers.authorization)?.trim();
   let token: string | undefined;
+  let problem: string | undefined;
   if (authorization) {
     const match = /^bearer\s+(.+)$/i.exec(authorization);
     token = match?.[1]?.trim() || undefined;
+    if (token === undefined) problem = authorizationProblem(authorization);
   }
   token ??= first(headers['x-api-key'])?.trim() || undefined;
-  return { tenantId: tenantHeader || DEFAULT_TENANT, token };
+  return { tenantId: tenantHeader || DEFAULT_TENANT, token, ...(token === undefined && problem ? { authorizationProblem: problem } : {}) };
 }
 
 function first(value: string | string[] | undefined): string | undefined {
@@ -55,7 +75,7 @@ function first(value: string | string[] | undefined): string | undefined {
 export type AuthDecision =
   | { ok: true; tenantId: string }
   | { ok: false; reason: 'blocked'; retryAfterSeconds: number }
-  | { ok: false; reason: 'invalid' | 'missing' };
+  | { ok: false; reason: 'invalid' | 'missing'; /** What to tell the caller (says what is wrong with the header sent). */ message: string };
 
 /**
  * Authentication state of one server: the hashed tokens and the failed-attempt limiter
@@ -84,6 +104,19 @@ export class Authenticator {
     this.now = options.now ?? Date.now;
   }
 
+  /**
+   * Replaces the app token (known by its hash) of `tenantId`: `previousSha256Hex` stops working and
+   * `nextSha256Hex` works from the next request on. Tokens from SERVICE_API_TOKENS are untouched.
+   * Rotating from "no auth configured" keeps the mode: an unconfigured server answers only
+   * /healthz until it restarts with the token (the Settings page says so).
+   */
+  replaceHashedToken(tenantId: string, previousSha256Hex: string | undefined, nextSha256Hex: string): void {
+    const next = Buffer.from(nextSha256Hex, 'hex');
+    const list = (this.tokens.get(tenantId) ?? []).filter((b) => !(previousSha256Hex && b.equals(Buffer.from(previousSha256Hex, 'hex'))));
+    list.push(next);
+    this.tokens.set(tenantId, list);
+  }
+
   get tenantCount(): number {
     return this.tokens.size;
   }
@@ -97,17 +130,19 @@ export class Authenticator {
     return Math.max(1, Math.ceil((liftingFailure + LOCKOUT_WINDOW_MS - this.now()) / 1000));
   }
 
-  authenticate(ip: string, credentials: Credentials): AuthDecision {
+  /** `countFailure: false`: a failure that is not a guess (see request-guards) leaves the limiter alone. */
+  authenticate(ip: string, credentials: Credentials, options: { countFailure?: boolean } = {}): AuthDecision {
     if (this.mode === 'disabled') return { ok: true, tenantId: credentials.tenantId };
     const blocked = this.blockedFor(ip);
     if (blocked > 0) return { ok: false, reason: 'blocked', retryAfterSeconds: blocked };
+    const count = options.countFailure ?? true;
     if (credentials.token === undefined) {
-      this.recordFailure(ip);
-      return { ok: false, reason: 'missing' };
+      if (count) this.recordFailure(ip);
+      return { ok: false, reason: 'missing', message: credentials.authorizationProblem ?? CREDENTIALS_REQUIRED };
     }
     if (this.verify(credentials.tenantId, credentials.token)) return { ok: true, tenantId: credentials.tenantId };
-    this.recordFailure(ip);
-    return { ok: false, reason: 'invalid' };
+    if (count) this.recordFailure(ip);
+    return { ok: false, reason: 'invalid', message: 'invalid tenant/token combination' };
   }
 
   /** Constant-time check of a (tenant, token) pair against the configured hashes. */

@@ -200,8 +200,9 @@ describe('tenant isolation', () => {
     expect(list.jobs).toEqual([]);
     const metrics = MetricsSummarySchema.parse(json(await t.req({ method: 'GET', url: API_PATHS.metricsSummary })));
     expect(metrics.events).toEqual([]);
-    const byJob = MetricsSummarySchema.parse(json(await t.req({ method: 'GET', url: `${API_PATHS.metricsSummary}?job_id=${id}` })));
-    expect(byJob.events).toEqual([]);
+    const byJob = await t.req({ method: 'GET', url: `${API_PATHS.metricsSummary}?job_id=${id}` });
+    expect(byJob.statusCode).toBe(404);
+    expect(json(byJob).code).toBe('job_not_found');
     const acmeMetrics = MetricsSummarySchema.parse(json(await t.req({ method: 'GET', url: API_PATHS.metricsSummary, tenant: 'acme' })));
     expect(acmeMetrics.events.map((e) => e.event)).toContain('phase.provision');
 

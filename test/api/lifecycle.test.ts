@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_PATHS, type JobRecord } from '../../shared';
+import { API_PATHS, StoredRequestSchemas, type JobRecord } from '../../shared';
 import { bodies, createTestHandlers } from '../helpers/handlers';
 import { json, makeBench, removeDir, tmpDir, waitFor, waitForStatus, type TestBench } from '../helpers/bench';
 
@@ -152,15 +152,16 @@ describe('restart and shutdown', () => {
       error_code: null,
       resources: null,
     };
-    const running: JobRecord = { ...base, job_id: 'crashed-running-1', kind: 'benchmark', status: 'queued', request: { question: 'ok q', model: 'm', backend_url: 'http://x' } };
-    const queued: JobRecord = { ...base, job_id: 'crashed-queued-1', kind: 'llm-instance', status: 'queued', request: { backend_url: 'http://ok:1' } };
+    const running: JobRecord = { ...base, job_id: 'crashed-running-1', kind: 'benchmark', status: 'queued', request: StoredRequestSchemas.benchmark.parse({ question: 'ok q', model: 'm', backend_url: 'http://x' }) };
+    const llmRequest = StoredRequestSchemas['llm-instance'].parse({ backend_url: 'http://ok:1' });
+    const queued: JobRecord = { ...base, job_id: 'crashed-queued-1', kind: 'llm-instance', status: 'queued', request: llmRequest };
     await first.bd.store.createJob(running);
     await first.bd.store.updateJob(running.job_id, { status: 'running', started_at: at, resources: { marketplace_instance_id: 42, marketplace_stop_instance: true } });
     await first.bd.store.createJob(queued);
-    const done: JobRecord = { ...base, job_id: 'already-done', kind: 'llm-instance', status: 'queued', request: { backend_url: 'http://ok:1' } };
+    const done: JobRecord = { ...base, job_id: 'already-done', kind: 'llm-instance', status: 'queued', request: llmRequest };
     await first.bd.store.createJob(done);
     await first.bd.store.updateJob(done.job_id, { status: 'running' });
-    await first.bd.store.updateJob(done.job_id, { status: 'succeeded', result: { x: 1 } });
+    await first.bd.store.updateJob(done.job_id, { status: 'succeeded', result: { mode: 'existing', backend_url: 'http://ok:1', models: [] } });
 
     const maxSeqBefore = Math.max(0, ...(await first.bd.store.listEvents(done.job_id)).map((e) => e.seq));
     const probe = await submit(first, '/v1/jobs/llm-instance', bodies.llm('fail'));
@@ -181,7 +182,7 @@ describe('restart and shutdown', () => {
     expect(evs).toEqual(['marketplace.instance.destroy:info', 'job.failed:error']);
 
     const ran = await waitForStatus(second.bd, queued.job_id, 'succeeded');
-    expect(ran.result).toEqual({ echo: { backend_url: 'http://ok:1' } });
+    expect(ran.result).toEqual({ mode: 'existing', backend_url: 'http://ok:1', models: [{ name: 'echo' }] });
     expect(second.recorder.runs.get(queued.job_id)).toBe(1);
     expect(second.recorder.runs.has(done.job_id)).toBe(false);
     expect((await second.bd.store.getJob(done.job_id))?.status).toBe('succeeded');
