@@ -67,7 +67,7 @@ describe('catalog', () => {
     expect(resolveCatalogModel('qwen3', catalog)).toMatchObject({ vram_mb: 9999, required_disk_gb: 50 });
     expect(catalog.entries.filter((e) => e.name === 'qwen3:8b')).toHaveLength(1);
     expect(catalog.issues).toHaveLength(3);
-    expect(catalog.issues[0]).toMatch(/extraModels\[2\]/);
+    expect(catalog.issues[0]).toMatch(/extra_catalog_models\[2\]/);
     // Largest first, like the peer's list.
     const vram = catalog.entries.map((e) => e.vram_mb);
     expect([...vram].sort((a, b) => b - a)).toEqual(vram);

@@ -88,7 +88,7 @@ export function normaliseModelName(name: string): string {
 export type Catalog = { entries: CatalogEntry[]; issues: string[] };
 
 /**
- * The built-in catalog with the user's `extraModels` merged in (settings). Each extra is validated
+ * The built-in catalog with the user's `extra_catalog_models` (settings.json) merged in. Each extra is validated
  * with the shared CatalogEntry schema; `required_disk_gb` may be left out and is then computed.
  * A user entry replaces a built-in of the same name. Invalid entries are skipped and reported.
  */
@@ -104,7 +104,7 @@ export function buildCatalog(extraModels: readonly unknown[] = []): Catalog {
     const parsed = CatalogEntrySchema.safeParse(candidate);
     if (!parsed.success) {
       const why = parsed.error.issues.map((iss) => `${iss.path.join('.') || '(entry)'}: ${iss.message}`).join('; ');
-      issues.push(`extraModels[${i}] ignored: ${why}`);
+      issues.push(`extra_catalog_models[${i}] ignored: ${why}`);
       return;
     }
     byName.set(normaliseModelName(parsed.data.name), { ...parsed.data, name: parsed.data.name.trim() });

@@ -21,7 +21,8 @@ export type MarketplaceErrorCode =
   | 'offers_exhausted'
   | 'instance_failed'
   | 'instance_gone'
-  | 'wait_timeout';
+  | 'wait_timeout'
+  | 'budget_exceeded';
 
 export class MarketplaceError extends Error {
   constructor(

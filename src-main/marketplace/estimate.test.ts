@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { MarketplaceOffer } from '../../shared/marketplace';
-import { CostEstimationRequestSchema, CostEstimationResponseSchema, type CostEstimationResponse } from '../../shared/requests';
+import type { MarketplaceOffer } from './vast-wire';
+import { CostEstimationRequestSchema, CostEstimationResponseSchema, ESTIMATE_OFFER_ITEMS, type CostEstimationResponse } from '../../shared/requests';
 import { resolveCatalogModel } from './catalog';
 import { MarketplaceError } from './errors';
 import { estimateCost, estimateFromOffers, resourceImpact } from './estimate';
@@ -56,6 +56,18 @@ describe('estimateFromOffers', () => {
       offers: { count: 3, min_dph: 0.3, median_dph: 0.5, max_dph: 0.7, cheapest: { id: 2, dph_total: 0.3, gpu_name: 'RTX 4090', reliability: 0.995, geolocation: 'Texas, US' } },
     });
     expect(r.confidence_score).toBeGreaterThanOrEqual(0.8);
+    // The table of fitting offers: cheapest first, the unfit ones left out.
+    expect(r.offers?.items?.map((o) => [o.id, o.dph_total])).toEqual([[2, 0.3], [1, 0.5], [5, 0.7]]);
+  });
+
+  it('lists at most ESTIMATE_OFFER_ITEMS offers, cheapest first', () => {
+    const many = Array.from({ length: ESTIMATE_OFFER_ITEMS + 10 }, (_, i) => offer(i + 1, 1 + (ESTIMATE_OFFER_ITEMS + 10 - i) / 100));
+    const r = valid(estimateFromOffers(req({ marketplace: true, max_dph: 5 }), many));
+    const items = r.offers?.items ?? [];
+    expect(items).toHaveLength(ESTIMATE_OFFER_ITEMS);
+    expect(r.offers?.count).toBe(ESTIMATE_OFFER_ITEMS + 10);
+    expect(items[0]?.id).toBe(r.offers?.cheapest.id);
+    for (let i = 1; i < items.length; i++) expect(items[i]?.dph_total ?? 0).toBeGreaterThanOrEqual(items[i - 1]?.dph_total ?? 0);
   });
 
   it('no offer fits: a warning and the price range', () => {

@@ -1,6 +1,6 @@
 import type { CatalogEntry } from '../../shared/models';
-import type { MarketplaceOffer } from '../../shared/marketplace';
-import type { CostEstimationRequest, CostEstimationResponse } from '../../shared/requests';
+import type { MarketplaceOffer } from './vast-wire';
+import { ESTIMATE_OFFER_ITEMS, type CostEstimationRequest, type CostEstimationResponse } from '../../shared/requests';
 import { resolveCatalogModel, type Catalog } from './catalog';
 import { describeCriteria, median, selectOffers, toOfferSummary, type OfferCriteria } from './offer-selection';
 import { API_KEY_SETTING, type VastApi } from './vast-client';
@@ -67,7 +67,7 @@ export function estimateFromOffers(
   const warnings: string[] = [];
   let confidencePenalty = 0;
   if (request.model && !model) {
-    warnings.push(`Model "${request.model}" is not in the marketplace catalog, so offers were not filtered by GPU memory (add it under extraModels in Settings).`);
+    warnings.push(`Model "${request.model}" is not in the marketplace catalog, so offers were not filtered by GPU memory (add it to extra_catalog_models in settings.json in the data dir).`);
     confidencePenalty = 0.2;
   }
 
@@ -98,6 +98,7 @@ export function estimateFromOffers(
           median_dph: round4(median(prices)),
           max_dph: round4(maxDph),
           cheapest: toOfferSummary(cheapest),
+          items: fit.slice(0, ESTIMATE_OFFER_ITEMS).map(toOfferSummary),
         },
       };
     }

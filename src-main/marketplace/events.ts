@@ -1,4 +1,5 @@
 import type { EventLabels } from '../../shared/jobs';
+import { timed, type EventInput } from '../engine/timed';
 
 /**
  * Events the provisioning functions report. The engine turns each into a job event (design §3):
@@ -14,16 +15,8 @@ export const MARKETPLACE_EVENTS = {
 } as const;
 export type MarketplaceEventName = (typeof MARKETPLACE_EVENTS)[keyof typeof MARKETPLACE_EVENTS];
 
-export type MarketplaceEvent = {
-  event: MarketplaceEventName;
-  status: 'started' | 'ok' | 'error' | 'info';
-  message?: string;
-  labels?: EventLabels;
-  /** On `ok`/`error` of a timed step. */
-  duration_ms?: number;
-  /** On `error`: the MarketplaceError code (or the error's name). */
-  error_type?: string;
-};
+/** A marketplace event: the one event-input shape, named from MARKETPLACE_EVENTS. */
+export type MarketplaceEvent = EventInput & { event: MarketplaceEventName };
 
 /** Must not throw; a throwing sink is ignored so reporting can never break provisioning. */
 export type MarketplaceEventSink = (event: MarketplaceEvent) => void;
@@ -37,45 +30,17 @@ export function emit(sink: MarketplaceEventSink | undefined, event: MarketplaceE
   }
 }
 
-export function errorType(err: unknown): string {
-  if (err !== null && typeof err === 'object' && 'code' in err && typeof err.code === 'string') return err.code;
-  return err instanceof Error ? err.name : 'error';
-}
-
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Runs `fn` as a timed step: `started`, then `ok` (with the labels `done` derives) or `error`. */
-export async function timedStep<T>(
+/** Runs `fn` as a timed step (engine/timed.ts): `started`, then `ok` (with the labels `done` derives) or `error`. */
+export function timedStep<T>(
   sink: MarketplaceEventSink | undefined,
   event: MarketplaceEventName,
   labels: EventLabels,
   fn: () => Promise<T>,
-  done?: (result: T) => { message?: string; labels?: EventLabels },
+  done?: (result: T) => { message?: string; labels?: EventLabels; error_type?: string },
 ): Promise<T> {
-  const started = performance.now();
-  emit(sink, { event, status: 'started', labels });
-  try {
-    const result = await fn();
-    const extra = done?.(result) ?? {};
-    emit(sink, {
-      event,
-      status: 'ok',
-      labels: { ...labels, ...extra.labels },
-      duration_ms: Math.round(performance.now() - started),
-      ...(extra.message ? { message: extra.message } : {}),
-    });
-    return result;
-  } catch (err) {
-    emit(sink, {
-      event,
-      status: 'error',
-      labels,
-      message: errorMessage(err),
-      duration_ms: Math.round(performance.now() - started),
-      error_type: errorType(err),
-    });
-    throw err;
-  }
+  return timed((e) => emit(sink, { ...e, event }), event, fn, { labels, ...(done ? { done } : {}) });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MarketplaceInstanceSchema, type MarketplaceInstance } from '../../shared/marketplace';
+import { MarketplaceInstanceSchema, type MarketplaceInstance } from './vast-wire';
 import { classifyInstance, endpointUrl, isGone } from './instance-status';
 
 const inst = (o: Record<string, unknown>): MarketplaceInstance => MarketplaceInstanceSchema.parse({ id: 7, ...o });

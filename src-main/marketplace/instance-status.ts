@@ -1,4 +1,4 @@
-import type { MarketplaceInstance } from '../../shared/marketplace';
+import type { MarketplaceInstance } from './vast-wire';
 
 /** Pure reading of an instance row: is it ready, still coming up, failed, or gone? */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MarketplaceOffer } from '../../shared/marketplace';
+import type { MarketplaceOffer } from './vast-wire';
 import { compareOffers, median, offerFits, offerReliability, offerTotalVramMb, selectOffers, toOfferSummary } from './offer-selection';
 
 function offer(o: Partial<MarketplaceOffer> & { id: number; dph_total: number }): MarketplaceOffer {

@@ -1,4 +1,4 @@
-import type { MarketplaceOffer } from '../../shared/marketplace';
+import type { MarketplaceOffer } from './vast-wire';
 import type { OfferSummary } from '../../shared/requests';
 
 /**

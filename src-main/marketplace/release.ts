@@ -1,5 +1,5 @@
 import { MarketplaceError } from './errors';
-import { MARKETPLACE_EVENTS, emit, errorMessage, type MarketplaceEventSink } from './events';
+import { MARKETPLACE_EVENTS, errorMessage, timedStep, type MarketplaceEventSink } from './events';
 import { isGone } from './instance-status';
 import { backoffDelay, sleep } from './sleep';
 import type { VastApi } from './vast-client';
@@ -33,22 +33,12 @@ export type ReleaseResult = {
  * still there. Never throws: the outcome is in the result (and the `marketplace.instance.destroy`
  * event), so a teardown problem can be reported without hiding a job's answer.
  */
-export async function releaseInstance(opts: ReleaseOptions): Promise<ReleaseResult> {
-  const started = performance.now();
-  const id = opts.instanceId;
-  const labels = { instance_id: id };
-  emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceDestroy, status: 'started', labels });
-  const result = await destroyAndVerify(opts);
-  const duration_ms = Math.round(performance.now() - started);
-  emit(opts.onEvent, {
-    event: MARKETPLACE_EVENTS.instanceDestroy,
-    status: result.verified ? 'ok' : 'error',
+export function releaseInstance(opts: ReleaseOptions): Promise<ReleaseResult> {
+  return timedStep(opts.onEvent, MARKETPLACE_EVENTS.instanceDestroy, { instance_id: opts.instanceId }, () => destroyAndVerify(opts), (result) => ({
     message: result.message,
-    labels: { ...labels, released: result.released, verified: result.verified, attempts: result.attempts },
-    duration_ms,
+    labels: { released: result.released, verified: result.verified, attempts: result.attempts },
     ...(result.verified ? {} : { error_type: result.released ? 'unverified' : 'destroy_failed' }),
-  });
-  return result;
+  }));
 }
 
 async function destroyAndVerify(opts: ReleaseOptions): Promise<ReleaseResult> {
@@ -58,6 +48,8 @@ async function destroyAndVerify(opts: ReleaseOptions): Promise<ReleaseResult> {
   let released = false;
   let alreadyGone = false;
   let problem = '';
+  /** The last refusal of the destroy itself: the cause to report, which a later read-back must not hide. */
+  let destroyProblem = '';
   let attempt = 1;
   for (; attempt <= rounds; attempt++) {
     try {
@@ -69,6 +61,7 @@ async function destroyAndVerify(opts: ReleaseOptions): Promise<ReleaseResult> {
         if (attempt === 1) alreadyGone = true;
       } else {
         problem = errorMessage(err);
+        destroyProblem = problem;
         if (opts.signal?.aborted) break;
         // A rejected key will not fix itself between rounds.
         if (err instanceof MarketplaceError && err.code === 'auth') break;
@@ -95,7 +88,12 @@ async function destroyAndVerify(opts: ReleaseOptions): Promise<ReleaseResult> {
   const aborted = opts.signal?.aborted ? ' (release was aborted)' : '';
   return released
     ? { released, verified: false, attempts, message: `Destroy of instance ${id} was accepted but not confirmed: ${problem}${aborted}. Check the Vast.ai console.` }
-    : { released, verified: false, attempts, message: `Could not destroy instance ${id}: ${problem}${aborted}. It may still be billing: destroy it in the Vast.ai console.` };
+    : {
+        released,
+        verified: false,
+        attempts,
+        message: `Could not destroy instance ${id}: ${destroyProblem && destroyProblem !== problem ? `${destroyProblem}; ${problem}` : problem}${aborted}. It may still be billing: destroy it in the Vast.ai console.`,
+      };
 }
 
 function gone(id: number, attempts: number, alreadyGone: boolean): ReleaseResult {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { MarketplaceInstance, MarketplaceOffer, MarketplaceTemplate } from '../../shared/marketplace';
+import type { MarketplaceInstance, MarketplaceOffer, MarketplaceTemplate } from './vast-wire';
 import type { CatalogEntry } from '../../shared/models';
 import type { OfferSummary } from '../../shared/requests';
 import { MarketplaceError, MarketplaceProvisioningError, isNotThere } from './errors';
@@ -45,6 +45,12 @@ export type RentCheapestFitOptions = {
   authToken?: string;
   /** More env for the container; ours (OLLAMA_MODEL, OPEN_BUTTON_TOKEN) win on conflict. */
   extraEnv?: Record<string, string>;
+  /**
+   * The pre-flight estimate: each offer is priced for `durationSeconds` before it is rented (labels
+   * of its `marketplace.instance.create` event), and one whose estimate exceeds `maxCostUsd` is
+   * not rented (`budget_exceeded`). Default: 3600 s, no limit.
+   */
+  budget?: { maxCostUsd: number | null; durationSeconds: number };
 };
 
 export type RentedInstance = {
@@ -180,7 +186,13 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
     }
     tried.add(offer.id);
     const summary = toOfferSummary(offer);
-    const labels = { offer_id: offer.id, gpu_name: offer.gpu_name, num_gpus: offer.num_gpus, dph_total: offer.dph_total, attempt: tried.size };
+    const estimate = preflightEstimate(opts, offer);
+    const labels = { offer_id: offer.id, gpu_name: offer.gpu_name, num_gpus: offer.num_gpus, dph_total: offer.dph_total, attempt: tried.size, ...estimate.labels };
+    // Offers come cheapest first, so when this one is over the limit every other fitting one is too.
+    if (estimate.over) {
+      emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceCreate, status: 'info', message: estimate.message, labels });
+      throw new MarketplaceProvisioningError(estimate.message, 'budget_exceeded');
+    }
     try {
       const instanceId = await timedStep(
         opts.onEvent,
@@ -210,6 +222,22 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
     `Every fitting offer we tried (${tried.size}) was taken before it could be rented (last: ${lastTaken}). Try again, or widen the price range.`,
     'offers_exhausted',
   );
+}
+
+const DEFAULT_ESTIMATE_SECONDS = 3600;
+
+function preflightEstimate(opts: RentCheapestFitOptions, offer: MarketplaceOffer): { labels: Record<string, number | null>; over: boolean; message: string } {
+  const seconds = opts.budget?.durationSeconds ?? DEFAULT_ESTIMATE_SECONDS;
+  const max = opts.budget?.maxCostUsd ?? null;
+  const estimated = Math.round(offer.dph_total * (seconds / 3600) * 10_000) / 10_000;
+  const over = max !== null && estimated > max;
+  return {
+    labels: { estimated_cost_usd: estimated, estimated_duration_seconds: seconds, max_cost_usd: max },
+    over,
+    message: over
+      ? `the pre-flight estimate $${estimated.toFixed(4)} (offer ${offer.id} at $${offer.dph_total}/h for ${seconds} s, estimated_duration_seconds) exceeds max_cost_usd $${max}; nothing was rented`
+      : '',
+  };
 }
 
 async function rentOrRecover(

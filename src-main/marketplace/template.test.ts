@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MarketplaceTemplate } from '../../shared/marketplace';
+import type { MarketplaceTemplate } from './vast-wire';
 import { parseDockerFlags, shellSplit, templateAccess } from './template';
 
 const template = (env: string): MarketplaceTemplate => ({ id: 1, hash_id: 'h', env });

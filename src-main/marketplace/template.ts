@@ -1,4 +1,4 @@
-import type { MarketplaceTemplate } from '../../shared/marketplace';
+import type { MarketplaceTemplate } from './vast-wire';
 
 /**
  * Reading a Vast template's docker-flag `env` string: which variables and ports it sets, and so

@@ -1,19 +1,5 @@
 import type { z } from 'zod';
-import {
-  CurrentUserSchema,
-  ListInstancesResponseSchema,
-  MarketplaceErrorBodySchema,
-  OffersResponseSchema,
-  RentResponseSchema,
-  ShowInstanceResponseSchema,
-  SuccessResponseSchema,
-  TemplatesResponseSchema,
-  type CurrentUser,
-  type MarketplaceInstance,
-  type MarketplaceOffer,
-  type MarketplaceTemplate,
-  type SuccessResponse,
-} from '../../shared/marketplace';
+import { CurrentUserSchema, ListInstancesResponseSchema, MarketplaceErrorBodySchema, OffersResponseSchema, RentResponseSchema, ShowInstanceResponseSchema, SuccessResponseSchema, TemplatesResponseSchema, type CurrentUser, type MarketplaceInstance, type MarketplaceOffer, type MarketplaceTemplate, type SuccessResponse } from './vast-wire';
 import {
   MarketplaceAuthError,
   MarketplaceError,

@@ -1,4 +1,4 @@
-import type { MarketplaceInstance } from '../../shared/marketplace';
+import type { MarketplaceInstance } from './vast-wire';
 import { MarketplaceError, MarketplaceProvisioningError, abortError } from './errors';
 import { MARKETPLACE_EVENTS, emit, errorMessage, timedStep, type MarketplaceEventSink } from './events';
 import { classifyInstance, endpointUrl, type InstancePhase } from './instance-status';

@@ -58,6 +58,10 @@ export type FakeVastKnobs = {
   rentAnswerOverride: string | null;
   /** Destroy answers success but the instance stays (an unverifiable release). */
   destroyIgnored: boolean;
+  /** Rent creates the instance, then the connection drops without an answer (a lost rent response). */
+  rentAnswerLost: boolean;
+  /** Rent creates the instance, then waits this long before answering (a window to kill the caller in). */
+  rentAnswerDelayMs: number;
 };
 
 export type FakeOffer = Record<string, unknown> & {
@@ -279,6 +283,8 @@ const DEFAULT_KNOBS: FakeVastKnobs = {
   malformed: {},
   rentAnswerOverride: null,
   destroyIgnored: false,
+  rentAnswerLost: false,
+  rentAnswerDelayMs: 0,
 };
 
 const round = (x: number): number => Math.round(x * 1e6) / 1e6;
@@ -584,8 +590,19 @@ export async function startFakeVast(options: FakeVastOptions = {}): Promise<Fake
       destroyed: false,
       intendedStatus: 'running',
     });
+    if (knobs.rentAnswerLost) {
+      // The instance exists and bills, but its id never reaches the caller.
+      call.status = 0;
+      res.destroy();
+      return;
+    }
     if (knobs.rentAnswerOverride !== null) return send(res, call, 200, knobs.rentAnswerOverride, 'application/json');
-    json(res, call, 200, { success: true, new_contract: id, instance_api_key: randomBytes(16).toString('hex') });
+    const answer = { success: true, new_contract: id, instance_api_key: randomBytes(16).toString('hex') };
+    if (knobs.rentAnswerDelayMs > 0) {
+      setTimeout(() => json(res, call, 200, answer), knobs.rentAnswerDelayMs);
+      return;
+    }
+    json(res, call, 200, answer);
   }
 
   function route(req: http.IncomingMessage, res: http.ServerResponse, call: RecordedCall, endpoint: EndpointName, path: string): void {

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { CostEstimationResponse, JobRecord, JobStatus, LlmModelsQuery, LlmModelsResponse } from '../../shared';
-import type { Providers } from '../../src-main/app/providers';
-import { createBenchdesk, startBenchdesk, type Benchdesk, type BenchdeskOptions } from '../../src-main/app/start';
+import type { Providers } from '../../src-main/composition/providers';
+import { createBenchdesk, startBenchdesk, type Benchdesk, type BenchdeskOptions } from '../../src-main/composition/start';
 import { createTestHandlers, type Recorder } from './handlers';
 
 export const TOKENS = { default: 'tok-default-0123456789', acme: 'tok-acme-abcdefghij' } as const;

@@ -1,12 +1,14 @@
 import { JobFailure, type AnyJobHandler, type JobContext, type JobHandler } from '../../src-main/engine/types';
-import type { JobKind, JobRecord } from '../../shared';
+import type { AgentResult, BenchmarkResult, JobKind, JobRecord, LlmInstanceExistingResult } from '../../shared';
 
 /**
  * Test job handlers for the three kinds. The behaviour is chosen by the request:
  *  - agentic-agent / benchmark: the `question` field
  *  - llm-instance: the host of `backend_url` (http://ok, http://fail, http://hang …)
+ * Each returns its kind's typed result (see testAgentResult/testBenchmarkResult/testLlmResult): the
+ * agent kinds' `answer` says what ran and the request is echoed as an artifact.
  * Modes:
- *  ok     succeed at once with {echo: request}
+ *  ok     succeed at once with the answer `echo`
  *  fail   throw JobFailure('test_failure')
  *  crash  throw a plain Error (error_code "internal")
  *  steps  two timed steps (one of each kind of outcome is not needed: both ok) + progress
@@ -34,13 +36,12 @@ export type Recorder = {
   startedJob(jobId: string): Promise<void>;
 };
 
-function modeOf(kind: JobKind, request: Record<string, unknown>): Mode {
+function modeOf(kind: JobKind, request: { backend_url?: string | undefined; question?: string }): Mode {
   let raw: string;
   if (kind === 'llm-instance') {
-    const url = typeof request.backend_url === 'string' ? request.backend_url : '';
-    raw = url.replace(/^https?:\/\//, '').split(/[/:]/)[0] ?? '';
+    raw = (request.backend_url ?? '').replace(/^https?:\/\//, '').split(/[/:]/)[0] ?? '';
   } else {
-    raw = typeof request.question === 'string' ? request.question.split(' ')[0] ?? '' : '';
+    raw = request.question?.split(' ')[0] ?? '';
   }
   const modes: Mode[] = ['ok', 'fail', 'crash', 'steps', 'stepfail', 'hang', 'hold'];
   return (modes as string[]).includes(raw) ? (raw as Mode) : 'ok';
@@ -80,7 +81,8 @@ export function createTestHandlers(options: { validateAgents?: readonly string[]
     },
   };
 
-  async function run(ctx: JobContext): Promise<Record<string, unknown>> {
+  /** Runs the mode; resolves to the answer. */
+  async function run(ctx: JobContext): Promise<string> {
     const jobId = ctx.job.job_id;
     recorder.started.push(jobId);
     recorder.runs.set(jobId, (recorder.runs.get(jobId) ?? 0) + 1);
@@ -88,12 +90,11 @@ export function createTestHandlers(options: { validateAgents?: readonly string[]
     recorder.maxActive = Math.max(recorder.maxActive, recorder.active.size);
     for (const resolve of startWaiters.get(jobId) ?? []) resolve();
     startWaiters.delete(jobId);
-    const request = ctx.request as unknown as Record<string, unknown>;
     try {
-      const mode = modeOf(ctx.job.kind, request);
+      const mode = modeOf(ctx.job.kind, ctx.request);
       switch (mode) {
         case 'ok':
-          return { echo: request };
+          return 'echo';
         case 'fail':
           throw new JobFailure('test_failure', 'the test handler failed on purpose');
         case 'crash':
@@ -104,17 +105,16 @@ export function createTestHandlers(options: { validateAgents?: readonly string[]
           await ctx.info('marketplace.note', 'a note');
           const b = await ctx.step('agent.ask', async () => 'answered');
           await ctx.setProgress('analysis');
-          return { a, b };
+          return `${a} ${b}`;
         }
         case 'stepfail':
           await ctx.step('phase.provision', async () => {
             throw new JobFailure('no_offers', 'no offer fits');
           });
-          return {};
+          return 'unreachable';
         case 'hang':
           try {
-            await ctx.step('agent.ask', () => waitForAbort(ctx.signal));
-            return {};
+            return await ctx.step('agent.ask', () => waitForAbort(ctx.signal));
           } finally {
             recorder.cleanups.push({ jobId, reason: ctx.signal.reason });
             await ctx.info('phase.teardown', 'cleanup ran');
@@ -128,7 +128,7 @@ export function createTestHandlers(options: { validateAgents?: readonly string[]
               }),
               waitForAbort(ctx.signal),
             ]);
-            return { held: true };
+            return 'held';
           } finally {
             gates.delete(jobId);
             if (ctx.signal.aborted) recorder.cleanups.push({ jobId, reason: ctx.signal.reason });
@@ -139,27 +139,37 @@ export function createTestHandlers(options: { validateAgents?: readonly string[]
     }
   }
 
-  function handler<K extends JobKind>(kind: K): JobHandler<K> {
-    return {
-      kind,
-      run: (ctx) => run(ctx as unknown as JobContext),
-      async recover(job, ctx) {
-        recorder.recovered.push(job);
-        await ctx.emit({ event: 'marketplace.instance.destroy', status: 'info', message: 'released after restart' });
-        await ctx.setResources({ marketplace_instance_released: true });
-      },
-      ...(kind === 'agentic-agent' && options.validateAgents
-        ? {
-            async validate(request: unknown) {
-              const agent = (request as { agent: string }).agent;
-              return options.validateAgents?.includes(agent) ? [] : [{ path: 'agent', message: `unknown agent ${agent}` }];
-            },
-          }
-        : {}),
-    } as JobHandler<K>;
-  }
+  const shared = {
+    async recover(job: JobRecord, ctx: Parameters<NonNullable<JobHandler['recover']>>[1]) {
+      recorder.recovered.push(job);
+      await ctx.emit({ event: 'marketplace.instance.destroy', status: 'info', message: 'released after restart' });
+      await ctx.setResources({ marketplace_instance_released: true });
+    },
+  };
+  const llm: JobHandler<'llm-instance'> = {
+    kind: 'llm-instance',
+    run: async (ctx) => testLlmResult(ctx.request.backend_url, await run(ctx)),
+    ...shared,
+  };
+  const agent: JobHandler<'agentic-agent'> = {
+    kind: 'agentic-agent',
+    run: async (ctx) => testAgentResult(await run(ctx), ctx.request),
+    ...shared,
+    ...(options.validateAgents
+      ? {
+          async validate(request) {
+            return options.validateAgents?.includes(request.agent) ? [] : [{ path: 'agent', message: `unknown agent ${request.agent}` }];
+          },
+        }
+      : {}),
+  };
+  const benchmark: JobHandler<'benchmark'> = {
+    kind: 'benchmark',
+    run: async (ctx) => testBenchmarkResult(await run(ctx), ctx.request),
+    ...shared,
+  };
 
-  const handlers = [handler('llm-instance'), handler('agentic-agent'), handler('benchmark')] as AnyJobHandler[];
+  const handlers: AnyJobHandler[] = [llm, agent, benchmark];
   return { handlers, recorder };
 }
 
@@ -169,3 +179,31 @@ export const bodies = {
   agent: (mode: Mode = 'ok'): Record<string, unknown> => ({ question: `${mode} what is wrong?`, model: 'llama3:8b', agent: 'builtin', backend_url: 'http://x' }),
   benchmark: (mode: Mode = 'ok'): Record<string, unknown> => ({ question: `${mode} check the cluster`, model: 'llama3:8b', backend_url: 'http://x' }),
 };
+
+/** An agent result whose answer says what the test handler did; the request comes back as an artifact. */
+export function testAgentResult(answer: string, request: object): AgentResult {
+  return {
+    answer,
+    result_type: 'text',
+    artifacts: [{ kind: 'echo', data: request }],
+    metadata: { agent: 'test', model: null, steps: null, tool_calls: null, prompt_tokens: null, completion_tokens: null, tokens_per_second: null, duration_ms: null },
+  };
+}
+
+export function testBenchmarkResult(answer: string, request: { model: string; backend_url?: string | undefined }): BenchmarkResult {
+  return {
+    ...testAgentResult(answer, request),
+    model_name: request.model,
+    backend_url: request.backend_url ?? '',
+    contract_id: null,
+    phases: [],
+    cost: { dph_total: 0, rented_seconds: 0, cost_usd: 0 },
+    instance: null,
+    teardown: null,
+  };
+}
+
+/** An existing-llmserver result: the request's URL, and the answer as the one model listed. */
+export function testLlmResult(backendUrl: string | undefined, answer: string): LlmInstanceExistingResult {
+  return { mode: 'existing', backend_url: backendUrl ?? '', models: [{ name: answer }] };
+}

@@ -5,6 +5,7 @@ import type { JobEvent } from '../../shared';
 import { SCENARIO } from '../fakes/kubernetes';
 import type { ChatTurn } from '../fakes/ollama';
 import {
+  agentResult,
   ensureCliBuilt,
   expectInOrder,
   line,
@@ -107,15 +108,15 @@ describe('agentic-agent with the built-in agent', () => {
       const id = await submit(h, 'agentic-agent', body(agent));
       const { job, events } = await waitForEnd(h, id, 30_000);
       expect(job.status, job.error ?? '').toBe('succeeded');
-      const result = job.result ?? {};
+      const result = agentResult(job);
       expect(result.answer).toBe(ANSWER);
-      expect(String(result.answer)).toContain(CRASH.name);
-      expect(String(result.answer)).toContain('CrashLoopBackOff');
+      expect(result.answer).toContain(CRASH.name);
+      expect(result.answer).toContain('CrashLoopBackOff');
       expect(result.result_type).toBe('text');
       expect(Array.isArray(result.artifacts)).toBe(true);
-      const md = result.metadata as Record<string, unknown>;
+      const md = result.metadata;
       expect(md).toMatchObject({ agent, model: MODEL, steps: 3, tool_calls: 2 });
-      for (const k of ['prompt_tokens', 'completion_tokens', 'tokens_per_second', 'duration_ms']) expect(md[k], k).toBeGreaterThan(0);
+      for (const k of ['prompt_tokens', 'completion_tokens', 'tokens_per_second', 'duration_ms'] as const) expect(md[k], k).toBeGreaterThan(0);
 
       // Events: warm-up, one timed agent.ask, one agent.tool_call per call, llmserver.chat per round.
       expectInOrder(events, ['job.running:info', 'llmserver.warmup:ok', 'agent.ask:started', 'agent.tool_call:ok', 'agent.tool_call:ok', 'agent.ask:ok', 'job.succeeded:ok']);
@@ -150,11 +151,11 @@ describe('a user driver registered by environment', () => {
     const id = await submit(h, 'agentic-agent', body('myagent', { backend_url: `${h.ollama.url}/`, backend_type: 'ollama', backend_warmup: false }));
     const { job, events } = await waitForEnd(h, id);
     expect(job.status, job.error ?? '').toBe('succeeded');
-    const result = job.result ?? {};
+    const result = agentResult(job);
     expect(result.answer).toBe(`my-agent says: ${QUESTION} [model=${MODEL} backend=${h.ollama.url} type=llmserver]`);
     expect(result.artifacts).toEqual([{ kind: 'note', title: 'kubeconfig', data: mustK8s(h).kubeconfigPath }]);
     expect(result.metadata).toMatchObject({ agent: 'myagent', model: MODEL, steps: 1, tool_calls: 0 });
-    expect((result.metadata as { duration_ms: number }).duration_ms).toBeGreaterThanOrEqual(0);
+    expect(result.metadata.duration_ms).toBeGreaterThanOrEqual(0);
     // Its stderr is kept as events.
     expect(events.find((e) => e.event === 'agent.stderr')?.message).toBe('my-agent: looking at the cluster');
     expectInOrder(events, ['agent.ask:started', 'agent.stderr:info', 'agent.ask:ok', 'job.succeeded:ok']);
@@ -201,7 +202,7 @@ describe('the holmes driver', () => {
     const id = await submit(h, 'agentic-agent', body('holmes'));
     const { job, events } = await waitForEnd(h, id, 30_000);
     expect(job.status, job.error ?? '').toBe('succeeded');
-    const result = job.result ?? {};
+    const result = agentResult(job);
     expect(result.answer).toBe(`The pod ${CRASH.namespace}/${CRASH.name} is in CrashLoopBackOff: its container exits with code 1 because it cannot reach postgres.`);
     expect(result.metadata).toMatchObject({ agent: 'holmes', model: MODEL, tool_calls: 2, prompt_tokens: 1234, completion_tokens: 56 });
     expect(events.some((e) => e.event === 'agent.stderr' && (e.message ?? '').includes('Loaded toolsets'))).toBe(true);
@@ -218,7 +219,7 @@ describe('the holmes driver', () => {
       const id = await submit(h2, 'agentic-agent', { question: QUESTION, model: 'qwen2.5:7b', agent: 'holmes', backend_url: h2.ollama.url });
       const { job } = await waitForEnd(h2, id, 30_000);
       expect(job.status, job.error ?? '').toBe('succeeded');
-      expect(job.result?.answer).toBe('Fake answer from qwen2.5:7b.');
+      expect(agentResult(job).answer).toBe('Fake answer from qwen2.5:7b.');
       expect(h2.ollama.callsTo('/api/chat')).toHaveLength(1);
     } finally {
       await h2.close();
@@ -246,8 +247,8 @@ describe('the k8sgpt driver', () => {
     const id = await submit(h, 'agentic-agent', body('k8sgpt', { backend_warmup: false }));
     const { job } = await waitForEnd(h, id, 30_000);
     expect(job.status, job.error ?? '').toBe('succeeded');
-    expect(String(job.result?.answer)).toContain(`${CRASH.namespace}/${CRASH.name}`);
-    expect(job.result?.metadata).toMatchObject({ agent: 'k8sgpt', model: MODEL });
+    expect(agentResult(job).answer).toContain(`${CRASH.namespace}/${CRASH.name}`);
+    expect(agentResult(job).metadata).toMatchObject({ agent: 'k8sgpt', model: MODEL });
   });
 });
 
@@ -271,7 +272,7 @@ describe('an llmserver behind an auth proxy', () => {
         });
         const { job, events } = await waitForEnd(h2, id, 30_000);
         expect(job.status, `${agent}: ${job.error ?? ''}`).toBe('succeeded');
-        expect(job.result?.answer).toBe(ANSWER);
+        expect(agentResult(job).answer).toBe(ANSWER);
         // Shown without the credentials in what the workflow reports.
         expect(events.find((e) => line(e) === 'llmserver.warmup:ok')?.labels.backend_url).toBe(`http://127.0.0.1:${port}`);
         expect(JSON.stringify(job.result)).not.toContain('proxy-secret-42');

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JobEvent } from '../../shared';
+import type { JobEvent, PhaseRecord } from '../../shared';
 import { VastClient } from '../../src-main/marketplace/vast-client';
 import { SCENARIO } from '../fakes/kubernetes';
 import { DEFAULT_FAKE_MODELS, type ChatTurn } from '../fakes/ollama';
 import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH } from '../fakes/vast';
 import {
+  benchmarkResult,
   destroyCalls,
   expectInOrder,
   expectKeyOnlyInHeader,
@@ -74,13 +75,7 @@ const marketplaceBody = (h: Harness, over: Record<string, unknown> = {}): Record
   ...over,
 });
 
-type Phase = { name: string; status: string; started_at: string; duration_ms: number };
-
-function phasesOf(result: Record<string, unknown>): Phase[] {
-  return result.phases as Phase[];
-}
-
-function expectPhaseShapes(phases: Phase[]): void {
+function expectPhaseShapes(phases: PhaseRecord[]): void {
   for (const p of phases) {
     expect(Number.isNaN(Date.parse(p.started_at)), p.name).toBe(false);
     expect(p.duration_ms, p.name).toBeGreaterThanOrEqual(0);
@@ -98,7 +93,7 @@ describe('benchmark on an existing llmserver', () => {
     const id = await submit(h, 'benchmark', { backend_url: h.ollama.url, model: 'llama3.1:8b', question: 'Why is the shop down?', kubeconfig: mustK8s(h).kubeconfigPath });
     const { job, events } = await waitForEnd(h, id);
     expect(job.status, job.error ?? '').toBe('succeeded');
-    const result = job.result ?? {};
+    const result = benchmarkResult(job);
     expect(result).toMatchObject({
       answer: ANSWER,
       result_type: 'text',
@@ -110,7 +105,7 @@ describe('benchmark on an existing llmserver', () => {
       teardown: null,
     });
     expect(result.metadata).toMatchObject({ agent: 'builtin', model: 'llama3.1:8b', steps: 3, tool_calls: 2 });
-    const phases = phasesOf(result);
+    const phases = result.phases;
     expect(phases.map((p) => `${p.name}:${p.status}`)).toEqual(['provision:ok', 'warmup:ok', 'analysis:ok', 'teardown:skipped']);
     expectPhaseShapes(phases);
     expect(phases[3]?.duration_ms).toBe(0);
@@ -136,7 +131,7 @@ describe('benchmark on an existing llmserver', () => {
     const id = await submit(h, 'benchmark', { backend_url: h.ollama.url, model: 'llama3.1:8b', question: 'q', kubeconfig: mustK8s(h).kubeconfigPath, backend_warmup: false });
     const { job } = await waitForEnd(h, id);
     expect(job.status, job.error ?? '').toBe('succeeded');
-    expect(phasesOf(job.result ?? {}).map((p) => `${p.name}:${p.status}`)).toEqual(['provision:ok', 'warmup:skipped', 'analysis:ok', 'teardown:skipped']);
+    expect(benchmarkResult(job).phases.map((p) => `${p.name}:${p.status}`)).toEqual(['provision:ok', 'warmup:skipped', 'analysis:ok', 'teardown:skipped']);
   });
 });
 
@@ -168,7 +163,7 @@ describe('benchmark on the marketplace', () => {
     const id = await submit(h, 'benchmark', marketplaceBody(h));
     const { job, events } = await waitForEnd(h, id, 30_000);
     expect(job.status, job.error ?? '').toBe('succeeded');
-    const result = job.result ?? {};
+    const result = benchmarkResult(job);
     expect(result).toMatchObject({
       answer: ANSWER,
       model_name: BIG_MODEL,
@@ -182,13 +177,13 @@ describe('benchmark on the marketplace', () => {
     expect(vast.callsTo('asks').map((c) => c.path)).toEqual([`/api/v0/asks/${BIG_OFFER.id}/`]);
     expect(vast.callsTo('asks')[0]?.body).toMatchObject({ label: `benchdesk:${id}`, env: { OLLAMA_MODEL: BIG_MODEL } });
 
-    const cost = result.cost as { dph_total: number; rented_seconds: number; cost_usd: number };
+    const cost = result.cost;
     expect(cost.dph_total).toBeGreaterThan(0.16);
     expect(cost.dph_total).toBeLessThan(0.2);
     expect(cost.rented_seconds).toBeGreaterThanOrEqual(0);
     expect(cost.cost_usd).toBeGreaterThanOrEqual(0);
     expect(cost.cost_usd).toBeLessThanOrEqual(Math.round(cost.dph_total * ((cost.rented_seconds + 1) / 3600) * 10_000) / 10_000);
-    const phases = phasesOf(result);
+    const phases = result.phases;
     expect(phases.map((p) => `${p.name}:${p.status}`)).toEqual(['provision:ok', 'warmup:ok', 'analysis:ok', 'teardown:ok']);
     expectPhaseShapes(phases);
     expect(phases[0]?.duration_ms).toBeGreaterThan(0);
@@ -274,7 +269,7 @@ describe('benchmark on the marketplace', () => {
     expect(vast.callsTo('destroy')).toEqual([]);
     expect(vast.state.instances.get(FIRST_INSTANCE)?.destroyed).toBe(false);
     expect(job.result).toMatchObject({ instance: { id: FIRST_INSTANCE, released: false }, teardown: null });
-    expect(phasesOf(job.result ?? {}).at(-1)).toMatchObject({ name: 'teardown', status: 'skipped' });
+    expect(benchmarkResult(job).phases.at(-1)).toMatchObject({ name: 'teardown', status: 'skipped' });
     expect(events.find((e) => line(e) === 'marketplace.instance.kept:info')?.message).toContain(String(FIRST_INSTANCE));
   });
 
@@ -300,14 +295,14 @@ describe('benchmark on the marketplace', () => {
       const id = await submit(h, 'benchmark', marketplaceBody(h));
       const { job, events } = await waitForEnd(h, id, 60_000);
       expect(job.status, job.error ?? '').toBe('succeeded');
-      const result = job.result ?? {};
+      const result = benchmarkResult(job);
       expect(result.answer).toBe(ANSWER);
       expect(result.instance).toMatchObject({ id: FIRST_INSTANCE, released: false });
-      const teardown = result.teardown as { released: boolean; verified: boolean; message: string };
+      const teardown = result.teardown;
       expect(teardown).toMatchObject({ released: false, verified: false });
-      expect(teardown.message).toContain(String(FIRST_INSTANCE));
-      expect(teardown.message).toMatch(/Vast\.ai console/);
-      expect(phasesOf(result).at(-1)).toMatchObject({ name: 'teardown', status: 'error' });
+      expect(teardown?.message).toContain(String(FIRST_INSTANCE));
+      expect(teardown?.message).toMatch(/Vast\.ai console/);
+      expect(result.phases.at(-1)).toMatchObject({ name: 'teardown', status: 'error' });
       // Retried (two full release rounds), recorded as events.
       expect(vast.callsTo('destroy').length).toBeGreaterThan(2);
       expect(destroyLines(events).filter((l) => l.endsWith(':error')).length).toBe(2);

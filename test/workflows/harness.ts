@@ -6,8 +6,18 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { API_PATHS, isTerminal, type JobEvent, type JobKind, type JobRecord } from '../../shared';
-import { createBenchdesk, startBenchdesk, type Benchdesk, type BenchdeskOptions } from '../../src-main/app/start';
+import {
+  API_PATHS,
+  JobRecordSchema,
+  isTerminal,
+  type AgentResult,
+  type BenchmarkResult,
+  type JobEvent,
+  type JobKind,
+  type JobRecord,
+  type LlmInstanceResult,
+} from '../../shared';
+import { createBenchdesk, startBenchdesk, type Benchdesk, type BenchdeskOptions } from '../../src-main/composition/start';
 import { startFakeKubernetes, type FakeKubernetes, type FakeKubernetesOptions } from '../fakes/kubernetes';
 import { startFakeOllama, type FakeOllama, type FakeOllamaOptions } from '../fakes/ollama';
 import { FAKE_VAST_KEY, startFakeVast, type FakeVast, type FakeVastOptions } from '../fakes/vast';
@@ -177,7 +187,27 @@ export async function submit(h: Harness, kind: JobKind, body: Record<string, unk
 export async function getJob(h: Harness, id: string): Promise<JobRecord> {
   const res = await h.get(API_PATHS.job(id));
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body as unknown as JobRecord;
+  // Parsed, so every workflow test also checks the served record against the schema.
+  return JobRecordSchema.parse(res.body);
+}
+
+/** The result of a succeeded job of the given kind (fails the test otherwise). */
+export function benchmarkResult(job: JobRecord): BenchmarkResult {
+  if (job.kind !== 'benchmark' || !job.result) throw new Error(`expected a benchmark result, got ${job.kind} ${job.status}: ${job.error ?? ''}`);
+  return job.result;
+}
+export function agentResult(job: JobRecord): AgentResult {
+  if (job.kind !== 'agentic-agent' || !job.result) throw new Error(`expected an agentic-agent result, got ${job.kind} ${job.status}: ${job.error ?? ''}`);
+  return job.result;
+}
+export function marketplaceLlmResult(job: JobRecord): Extract<LlmInstanceResult, { mode: 'marketplace' }> {
+  const result = llmResult(job);
+  if (result.mode !== 'marketplace') throw new Error(`expected a marketplace llm-instance result, got mode ${result.mode}`);
+  return result;
+}
+export function llmResult(job: JobRecord): LlmInstanceResult {
+  if (job.kind !== 'llm-instance' || !job.result) throw new Error(`expected an llm-instance result, got ${job.kind} ${job.status}: ${job.error ?? ''}`);
+  return job.result;
 }
 
 /** Polls GET /v1/jobs/{id} until `until` holds (default: a terminal status), within `timeoutMs`. */

@@ -1,6 +1,15 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectInOrder, getEvents, line, startHarness, submit, waitForEnd, type Harness } from './harness';
+import {
+  llmResult,
+  expectInOrder,
+  getEvents,
+  line,
+  startHarness,
+  submit,
+  waitForEnd,
+  type Harness,
+} from './harness';
 
 /** llm-instance with `marketplace: false`: an existing llmserver, checked and optionally warmed up. */
 
@@ -27,10 +36,10 @@ describe('llm-instance, existing backend', () => {
     const id = await submit(h, 'llm-instance', { backend_url: `  HTTP://127.0.0.1:${port}//  `, model: 'llama3.1:8b', backend_warmup_timeout: 30 });
     const { job, events } = await waitForEnd(h, id);
     expect(job.status, job.error ?? '').toBe('succeeded');
-    const result = job.result ?? {};
+    const result = llmResult(job);
     expect(result.mode).toBe('existing');
     expect(result.backend_url).toBe(`http://127.0.0.1:${port}`);
-    const models = result.models as { name: string; size?: number; family?: string }[];
+    const models = result.mode === 'existing' ? result.models : [];
     expect(models.map((m) => m.name)).toEqual(['gemma:2b', 'llama3.1:8b', 'qwen2.5:7b', 'tinyllama:latest']);
     expect(models.find((m) => m.name === 'llama3.1:8b')).toMatchObject({ family: 'llama', parameter_size: '8.0B' });
 

@@ -5,6 +5,7 @@ import type { JobEvent } from '../../shared';
 import { DEFAULT_FAKE_MODELS } from '../fakes/ollama';
 import { OLLAMA_TEMPLATE_HASH } from '../fakes/vast';
 import {
+  marketplaceLlmResult,
   destroyCalls,
   expectInOrder,
   expectKeyOnlyInHeader,
@@ -73,7 +74,7 @@ describe('llm-instance on the marketplace', () => {
     expect(job.status, job.error ?? '').toBe('succeeded');
 
     const port = new URL(h.ollama.url).port;
-    const result = job.result ?? {};
+    const result = marketplaceLlmResult(job);
     expect(result).toMatchObject({
       mode: 'marketplace',
       backend_url: `http://127.0.0.1:${port}`,
@@ -84,7 +85,7 @@ describe('llm-instance on the marketplace', () => {
     });
     expect(result.dph_total).toBeGreaterThan(0.065);
     expect(result.dph_total).toBeLessThan(0.1);
-    expect(String(result.message)).toMatch(/running and billing/);
+    expect(result.message).toMatch(/running and billing/);
 
     // The journey, in order.
     expectMonotonic(events);
@@ -143,10 +144,10 @@ describe('llm-instance on the marketplace', () => {
     const token = String((rents[0]?.body as { env: Record<string, string> }).env.OPEN_BUTTON_TOKEN);
     expect(token.length).toBeGreaterThan(10);
     for (const call of h.ollama.calls) expect(call.headers.authorization).toBe(`Bearer ${token}`);
-    const auth = result.backend_auth as { type: string; token_file: string };
-    expect(auth.type).toBe('bearer');
-    expect(path.dirname(auth.token_file)).toBe(path.join(h.dir, 'secrets'));
-    expect((await readFile(auth.token_file, 'utf8')).trim()).toBe(token);
+    const auth = result.backend_auth;
+    expect(auth?.type).toBe('bearer');
+    expect(path.dirname(auth?.token_file ?? '')).toBe(path.join(h.dir, 'secrets'));
+    expect((await readFile(auth?.token_file ?? '', 'utf8')).trim()).toBe(token);
     expect(JSON.stringify(job)).not.toContain(token);
     expect(JSON.stringify(events)).not.toContain(token);
   });

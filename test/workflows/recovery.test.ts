@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JobEvent, JobKind, JobRecord } from '../../shared';
+import { JobRecordSchema, type JobEvent, type JobKind, type JobRecord } from '../../shared';
 import { startFakeOllama, type FakeOllama } from '../fakes/ollama';
 import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
 import {
@@ -65,7 +65,8 @@ async function rentOnFake(vast: FakeVast, offerId: number, label: string): Promi
 
 function runningRecord(kind: JobKind, request: Record<string, unknown>, resources: JobRecord['resources']): JobRecord {
   const at = new Date(Date.now() - 60_000).toISOString();
-  return {
+  // Parsed as the engine would store it (defaults applied to the request).
+  return JobRecordSchema.parse({
     job_id: randomUUID(),
     tenant_id: 'default',
     kind,
@@ -81,7 +82,7 @@ function runningRecord(kind: JobKind, request: Record<string, unknown>, resource
     error: null,
     error_code: null,
     resources,
-  };
+  });
 }
 
 const benchmarkRequest = {

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { JobKindSchema, JobStatusSchema, Rfc3339Schema } from './jobs';
+
+/**
+ * Rented marketplace machines as a resource (GET /v1/marketplace/instances): every instance on the
+ * account whose label starts with `benchdesk:`, with its job and why it is still up.
+ */
+
+/**
+ * `active`: its job is queued or running. `kept`: left up on purpose (an llm-instance that
+ * succeeded, or a benchmark with marketplace_stop_instance:false). `orphaned`: its job ended
+ * otherwise, or is unknown to this data dir, and the machine is still billing.
+ */
+export const INSTANCE_CLASSIFICATIONS = ['active', 'kept', 'orphaned'] as const;
+export const InstanceClassificationSchema = z.enum(INSTANCE_CLASSIFICATIONS);
+export type InstanceClassification = z.infer<typeof InstanceClassificationSchema>;
+
+export const InstanceJobSchema = z.object({
+  job_id: z.string(),
+  kind: JobKindSchema,
+  status: JobStatusSchema,
+});
+export type InstanceJob = z.infer<typeof InstanceJobSchema>;
+
+export const MarketplaceInstanceEntrySchema = z.object({
+  instance_id: z.number().int(),
+  label: z.string(),
+  /** null: the label names a job this data dir does not know (another install, or a lost record). */
+  job: InstanceJobSchema.nullable(),
+  gpu_name: z.string().nullable(),
+  num_gpus: z.number().int().nullable(),
+  /** $/hour as the marketplace reports it for this instance. */
+  dph_total: z.number().nullable().describe('$/hour'),
+  /** When it was rented (RFC 3339), from the marketplace's start date or the job's record. */
+  rented_at: Rfc3339Schema.nullable().describe('when it was rented'),
+  /** dph_total × hours since rented_at, rounded to 1/1,000,000 $. */
+  cost_usd_so_far: z.number().nullable().describe('dph_total × hours since rented_at ($)'),
+  /** The machine's state as the marketplace reports it (null while it is being scheduled). */
+  state: z.string().nullable().describe('the state the marketplace reports (loading, running, exited…)'),
+  classification: InstanceClassificationSchema.describe('active: its job is queued or running; kept: left up on purpose; orphaned: its job ended otherwise or is unknown'),
+});
+export type MarketplaceInstanceEntry = z.infer<typeof MarketplaceInstanceEntrySchema>;
+
+export const MarketplaceInstanceListSchema = z.object({
+  instances: z.array(MarketplaceInstanceEntrySchema),
+  /** Why the list is empty when it cannot be read (no marketplace key…); null otherwise. */
+  note: z.string().nullable().describe('why the list is empty when it cannot be read (no marketplace key)'),
+});
+export type MarketplaceInstanceList = z.infer<typeof MarketplaceInstanceListSchema>;
+
+/** Query strings carry text: `true/1/yes/on` and `false/0/no/off` are read as booleans. */
+const BooleanishSchema = z.union([
+  z.boolean(),
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((s) => ['true', '1', 'yes', 'on', 'false', '0', 'no', 'off'].includes(s), { message: 'expected true or false' })
+    .transform((s) => ['true', '1', 'yes', 'on'].includes(s)),
+]);
+
+export const ListInstancesQuerySchema = z.object({ orphaned: BooleanishSchema.optional().describe('true: only orphaned machines') }).strict();
+export type ListInstancesQuery = z.infer<typeof ListInstancesQuerySchema>;
+
+export const ReleaseInstanceInputSchema = z.object({ instance_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }).strict();
+export type ReleaseInstanceInput = z.infer<typeof ReleaseInstanceInputSchema>;
+
+export const ReleaseInstanceResponseSchema = z.object({
+  instance_id: z.number().int(),
+  /** The marketplace accepted the destroy (or it was already gone). */
+  released: z.boolean(),
+  /** A read-back confirmed it is gone. */
+  verified: z.boolean().describe('a read-back confirmed it is gone'),
+  message: z.string(),
+  job_id: z.string().nullable(),
+});
+export type ReleaseInstanceResponse = z.infer<typeof ReleaseInstanceResponseSchema>;
+
+/** The orphan sweep's last result, shown by /healthz. */
+export const MarketplaceHealthSchema = z.object({
+  orphaned_instances: z.number().int().nonnegative(),
+  last_sweep_at: Rfc3339Schema.nullable(),
+});
+export type MarketplaceHealth = z.infer<typeof MarketplaceHealthSchema>;

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../shared';
+import { classifyInstance, jobIdOfLabel } from '../../src-main/app/instances';
+import type { EmitInput, JobFailure } from '../../src-main/engine/types';
+import { CostMeter, costBetween } from '../../src-main/engine/workflows/cost-meter';
+
+/** The pure parts of money safety: classification, labels, cost arithmetic and the spend-limit trigger. */
+
+function job(over: Partial<Record<string, unknown>>): JobRecord {
+  return { job_id: 'j1', tenant_id: 'default', kind: 'benchmark', status: 'running', request: { marketplace_stop_instance: true }, error_code: null, ...over } as unknown as JobRecord;
+}
+
+describe('classifyInstance', () => {
+  it('active while the job is queued or running; kept when left up on purpose; orphaned otherwise', () => {
+    expect(classifyInstance(job({ status: 'queued' }))).toBe('active');
+    expect(classifyInstance(job({ status: 'running' }))).toBe('active');
+    expect(classifyInstance(job({ kind: 'llm-instance', status: 'succeeded' }))).toBe('kept');
+    expect(classifyInstance(job({ kind: 'llm-instance', status: 'failed' }))).toBe('orphaned');
+    expect(classifyInstance(job({ status: 'succeeded', request: { marketplace_stop_instance: false } }))).toBe('kept');
+    expect(classifyInstance(job({ status: 'failed', request: { marketplace_stop_instance: false } }))).toBe('kept');
+    expect(classifyInstance(job({ status: 'failed', error_code: 'budget_exceeded', request: { marketplace_stop_instance: false } }))).toBe('orphaned');
+    expect(classifyInstance(job({ status: 'succeeded' }))).toBe('orphaned');
+    expect(classifyInstance(job({ status: 'cancelled' }))).toBe('orphaned');
+    expect(classifyInstance(undefined)).toBe('orphaned');
+  });
+
+  it('reads the job id only from a benchdesk: label', () => {
+    expect(jobIdOfLabel('benchdesk:abc-123')).toBe('abc-123');
+    expect(jobIdOfLabel('benchdesk:')).toBeNull();
+    expect(jobIdOfLabel('training-run-7')).toBeNull();
+    expect(jobIdOfLabel('xbenchdesk:abc')).toBeNull();
+    expect(jobIdOfLabel(null)).toBeNull();
+    expect(jobIdOfLabel(`benchdesk:${'a'.repeat(129)}`)).toBeNull();
+  });
+});
+
+describe('CostMeter', () => {
+  it('costs dph × hours', () => {
+    expect(costBetween(0.36, 0, 3_600_000)).toBe(0.36);
+    expect(costBetween(0.36, 0, 10_000)).toBe(0.001);
+    expect(costBetween(0.36, 10_000, 0)).toBe(0);
+  });
+
+  it('reports growing cost, and stops the job once when the limit is reached', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const events: EmitInput[] = [];
+    const costs: number[] = [];
+    const stops: JobFailure[] = [];
+    const meter = new CostMeter(
+      {
+        emit: async (e) => void events.push(e),
+        setCost: async (c) => void costs.push(c.cost_usd),
+        stop: (f) => void stops.push(f),
+        logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      },
+      { instanceId: 7, dphTotal: 3.6, rentedAt: new Date(clock).toISOString(), maxCostUsd: 0.01, now: () => clock },
+    );
+    await meter.tick('rented');
+    clock += 5_000; // $0.005
+    await meter.tick('phase:analysis:started');
+    expect(stops).toEqual([]);
+    clock += 5_000; // $0.01: the limit
+    await meter.tick('interval');
+    clock += 5_000;
+    await meter.tick('interval');
+    expect(costs).toEqual([0, 0.005, 0.01, 0.015]);
+    expect(events.map((e) => [e.event, e.status, e.labels?.cost_usd, e.labels?.dph_total, e.labels?.reason])).toEqual([
+      ['cost.update', 'info', 0, 3.6, 'rented'],
+      ['cost.update', 'info', 0.005, 3.6, 'phase:analysis:started'],
+      ['cost.update', 'info', 0.01, 3.6, 'interval'],
+      ['cost.update', 'info', 0.015, 3.6, 'interval'],
+    ]);
+    expect(stops).toHaveLength(1);
+    expect(stops[0]?.code).toBe('budget_exceeded');
+    expect(stops[0]?.message).toBe('spend limit reached: instance 7 cost $0.010000 (10 s at $3.6/h), max_cost_usd is $0.01; the job was stopped and its machine released');
+    expect(meter.exceeded).toBe(stops[0]);
+    meter.stop();
+    await meter.tick('interval');
+    expect(events).toHaveLength(4);
+  });
+});

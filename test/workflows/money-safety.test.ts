@@ -1,0 +1,475 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JobRecord, MarketplaceInstanceEntry, MarketplaceInstanceList } from '../../shared';
+import { createHttpClient, BenchdeskApiError } from '../../shared/client';
+import type { Benchdesk } from '../../src-main/composition/start';
+import { VastClient } from '../../src-main/marketplace/vast-client';
+import { SCENARIO } from '../fakes/kubernetes';
+import { DEFAULT_FAKE_MODELS, startFakeOllama, type ChatTurn, type FakeOllama } from '../fakes/ollama';
+import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
+import {
+  ROOT,
+  destroyCalls,
+  ensureCliBuilt,
+  expectInOrder,
+  getEvents,
+  getJob,
+  line,
+  mustK8s,
+  mustVast,
+  productEnv,
+  startHarness,
+  submit,
+  tempDir,
+  waitForEnd,
+  waitForEvent,
+  waitUntil,
+  type Harness,
+  type HarnessOptions,
+} from './harness';
+
+/**
+ * Money safety (issue 12): every rented machine accounted for (list, release, orphan sweep), the
+ * running cost, the spend limit, stuck machines, and destroy failures that are retried and then
+ * reported. All through the HTTP API against the fake Vast.ai, Ollama and Kubernetes.
+ */
+
+const CRASH = SCENARIO.crashLoopPod;
+const SCRIPT: ChatTurn[] = [
+  { tool_calls: [{ name: 'list_unhealthy_pods', arguments: { namespace: CRASH.namespace } }] },
+  { content: `${CRASH.namespace}/${CRASH.name} is crash-looping.` },
+];
+const BIG_MODEL = 'qwen2.5:32b';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+});
+
+async function harness(options: HarnessOptions = {}): Promise<Harness> {
+  const h = await startHarness({
+    vast: true,
+    ollama: {
+      models: DEFAULT_FAKE_MODELS,
+      registry: [{ name: BIG_MODEL, size: 19_851_336_256, family: 'qwen2', parameter_size: '32.8B' }],
+      scripts: { 'llama3.1:8b': SCRIPT },
+    },
+    ...options,
+  });
+  cleanups.push(() => h.close());
+  return h;
+}
+
+/** A VastClient whose retries wait milliseconds, not seconds: the product's own retry rules, faster. */
+function fastRetryClient(vast: FakeVast): VastClient {
+  return new VastClient({ baseUrl: vast.url, apiKey: FAKE_VAST_KEY, retry: { initialDelayMs: 5, maxDelayMs: 20, jitter: 0 } });
+}
+
+async function instances(h: Harness, query = ''): Promise<MarketplaceInstanceList> {
+  const res = await h.get(`/v1/marketplace/instances${query}`);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as unknown as MarketplaceInstanceList;
+}
+
+function entryOf(list: MarketplaceInstanceList, instanceId: number): MarketplaceInstanceEntry | undefined {
+  return list.instances.find((e) => e.instance_id === instanceId);
+}
+
+const llmInstanceBody = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  marketplace: true,
+  template_hash: OLLAMA_TEMPLATE_HASH,
+  max_dph: 1,
+  model: 'llama3.1:8b',
+  backend_warmup: false,
+  ...over,
+});
+
+async function instanceOf(h: Harness, jobId: string): Promise<number> {
+  return waitUntil(async () => (await getJob(h, jobId)).resources?.marketplace_instance_id ?? null, `job ${jobId} to record its instance`);
+}
+
+describe('rented machines as a resource', () => {
+  it('lists an active, a kept and an orphaned machine (the orphan left by a SIGKILLed server), reports the orphan, releases it; never touches unlabelled machines', async () => {
+    // `npm test` builds first; run alone, dist/main is built when missing.
+    ensureCliBuilt();
+    const ollama: FakeOllama = await startFakeOllama({
+      models: DEFAULT_FAKE_MODELS,
+      registry: [{ name: BIG_MODEL, size: 19_851_336_256, family: 'qwen2', parameter_size: '32.8B' }],
+    });
+    const vast = await startFakeVast();
+    vast.setKnob('ollamaPort', Number(new URL(ollama.url).port));
+    const dir = await tempDir();
+    cleanups.push(async () => {
+      await vast.close();
+      await ollama.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+    // Someone else's machine on the same account.
+    const foreign = await rentForeign(vast);
+
+    // 1. A real server rents, and is killed before the rent's answer (the instance id) reaches it.
+    vast.setKnob('rentAnswerDelayMs', 60_000);
+    const env = { ...productEnv({ vast }), BENCHDESK_DATA_DIR: dir, BENCHDESK_PORT: '0', BENCHDESK_LOG_LEVEL: 'warn' };
+    const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'dist', 'main', 'server.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    });
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.stderr?.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    const apiUrl = await waitUntil(() => /benchdesk API listening on (\S+)/.exec(out)?.[1], `the server to listen (output: ${out})`, 20_000);
+    // Two jobs, both held at the rent: each machine exists, neither id is recorded.
+    const held: { jobId: string; instance: number }[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${apiUrl}/v1/jobs/llm-instance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(llmInstanceBody()) });
+      expect(res.status).toBe(202);
+      const { job_id: job } = (await res.json()) as { job_id: string };
+      const instance = await waitUntil(() => [...vast.state.instances.values()].find((x) => x.label === `benchdesk:${job}`)?.id, 'the rent to reach the marketplace');
+      const before = (await (await fetch(`${apiUrl}/v1/jobs/${job}`)).json()) as JobRecord;
+      expect(before.resources?.marketplace_instance_id ?? null).toBeNull();
+      held.push({ jobId: job, instance });
+    }
+    child.kill('SIGKILL');
+    await exited;
+    vast.setKnob('rentAnswerDelayMs', 0);
+
+    // 2. Restart while the marketplace listing fails once: recovery finds one machine by its label and
+    // releases it; for the other job the lookup fails, so its machine is left for the sweep.
+    vast.setKnob('failNext', { count: 1, status: 500, endpoints: ['list'] });
+    const h = await harness({ dataDir: dir, start: true, reuse: { ollama, vast }, extra: { instancesTuning: { sweepIntervalMs: 100, releaseRetryDelayMs: 5 } } });
+    const ends = await Promise.all(held.map(async (x) => ({ ...x, ...(await waitForEnd(h, x.jobId)) })));
+    for (const end of ends) expect(end.job).toMatchObject({ status: 'failed', error_code: 'interrupted' });
+    const lost = ends.filter((e) => e.events.map(line).includes('job.recover:error'));
+    const found = ends.filter((e) => !e.events.map(line).includes('job.recover:error'));
+    expect(lost).toHaveLength(1);
+    expect(found).toHaveLength(1);
+    const recovered = found[0] as (typeof ends)[number];
+    expectInOrder(recovered.events, ['job.recover:info', 'marketplace.instance.destroy:ok', 'job.failed:error']);
+    expect(vast.state.instances.get(recovered.instance)?.destroyed).toBe(true);
+    const orphanJob = lost[0]?.jobId ?? '';
+    const orphan = lost[0]?.instance ?? -1;
+
+    // 3. The sweep finds it: logged, an event on its job, counted in /healthz; not released (the setting is off).
+    const orphanEvent = await waitForEvent(h, orphanJob, (e) => e.event === 'marketplace.orphan', 'marketplace.orphan');
+    expect(orphanEvent.labels).toMatchObject({ instance_id: orphan, release_automatically: false });
+    const health = await waitUntil(async () => {
+      const r = await h.get('/healthz');
+      return (r.body.marketplace as { orphaned_instances: number } | undefined)?.orphaned_instances === 1 ? r.body : null;
+    }, '/healthz to count the orphan');
+    expect(Date.parse(String((health.marketplace as { last_sweep_at: string }).last_sweep_at))).not.toBeNaN();
+    expect(vast.state.instances.get(orphan)?.destroyed).toBe(false);
+    // One event per orphan, not one per sweep.
+    await new Promise((r) => setTimeout(r, 350));
+    expect((await getEvents(h, orphanJob)).filter((e) => e.event === 'marketplace.orphan')).toHaveLength(1);
+
+    // 4. A kept machine (an llm-instance that succeeded) and an active one (a job still pulling its model).
+    const keptJob = await submit(h, 'llm-instance', llmInstanceBody());
+    const { job: keptDone } = await waitForEnd(h, keptJob);
+    expect(keptDone.status, keptDone.error ?? '').toBe('succeeded');
+    const kept = keptDone.resources?.marketplace_instance_id ?? -1;
+    ollama.setKnobs({ pullLineDelayMs: 30_000 });
+    const activeJob = await submit(h, 'llm-instance', llmInstanceBody({ model: BIG_MODEL }));
+    const active = await instanceOf(h, activeJob);
+    await waitForEvent(h, activeJob, (e) => line(e) === 'llmserver.pull:started', 'the pull to start');
+
+    const list = await instances(h);
+    expect(list.note).toBeNull();
+    expect(list.instances.map((e) => e.instance_id).sort()).toEqual([orphan, kept, active].sort());
+    expect(entryOf(list, foreign)).toBeUndefined();
+    expect(entryOf(list, orphan)).toMatchObject({ classification: 'orphaned', label: `benchdesk:${orphanJob}`, job: { job_id: orphanJob, kind: 'llm-instance', status: 'failed' } });
+    expect(entryOf(list, kept)).toMatchObject({ classification: 'kept', job: { job_id: keptJob, status: 'succeeded' }, gpu_name: expect.any(String), num_gpus: 1, state: 'running' });
+    expect(entryOf(list, active)).toMatchObject({ classification: 'active', job: { job_id: activeJob, status: 'running' } });
+    for (const e of list.instances) {
+      expect(e.dph_total).toBeGreaterThan(0);
+      expect(Date.parse(e.rented_at ?? '')).not.toBeNaN();
+      expect(e.cost_usd_so_far).toBeGreaterThanOrEqual(0);
+    }
+    const orphansOnly = await instances(h, '?orphaned=true');
+    expect(orphansOnly.instances.map((e) => e.instance_id)).toEqual([orphan]);
+
+    // 5. The active one is refused (cancel its job instead); the orphan is released and verified.
+    const refused = await h.post(`/v1/marketplace/instances/${active}/release`, undefined);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'instance_active' });
+    expect(String(refused.body.detail)).toContain(`/v1/jobs/${activeJob}/cancel`);
+    expect(destroyCalls(vast, active).deletes).toBe(0);
+    const notOurs = await h.post(`/v1/marketplace/instances/${foreign}/release`, undefined);
+    expect(notOurs.status).toBe(404);
+    expect(destroyCalls(vast, foreign).deletes).toBe(0);
+
+    const released = await h.post(`/v1/marketplace/instances/${orphan}/release`, undefined);
+    expect(released.status, JSON.stringify(released.body)).toBe(200);
+    expect(released.body).toMatchObject({ instance_id: orphan, released: true, verified: true, job_id: orphanJob });
+    expect(vast.state.instances.get(orphan)?.destroyed).toBe(true);
+    expect(destroyCalls(vast, orphan).readBacksAfterDelete).toBeGreaterThanOrEqual(1);
+    expectInOrder(await getEvents(h, orphanJob), ['marketplace.orphan:info', 'marketplace.instance.release:info', 'marketplace.instance.destroy:ok']);
+    expect((await getJob(h, orphanJob)).resources?.marketplace_instance_released ?? null).toBeNull();
+    await waitUntil(async () => ((await h.get('/healthz')).body.marketplace as { orphaned_instances: number }).orphaned_instances === 0, 'the orphan count to drop');
+
+    // The sweeps never touched the foreign machine.
+    expect(vast.state.instances.get(foreign)?.destroyed).toBe(false);
+    expect(destroyCalls(vast, foreign).deletes).toBe(0);
+
+    const cancel = await h.post(`/v1/jobs/${activeJob}/cancel`, undefined);
+    expect(cancel.status).toBe(202);
+    ollama.setKnobs({ pullLineDelayMs: 0 });
+    const { job: cancelled } = await waitForEnd(h, activeJob);
+    expect(cancelled.status).toBe('cancelled');
+    expect(vast.state.instances.get(active)?.destroyed).toBe(true);
+  }, 60_000);
+
+  it('releases a kept machine through the HTTP client and the in-process client; a second release is a 404; without a key the list is empty and says why', async () => {
+    const h = await harness({ start: true });
+    const keptJob = await submit(h, 'llm-instance', llmInstanceBody());
+    const { job } = await waitForEnd(h, keptJob);
+    expect(job.status, job.error ?? '').toBe('succeeded');
+    const kept = job.resources?.marketplace_instance_id ?? -1;
+
+    const apiUrl = (h.bd as Benchdesk & { apiUrl?: string }).apiUrl ?? '';
+    const http = createHttpClient({ baseUrl: apiUrl });
+    const listed = await http.listInstances({});
+    expect(listed.instances.map((e) => [e.instance_id, e.classification])).toEqual([[kept, 'kept']]);
+    const local = h.bd.client();
+    expect((await local.listInstances({ orphaned: true })).instances).toEqual([]);
+
+    const released = await local.releaseInstance({ instance_id: kept });
+    expect(released).toMatchObject({ instance_id: kept, released: true, verified: true, job_id: keptJob });
+    expect(mustVast(h).state.instances.get(kept)?.destroyed).toBe(true);
+    expect(destroyCalls(mustVast(h), kept).deletes).toBe(1);
+    // The job's record follows: its machine is gone.
+    expect((await getJob(h, keptJob)).resources).toMatchObject({ marketplace_instance_id: kept, marketplace_instance_released: true });
+    const again = await http.releaseInstance({ instance_id: kept }).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(again).toBeInstanceOf(BenchdeskApiError);
+    expect((again as BenchdeskApiError).status).toBe(404);
+    expect((again as BenchdeskApiError).code).toBe('instance_not_found');
+    expect((await http.listInstances({})).instances).toEqual([]);
+
+    const keyless = await harness({ vastKey: false });
+    const empty = await instances(keyless);
+    expect(empty.instances).toEqual([]);
+    expect(empty.note).toMatch(/no marketplace key/);
+    const noKeyRelease = await keyless.post(`/v1/marketplace/instances/${kept}/release`, undefined);
+    expect(noKeyRelease.status).toBe(409);
+    expect(noKeyRelease.body.code).toBe('marketplace_not_configured');
+    const bad = await keyless.get('/v1/marketplace/instances?orphaned=maybe');
+    expect(bad.status).toBe(422);
+
+    // Both operations are in the OpenAPI document derived from the operation table.
+    const doc = (await keyless.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    expect(doc.paths['/v1/marketplace/instances']?.get).toBeDefined();
+    expect(doc.paths['/v1/marketplace/instances/{instance_id}/release']?.post).toBeDefined();
+  }, 30_000);
+});
+
+describe('the orphan sweep', () => {
+  it('finds a machine whose rent answer was lost (by its label) and, with release_orphans_automatically, releases it', async () => {
+    // Only the start-up sweep runs by itself; the test calls the next one.
+    const h = await harness({ start: true, extra: { instancesTuning: { sweepIntervalMs: 600_000, releaseRetryDelayMs: 5 } } });
+    const vast = mustVast(h);
+    await waitUntil(async () => (await h.get('/healthz')).body.marketplace, 'the start-up sweep');
+    h.bd.settings.updateAppSettings({ release_orphans_automatically: true });
+    // The rent succeeds on the marketplace but the answer never arrives, and the label lookup right after fails too.
+    vast.setKnob('rentAnswerLost', true);
+    vast.setKnob('failNext', { count: 1, status: 500, endpoints: ['list'] });
+    const id = await submit(h, 'llm-instance', llmInstanceBody());
+    const { job } = await waitForEnd(h, id);
+    expect(job.status).toBe('failed');
+    expect(job.resources?.marketplace_instance_id ?? null).toBeNull();
+    const lost = [...vast.state.instances.values()].find((i) => i.label === `benchdesk:${id}`);
+    expect(lost?.destroyed).toBe(false);
+    vast.setKnob('rentAnswerLost', false);
+
+    const swept = await h.bd.instances.sweep();
+    expect(swept).toEqual({ orphaned: [lost?.id], released: [lost?.id], failed: [] });
+    expect(vast.state.instances.get(lost?.id ?? -1)?.destroyed).toBe(true);
+    const events = await waitForEvent(h, id, (e) => line(e) === 'marketplace.instance.destroy:ok', 'the destroy').then(() => getEvents(h, id));
+    expectInOrder(events, ['job.failed:error', 'marketplace.orphan:info', 'marketplace.instance.release:info', 'marketplace.instance.destroy:ok']);
+    expect(events.find((e) => e.event === 'marketplace.orphan')?.labels).toMatchObject({ instance_id: lost?.id, release_automatically: true });
+    await waitUntil(async () => ((await h.get('/healthz')).body.marketplace as { orphaned_instances: number } | undefined)?.orphaned_instances === 0, 'health to show no orphan');
+  }, 30_000);
+});
+
+describe('running cost and the spend limit', () => {
+  it('emits cost.update events that grow while a job holds a machine, and keeps the running cost in progress', async () => {
+    const h = await harness({ extra: { workflowTuning: { waitTimeoutMs: 20_000, pollIntervalMs: 5, releaseRetryDelayMs: 5, costUpdateIntervalMs: 50 } } });
+    // A machine that takes a while to boot: the meter runs during the wait too.
+    mustVast(h).setKnob('pollsPerPhase', { scheduling: 1, created: 1, loading: 60 });
+    const id = await submit(h, 'llm-instance', llmInstanceBody());
+    const { job, events } = await waitForEnd(h, id);
+    expect(job.status, job.error ?? '').toBe('succeeded');
+    const updates = events.filter((e) => e.event === 'cost.update');
+    expect(updates.length).toBeGreaterThanOrEqual(3);
+    const costs = updates.map((e) => Number(e.labels.cost_usd));
+    for (let i = 1; i < costs.length; i++) expect(costs[i]).toBeGreaterThanOrEqual(costs[i - 1] ?? 0);
+    expect(costs.at(-1)).toBeGreaterThan(costs[0] ?? 0);
+    const dph = job.resources?.dph_total ?? 0;
+    for (const u of updates) expect(u).toMatchObject({ status: 'info', labels: { dph_total: dph, instance_id: job.resources?.marketplace_instance_id ?? -1 } });
+    // Interval ticks and phase boundaries both report.
+    expect(updates.some((u) => u.labels.reason === 'interval')).toBe(true);
+    expect(updates.some((u) => String(u.labels.reason).startsWith('phase:'))).toBe(true);
+    expect(job.progress).toMatchObject({ dph_total: dph, cost_usd: costs.at(-1) });
+    // The pre-flight estimate for the offer rented is on its create event.
+    const create = events.find((e) => line(e) === 'marketplace.instance.create:started');
+    expect(create?.labels).toMatchObject({ dph_total: dph, estimated_duration_seconds: 3600, estimated_cost_usd: Math.round(dph * 10_000) / 10_000, max_cost_usd: null });
+  }, 30_000);
+
+  it('stops a benchmark mid-analysis when its cost reaches max_cost_usd, destroys the machine even though it was to be kept, and fails budget_exceeded', async () => {
+    const h = await harness({ k8s: true, extra: { workflowTuning: { waitTimeoutMs: 8_000, pollIntervalMs: 5, releaseRetryDelayMs: 5, costUpdateIntervalMs: 50 } } });
+    // The agent's first model call hangs: the analysis is running when the limit is reached.
+    h.ollama.setKnobs({ firstByteDelayMs: 30_000 });
+    const id = await submit(h, 'benchmark', {
+      ...llmInstanceBody(),
+      question: 'Why is the shop down?',
+      kubeconfig: mustK8s(h).kubeconfigPath,
+      max_cost_usd: 0.00004,
+      estimated_duration_seconds: 1,
+      marketplace_stop_instance: false,
+    });
+    const { job, events } = await waitForEnd(h, id, 20_000);
+    expect(job.status).toBe('failed');
+    expect(job.error_code).toBe('budget_exceeded');
+    expect(job.error).toMatch(/spend limit reached: instance \d+ cost \$0\.0000\d+ .* max_cost_usd is \$0\.00004/);
+    const instanceId = job.resources?.marketplace_instance_id ?? -1;
+    expect(destroyCalls(mustVast(h), instanceId).deletes).toBe(1);
+    expect(mustVast(h).state.instances.get(instanceId)?.destroyed).toBe(true);
+    expect(job.resources?.marketplace_instance_released).toBe(true);
+    expectInOrder(events, ['phase.analysis:started', 'cost.update:info', 'phase.analysis:error', 'phase.teardown:started', 'marketplace.instance.destroy:ok', 'job.failed:error']);
+    const last = events.filter((e) => e.event === 'cost.update').at(-1);
+    expect(Number(last?.labels.cost_usd)).toBeGreaterThanOrEqual(0.00004);
+    expect(events.find((e) => line(e) === 'job.failed:error')?.labels).toMatchObject({ error_code: 'budget_exceeded' });
+  }, 30_000);
+
+  it('a kept machine answers to its job\'s limit: the sweep releases it once its cost reaches max_cost_usd', async () => {
+    const h = await harness({ start: true, extra: { instancesTuning: { sweepIntervalMs: 600_000, releaseRetryDelayMs: 5 } } });
+    const vast = mustVast(h);
+    const id = await submit(h, 'llm-instance', llmInstanceBody({ max_cost_usd: 0.01, estimated_duration_seconds: 60 }));
+    const { job } = await waitForEnd(h, id);
+    expect(job.status, job.error ?? '').toBe('succeeded');
+    const kept = job.resources?.marketplace_instance_id ?? -1;
+    expect(await h.bd.instances.sweep()).toEqual({ orphaned: [], released: [], failed: [] });
+    expect(vast.state.instances.get(kept)?.destroyed).toBe(false);
+    // An hour later (the marketplace's start date moved back): about $0.07 at this rate, over the $0.01 limit.
+    const instance = vast.state.instances.get(kept);
+    if (instance) instance.startDate -= 3600;
+    expect(await h.bd.instances.sweep()).toEqual({ orphaned: [], released: [kept], failed: [] });
+    expect(vast.state.instances.get(kept)?.destroyed).toBe(true);
+    const release = (await getEvents(h, id)).find((e) => e.event === 'marketplace.instance.release');
+    expect(release?.labels).toMatchObject({ instance_id: kept, reason: 'budget_exceeded' });
+    expect(release?.message).toMatch(/reaching max_cost_usd \$0\.01/);
+  });
+
+  it('refuses before renting when the estimate for the offer exceeds the limit (request field, then the settings default)', async () => {
+    const h = await harness();
+    const vast = mustVast(h);
+    const id = await submit(h, 'llm-instance', llmInstanceBody({ max_cost_usd: 0.01, estimated_duration_seconds: 7200 }));
+    const { job, events } = await waitForEnd(h, id);
+    expect(job).toMatchObject({ status: 'failed', error_code: 'budget_exceeded' });
+    expect(job.error).toMatch(/pre-flight estimate \$0\.1\d+ \(offer \d+ at \$0\.\d+\/h for 7200 s, estimated_duration_seconds\) exceeds max_cost_usd \$0\.01; nothing was rented/);
+    expect(vast.callsTo('asks')).toEqual([]);
+    expect(events.find((e) => e.event === 'marketplace.instance.create')?.labels).toMatchObject({ max_cost_usd: 0.01, estimated_duration_seconds: 7200 });
+
+    h.bd.settings.updateAppSettings({ default_max_cost_usd: 0.02 });
+    const byDefault = await submit(h, 'llm-instance', llmInstanceBody());
+    const { job: refused } = await waitForEnd(h, byDefault);
+    expect(refused).toMatchObject({ status: 'failed', error_code: 'budget_exceeded' });
+    expect(refused.error).toMatch(/for 3600 s.*exceeds max_cost_usd \$0\.02/);
+    expect(vast.callsTo('asks')).toEqual([]);
+
+    const bad = await h.post('/v1/jobs/llm-instance', llmInstanceBody({ max_cost_usd: -1 }));
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe('stuck machines and destroy failures', () => {
+  it('destroys a machine that never gets ready within the bound; the job says what it waited for', async () => {
+    const h = await harness({ extra: { workflowTuning: { waitTimeoutMs: 300, pollIntervalMs: 5, releaseRetryDelayMs: 5 } } });
+    mustVast(h).setKnob('outcome', 'never_ready');
+    const id = await submit(h, 'llm-instance', llmInstanceBody());
+    const { job } = await waitForEnd(h, id);
+    expect(job).toMatchObject({ status: 'failed', error_code: 'wait_timeout' });
+    expect(job.error).toMatch(/was not running with port 11434 mapped within 0\.3 s \(last: .*Pulling image/);
+    expect(job.error).toMatch(/destroyed and confirmed gone/);
+    const instanceId = job.resources?.marketplace_instance_id ?? -1;
+    expect(mustVast(h).state.instances.get(instanceId)?.destroyed).toBe(true);
+    expect(destroyCalls(mustVast(h), instanceId).deletes).toBe(1);
+  });
+
+  it('destroys a machine whose host goes offline or unknown while it starts; the job says what the marketplace reported', async () => {
+    const h = await harness();
+    const vast = mustVast(h);
+    for (const outcome of ['offline', 'unknown'] as const) {
+      vast.setKnob('outcome', outcome);
+      const id = await submit(h, 'llm-instance', llmInstanceBody());
+      const { job } = await waitForEnd(h, id);
+      expect(job).toMatchObject({ status: 'failed', error_code: 'instance_failed' });
+      expect(job.error).toContain(`instance is ${outcome}`);
+      const instanceId = job.resources?.marketplace_instance_id ?? -1;
+      expect(vast.state.instances.get(instanceId)?.destroyed).toBe(true);
+      expect(destroyCalls(vast, instanceId).deletes).toBe(1);
+    }
+  });
+
+  it('retries a destroy that meets 429 and 5xx answers, and reports one that keeps failing (the machine stays listed)', async () => {
+    const vastRef: { vast: FakeVast | null } = { vast: null };
+    const h = await harness({
+      start: true,
+      extra: {
+        instancesTuning: { releaseRetryDelayMs: 5 },
+        // The product's client with millisecond backoff (the fake is created by the harness first).
+        providers: { marketplace: () => (vastRef.vast ? fastRetryClient(vastRef.vast) : null) },
+      },
+    });
+    vastRef.vast = mustVast(h);
+    const vast = mustVast(h);
+    const kept = async (): Promise<{ job: string; instance: number }> => {
+      const job = await submit(h, 'llm-instance', llmInstanceBody());
+      const { job: done } = await waitForEnd(h, job);
+      expect(done.status, done.error ?? '').toBe('succeeded');
+      return { job, instance: done.resources?.marketplace_instance_id ?? -1 };
+    };
+
+    // Transient: two 429s and two 503s, then the destroy goes through.
+    const first = await kept();
+    vast.setKnob('rateLimit', { count: 2, variant: 'cycle', endpoints: ['destroy'] });
+    vast.setKnob('failNext', { count: 2, status: 503, endpoints: ['destroy'] });
+    const ok = await h.post(`/v1/marketplace/instances/${first.instance}/release`, undefined);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body).toMatchObject({ released: true, verified: true });
+    const attempts = vast.callsTo('destroy').filter((c) => c.path === `/api/v0/instances/${first.instance}/`);
+    expect(attempts.map((c) => c.status)).toEqual([429, 429, 503, 503, 200]);
+    expect(vast.state.instances.get(first.instance)?.destroyed).toBe(true);
+
+    // Persistent: every destroy answers 500. Reported to the caller, recorded on the job, still listed.
+    const second = await kept();
+    vast.setKnob('failNext', { count: 1_000, status: 500, endpoints: ['destroy'] });
+    const failed = await h.post(`/v1/marketplace/instances/${second.instance}/release`, undefined);
+    expect(failed.status).toBe(502);
+    expect(failed.body.code).toBe('upstream_error');
+    expect(String(failed.body.detail)).toMatch(new RegExp(`Could not destroy instance ${second.instance}: .*HTTP 500.*may still be billing`));
+    expect(vast.callsTo('destroy').filter((c) => c.path === `/api/v0/instances/${second.instance}/`).length).toBeGreaterThanOrEqual(2);
+    expect(vast.state.instances.get(second.instance)?.destroyed).toBe(false);
+    const destroyEvent = (await getEvents(h, second.job)).find((e) => line(e) === 'marketplace.instance.destroy:error');
+    expect(destroyEvent?.error_type).toBe('destroy_failed');
+    expect(entryOf(await instances(h), second.instance)).toMatchObject({ classification: 'kept' });
+    expect((await getJob(h, second.job)).resources?.marketplace_instance_released).toBe(false);
+    vast.setKnob('failNext', null);
+  }, 30_000);
+});
+
+async function rentForeign(vast: FakeVast): Promise<number> {
+  const res = await fetch(`${vast.url}/asks/20000008/`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${FAKE_VAST_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ client_id: 'me', template_hash_id: OLLAMA_TEMPLATE_HASH, disk: 40, label: 'training-run-7' }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { new_contract: number }).new_contract;
+}
+
