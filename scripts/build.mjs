@@ -10,7 +10,9 @@ rmSync('dist/main', { recursive: true, force: true });
 rmSync('dist/bench', { recursive: true, force: true });
 
 const entries = {
+  // server.js checks the Node version, then loads server-app.js (see src-main/server.ts).
   server: 'src-main/server.ts',
+  'server-app': 'src-main/server-app.ts',
   cli: 'src-main/cli.ts',
 };
 if (existsSync('src-main/electron/main.ts')) entries['electron-main'] = 'src-main/electron/main.ts';

@@ -1,22 +1,35 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { VERSION } from '../app/start';
+import { Command, CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { VERSION } from '../composition/start';
+import { estimateCommand } from './commands/estimate';
+import { instancesCommand } from './commands/instances';
+import { jobsCommand } from './commands/jobs';
+import { llmserverListModelsCommand } from './commands/llmserver-list-models';
+import { marketplaceListModelsCommand } from './commands/marketplace-list-models';
+import { runAgenticAgentCommand } from './commands/run-agentic-agent';
+import { runBenchmarkCommand } from './commands/run-benchmark';
+import { runLlmserverInstanceCommand } from './commands/run-llmserver-instance';
+import { examples } from './common';
+import { reportError } from './errors';
+import { EXIT } from './exit-codes';
+import { err, note } from './output';
+import { parsePort } from './parsers';
 import { runServe } from './serve';
+import { closest } from './suggest';
 
-export const EXIT = { ok: 0, failure: 1, usage: 2, interrupted: 130 } as const;
+export { EXIT } from './exit-codes';
 
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('must be an integer from 0 to 65535');
-  return port;
-}
-
-/** The `benchdesk` command. Job commands (run-*, jobs, estimate…) arrive in the CLI step. */
-export function buildCli(): Command {
+/**
+ * The `benchdesk` command (design §7). Each command lives in commands/<name>.ts and reports its
+ * exit code through `setExit`; a command that never calls it (`serve`) keeps the process running.
+ */
+export function buildCli(setExit: (code: number) => void): Command {
   const program = new Command('benchdesk')
     .description('Estimate, provision and benchmark LLM backends and agents on rented GPUs')
     .version(VERSION)
+    // Options after a subcommand belong to the subcommand (`instances release 5 --json`).
+    .enablePositionalOptions()
     .exitOverride()
-    .showHelpAfterError();
+    .showHelpAfterError('(add --help for usage and examples)');
 
   program
     .command('serve')
@@ -24,7 +37,8 @@ export function buildCli(): Command {
     .option('--host <host>', 'bind address (BENCHDESK_HOST, default 127.0.0.1)')
     .option('--port <port>', 'port (BENCHDESK_PORT, default 8080)', parsePort)
     .option('--data-dir <dir>', 'data directory (BENCHDESK_DATA_DIR)')
-    .action(async (opts: { host?: string; port?: number; dataDir?: string }) => {
+    .addHelpText('after', examples('SERVICE_API_TOKENS="default:$(openssl rand -hex 24)" benchdesk serve --port 8080'))
+    .action(async (opts) => {
       await runServe(opts);
     });
 
@@ -32,26 +46,120 @@ export function buildCli(): Command {
     .command('driver')
     .description('run an agent as a stdio driver process (JSON lines on stdin/stdout)')
     .argument('<agent>', 'builtin, holmes or k8sgpt')
-    .action(async (agent: string) => {
+    .addHelpText('after', examples(`echo '{"action":"info","params":{},"id":"1"}' | benchdesk driver builtin`))
+    .action(async (agent) => {
       const { runDriverCommand } = await import('./driver');
       // Exit at once: idle keep-alive sockets would otherwise hold the process open after the answer.
       process.exit(await runDriverCommand(agent));
     });
 
-  return program;
+  const commands: CommandUnknownOpts[] = [
+    runLlmserverInstanceCommand(setExit),
+    runAgenticAgentCommand(setExit),
+    runBenchmarkCommand(setExit),
+    marketplaceListModelsCommand(setExit),
+    llmserverListModelsCommand(setExit),
+    estimateCommand(setExit),
+    jobsCommand(setExit),
+    instancesCommand(setExit),
+  ] as CommandUnknownOpts[];
+  for (const cmd of commands) program.addCommand(cmd as Command);
+
+  // Every command reports usage errors the same way, and keeps options positional.
+  const configure = (cmd: CommandUnknownOpts): void => {
+    cmd.exitOverride().showHelpAfterError('(add --help for usage and examples)').enablePositionalOptions();
+    for (const sub of cmd.commands) configure(sub);
+  };
+  for (const sub of program.commands) configure(sub);
+  program.addHelpText(
+    'after',
+    `${examples(
+      'benchdesk marketplace-list-models',
+      'benchdesk run-benchmark --backend-url http://127.0.0.1:11434 -m llama3.1:8b -q "Which pods are unhealthy?"',
+      'benchdesk jobs list --status running',
+    )}
+Talks to the running app's API (--api-url, default http://127.0.0.1:8080), or runs in this process with --local or
+when nothing answers there. Exit codes: 0 success, 1 job or service failure, 2 usage error, 130 interrupted.
+`,
+  );
+  return program as unknown as Command;
 }
 
-export async function runCli(argv: readonly string[]): Promise<number> {
-  const program = buildCli();
+function namesOf(cmd: CommandUnknownOpts): string[] {
+  return [cmd.name(), ...cmd.aliases()];
+}
+
+/** Options of `cmd` that consume the next argument (`--tenant x`), by every spelling. */
+function valueOptions(cmd: CommandUnknownOpts): Set<string> {
+  const set = new Set<string>();
+  for (const opt of cmd.options) {
+    if (!opt.required && !opt.optional) continue;
+    if (opt.long) set.add(opt.long);
+    if (opt.short) set.add(opt.short);
+  }
+  return set;
+}
+
+/**
+ * Commander shows the parent's help (exit 0) for `benchdesk run-benchmrk --help`, as if the
+ * command existed. Walk the command words first: an unknown one is a usage error naming it and
+ * the closest real command.
+ */
+function unknownCommand(program: CommandUnknownOpts, argv: readonly string[]): string | undefined {
+  let cmd = program;
+  let path = 'benchdesk';
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') return undefined;
+    if (arg.startsWith('-')) {
+      if (!arg.includes('=') && valueOptions(cmd).has(arg)) i++;
+      continue;
+    }
+    if (cmd.commands.length === 0) return undefined;
+    if (cmd === program && arg === 'help') {
+      const target = argv.slice(i + 1).find((a) => !a.startsWith('-'));
+      if (target === undefined) return undefined;
+      return cmd.commands.some((c) => namesOf(c).includes(target)) ? undefined : describeUnknown(target, cmd, path);
+    }
+    const next = cmd.commands.find((c) => namesOf(c).includes(arg));
+    if (!next) {
+      // `instances` has its own action with no arguments: any other word is still an unknown command.
+      return describeUnknown(arg, cmd, path);
+    }
+    cmd = next;
+    path = `${path} ${next.name()}`;
+  }
+  return undefined;
+}
+
+function describeUnknown(word: string, parent: CommandUnknownOpts, path: string): string {
+  const names = parent.commands.map((c) => c.name()).filter((n) => n !== 'help');
+  const best = closest(word, parent.commands.flatMap(namesOf).filter((n) => n !== 'help'));
+  return `unknown command '${word}' for '${path}'. Did you mean '${best ?? names[0]}'?\nCommands: ${names.join(', ')} (see ${path} --help)`;
+}
+
+/**
+ * Runs the CLI; resolves with the exit code, or null when the command keeps running (`serve`).
+ */
+export async function runCli(argv: readonly string[]): Promise<number | null> {
+  let code: number | null = null;
+  const program = buildCli((c) => {
+    code = c;
+  });
+  const json = argv.includes('--json');
+  const unknown = unknownCommand(program as CommandUnknownOpts, argv);
+  if (unknown) {
+    note(`${err.red('benchdesk:')} ${unknown}`);
+    return EXIT.usage;
+  }
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      // --help and --version "fail" with exit code 0.
-      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version "fail" with exit code 0; anything else commander rejects is usage.
+      return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    console.error(`benchdesk: ${err instanceof Error ? err.message : String(err)}`);
-    return EXIT.failure;
+    return reportError(e, json);
   }
 }

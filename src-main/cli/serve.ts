@@ -1,5 +1,5 @@
 import { ConfigError } from '../app/config';
-import { startBenchdesk } from '../app/start';
+import { startBenchdesk } from '../composition/start';
 import { DataDirLockedError } from '../store/types';
 
 export type ServeOptions = { host?: string; port?: number; dataDir?: string };

@@ -1,0 +1,120 @@
+import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+import type { CreateJobInput } from '../../shared';
+import { connect, DEFAULT_API_URL, type Connection, type ConnectionOptions, type Purpose } from './connection';
+import { EXIT, UsageError, type ExitCode } from './exit-codes';
+import { followJob } from './follow';
+import { onInterrupt } from './interrupt';
+import { err, note, print, printJson } from './output';
+import { defaultKubeconfig, expandPath, parseDph, parseHttpUrl, parsePercentage } from './parsers';
+
+/* Option groups shared by the commands, so every command spells them the same way. */
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- commander's own constraint on argument tuples
+type AnyArgs = any[];
+
+export function withConnection<A extends AnyArgs, O extends OptionValues, G extends OptionValues>(cmd: Command<A, O, G>) {
+  return cmd
+    .option('--json', "print exactly the API's JSON on stdout, and nothing else")
+    .option('--api-url <url>', `the running app's API (default ${DEFAULT_API_URL}, or BENCHDESK_API_URL)`, parseHttpUrl)
+    .option('--token <token>', "API token (default: BENCHDESK_TOKEN, else the data dir's api-token file)")
+    .option('--tenant <tenant>', 'tenant to act as (X-Tenant-ID); default "default"')
+    .option('--local', 'run in this process on the data dir instead of talking to the app');
+}
+
+export function withJobSubmit<A extends AnyArgs, O extends OptionValues, G extends OptionValues>(cmd: Command<A, O, G>) {
+  return cmd
+    .option('--idempotency-key <key>', 'submit at most once: the same key and request return the same job')
+    .option('--yes', 'skip the spend confirmation')
+    .option('--no-wait', 'print the job id and return (needs the running app)')
+    .option('--cancel-on-interrupt', "on Ctrl-C also cancel a job running on the app (an in-process job is always cancelled)");
+}
+
+export function withMarketplace<A extends AnyArgs, O extends OptionValues, G extends OptionValues>(cmd: Command<A, O, G>) {
+  return cmd
+    .option('--marketplace', 'rent a GPU machine on the marketplace (Vast.ai) instead of using --backend-url')
+    .option('--marketplace-template <hash>', 'the Vast.ai template hash that runs Ollama')
+    .option('--marketplace-min-dph <usd>', 'lowest price to consider, $/hour', parseDph)
+    .option('--marketplace-max-dph <usd>', 'highest price to pay, $/hour (the spend ceiling)', parseDph)
+    .option('--marketplace-reliability <percent>', 'minimum host reliability in percent, 0–100 (default 99)', parsePercentage);
+}
+
+export function withBackend<A extends AnyArgs, O extends OptionValues, G extends OptionValues>(cmd: Command<A, O, G>) {
+  return cmd
+    .option('--backend-url <url>', 'an existing llmserver (Ollama), e.g. http://127.0.0.1:11434')
+    .addOption(new Option('--backend-type <type>', 'backend type').choices(['llmserver', 'ollama'] as const).default('llmserver' as const))
+    .option('--llmserver-warmup', 'load the model before use (default)')
+    .option('--no-llmserver-warmup', 'skip the warm-up');
+}
+
+export function withAgent<A extends AnyArgs, O extends OptionValues, G extends OptionValues>(cmd: Command<A, O, G>) {
+  return cmd
+    .requiredOption('-q, --question <text>', 'the question for the agent')
+    .option('--agent <name>', 'builtin, holmes, k8sgpt or a registered driver', 'builtin')
+    .option('--kubeconfig <path>', 'kubeconfig the agent reads (default $KUBECONFIG, else ~/.kube/config)');
+}
+
+export function kubeconfigOf(value: string | undefined): string {
+  return value ? expandPath(value) : defaultKubeconfig();
+}
+
+/** Marketplace request fields, in the API's names, from the options. */
+export function marketplaceFields(o: {
+  marketplace?: true | undefined;
+  marketplaceTemplate?: string | undefined;
+  marketplaceMinDph?: number | undefined;
+  marketplaceMaxDph?: number | undefined;
+  marketplaceReliability?: number | undefined;
+}): { marketplace: boolean; template_hash?: string; min_dph?: number; max_dph?: number; reliability?: number } {
+  return {
+    marketplace: o.marketplace === true,
+    ...(o.marketplaceTemplate !== undefined ? { template_hash: o.marketplaceTemplate } : {}),
+    ...(o.marketplaceMinDph !== undefined ? { min_dph: o.marketplaceMinDph } : {}),
+    ...(o.marketplaceMaxDph !== undefined ? { max_dph: o.marketplaceMaxDph } : {}),
+    ...(o.marketplaceReliability !== undefined ? { reliability: o.marketplaceReliability } : {}),
+  };
+}
+
+export function connectionOf(o: { apiUrl?: string | undefined; token?: string | undefined; tenant?: string | undefined; local?: true | undefined }): ConnectionOptions {
+  return { apiUrl: o.apiUrl, token: o.token, tenant: o.tenant, local: o.local === true };
+}
+
+/** Connects, runs `body`, and always closes the connection (in local mode: the in-process engine). */
+export async function withConnectionOpen<T>(options: ConnectionOptions, purpose: Purpose, body: (conn: Connection) => Promise<T>): Promise<T> {
+  const conn = await connect(options, purpose);
+  try {
+    return await body(conn);
+  } finally {
+    await conn.close();
+  }
+}
+
+export type SubmitOptions = { json: boolean; wait: boolean; cancelOnInterrupt: boolean };
+
+/** createJob, then follow it (or print its id with --no-wait). */
+export async function submitAndFollow(conn: Connection, input: CreateJobInput, options: SubmitOptions): Promise<ExitCode> {
+  if (!options.wait && conn.mode === 'local') {
+    throw new UsageError('--no-wait needs the running app: a job run in-process ends with this command. Start the app or `benchdesk serve`, or drop --no-wait.');
+  }
+  // Ctrl-C while the job is being submitted: once accepted, it is handled like one during the follow.
+  let early = false;
+  const release = onInterrupt({ onInterrupt: () => (early = true), force: () => process.exit(EXIT.interrupted) });
+  let accepted: Awaited<ReturnType<typeof conn.client.createJob>>;
+  try {
+    accepted = await conn.client.createJob(input);
+  } finally {
+    release();
+  }
+  if (!options.wait) {
+    if (options.json) printJson(accepted);
+    else print(accepted.job_id);
+    note(err.dim(`job ${accepted.job_id} accepted (${input.kind}); follow it: benchdesk jobs watch ${accepted.job_id}`));
+    return early ? EXIT.interrupted : EXIT.ok;
+  }
+  note(err.dim(`job ${accepted.job_id} accepted (${input.kind})`));
+  return followJob(conn, accepted.job_id, { json: options.json, cancelOnInterrupt: options.cancelOnInterrupt, interrupted: early });
+}
+
+/** `Examples:` help text, shown after the options. */
+export function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
+}

@@ -1,0 +1,53 @@
+import { isBenchdeskApiError, type BenchdeskApiError } from '../../shared/client';
+import { CliError, EXIT, type ExitCode } from './exit-codes';
+import { err, note, printJson } from './output';
+
+/** API request fields → the CLI options that set them, so a 422 names what to change on the command line. */
+const OPTION_OF_FIELD: Record<string, string> = {
+  marketplace: '--marketplace',
+  template_hash: '--marketplace-template',
+  min_dph: '--marketplace-min-dph',
+  max_dph: '--marketplace-max-dph',
+  reliability: '--marketplace-reliability',
+  backend_url: '--backend-url',
+  backend_type: '--backend-type',
+  backend_warmup: '--llmserver-warmup',
+  model: '--model',
+  question: '--question',
+  agent: '--agent',
+  kubeconfig: '--kubeconfig',
+  marketplace_stop_instance: '--marketplace-stop-instance',
+  estimated_duration_seconds: '--duration',
+};
+
+function optionOf(path: string): string | undefined {
+  const last = path.split(/[./]/).filter(Boolean).at(-1);
+  return last ? OPTION_OF_FIELD[last] : undefined;
+}
+
+/** A validation answer (the request the options made is wrong) is a usage error; the rest are failures. */
+function exitCodeOf(e: BenchdeskApiError): ExitCode {
+  return e.status === 422 || e.code === 'validation_failed' ? EXIT.usage : EXIT.failure;
+}
+
+/**
+ * Prints a failure as one plain message (and, with --json, the API's problem body on stdout) and
+ * returns the exit code.
+ */
+export function reportError(e: unknown, json: boolean): ExitCode {
+  if (e instanceof CliError) {
+    note(`${err.red('benchdesk:')} ${e.message}`);
+    return e.exitCode;
+  }
+  if (isBenchdeskApiError(e)) {
+    if (json) printJson(e.problem);
+    note(`${err.red('benchdesk:')} ${e.problem.detail}${e.status >= 400 && e.status !== 503 ? ` (${e.status} ${e.code})` : ''}`);
+    for (const issue of e.problem.errors ?? []) {
+      const option = optionOf(issue.path);
+      note(`  ${option ?? (issue.path || 'request')}: ${issue.message}`);
+    }
+    return exitCodeOf(e);
+  }
+  note(`${err.red('benchdesk:')} ${e instanceof Error ? e.message : String(e)}`);
+  return EXIT.failure;
+}

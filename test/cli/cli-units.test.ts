@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import type { JobEvent, JobRecord } from '../../shared';
+import { buildCli } from '../../src-main/cli/main';
+import { defaultKubeconfig, expandPath, parsePercentage } from '../../src-main/cli/parsers';
+import { applyEvent, costNow, initialState } from '../../src-main/cli/progress';
+import { closest } from '../../src-main/cli/suggest';
+
+/** The CLI's pure parts, in-process (the child-process tests cover the behaviour end to end). */
+
+describe('--marketplace-reliability', () => {
+  it('takes a percentage and gives the API a fraction', () => {
+    expect(parsePercentage('99')).toBe(0.99);
+    expect(parsePercentage('99.9')).toBe(0.999);
+    expect(parsePercentage('97%')).toBe(0.97);
+    expect(parsePercentage('0')).toBe(0);
+    expect(parsePercentage('100')).toBe(1);
+  });
+
+  it('rejects values outside 0–100 and non-numbers', () => {
+    for (const bad of ['-1', '100.5', '150', 'high', '', '0x10']) expect(() => parsePercentage(bad), bad).toThrow(/percentage from 0 to 100/);
+  });
+});
+
+describe('--kubeconfig', () => {
+  it('expands ~ and defaults to $KUBECONFIG, else ~/.kube/config', () => {
+    expect(expandPath('~/k/config', '/home/u')).toBe('/home/u/k/config');
+    expect(expandPath('~', '/home/u')).toBe('/home/u');
+    expect(defaultKubeconfig({ KUBECONFIG: '/etc/kube/a:/etc/kube/b' })).toBe('/etc/kube/a');
+    expect(defaultKubeconfig({})).toMatch(/\/\.kube\/config$/);
+  });
+});
+
+describe('help', () => {
+  function walk(cmd: CommandUnknownOpts, path: string[] = []): [string, CommandUnknownOpts][] {
+    return cmd.commands.flatMap((c) => [[[...path, c.name()].join(' '), c] as [string, CommandUnknownOpts], ...walk(c, [...path, c.name()])]);
+  }
+
+  it('every command has a worked example', () => {
+    const program = buildCli(() => undefined) as unknown as CommandUnknownOpts;
+    const commands = walk(program);
+    expect(commands.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['run-llmserver-instance', 'run-agentic-agent', 'run-benchmark', 'marketplace-list-models', 'llmserver-list-models', 'estimate', 'jobs list', 'jobs show', 'jobs events', 'jobs cancel', 'jobs watch', 'instances', 'instances release', 'serve', 'driver']),
+    );
+    for (const [name, cmd] of commands) {
+      let text = '';
+      cmd.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
+      cmd.exitOverride();
+      try {
+        cmd.parse(['--help'], { from: 'user' });
+      } catch {
+        // exitOverride: --help "fails" with exit code 0 after printing.
+      }
+      const examples = text.split('Examples:\n')[1] ?? '';
+      expect(examples, name).toMatch(new RegExp(`^ {2}.*benchdesk ${name.split(' ')[0]}`, 'm'));
+    }
+  });
+
+  it('suggests the closest command', () => {
+    const names = ['run-llmserver-instance', 'run-llm-instance', 'run-agentic-agent', 'run-benchmark', 'estimate', 'jobs'];
+    expect(closest('run-benchmrk', names)).toBe('run-benchmark');
+    expect(closest('run-agent', names)).toBe('run-agentic-agent');
+    expect(closest('estimat', names)).toBe('estimate');
+  });
+});
+
+describe('live cost', () => {
+  const job = { job_id: 'j1', kind: 'benchmark', created_at: '2026-01-01T00:00:00.000Z', progress: null, status: 'running', resources: null } as unknown as JobRecord;
+  const event = (over: Partial<JobEvent>): JobEvent => ({ seq: 1, job_id: 'j1', event: 'x', status: 'info', message: null, duration_ms: null, error_type: null, labels: {}, recorded_at: '2026-01-01T00:00:00.000Z', ...over });
+
+  it('runs at $/h from the rent and stops at the release; named phases win', () => {
+    const s = initialState(job);
+    applyEvent(s, event({ event: 'phase.provision', status: 'started' }));
+    applyEvent(s, event({ event: 'marketplace.instance.create', status: 'started', labels: { dph_total: 0.36 } }));
+    applyEvent(s, event({ event: 'marketplace.instance.create', status: 'ok', recorded_at: '2026-01-01T00:00:10.000Z' }));
+    expect(s.phase).toBe('provision');
+    expect(costNow(s, Date.parse('2026-01-01T00:10:10.000Z'))).toBeCloseTo(0.06, 6);
+    applyEvent(s, event({ event: 'agent.ask', status: 'started' }));
+    expect(s.phase).toBe('provision');
+    applyEvent(s, event({ event: 'marketplace.instance.destroy', status: 'ok', recorded_at: '2026-01-01T00:20:10.000Z' }));
+    expect(costNow(s, Date.parse('2026-01-01T05:00:00.000Z'))).toBeCloseTo(0.12, 6);
+  });
+
+  it('prefers the engine-reported cost.update figure', () => {
+    const s = initialState(job);
+    applyEvent(s, event({ event: 'cost.update', labels: { cost_usd: 1.5, dph_total: 0.6 }, recorded_at: '2026-01-01T01:00:00.000Z' }));
+    expect(costNow(s, Date.parse('2026-01-01T01:30:00.000Z'))).toBeCloseTo(1.8, 6);
+  });
+});
