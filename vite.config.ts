@@ -1,5 +1,6 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { initialJsReport } from './scripts/vite-initial-js';
 
 // In `vite dev` the API lives on another port; proxy it so the HTTP bridge stays same-origin.
 const devApi = process.env.BENCHDESK_API_URL ?? 'http://127.0.0.1:8080';
@@ -9,7 +10,7 @@ export default defineConfig({
   root: 'src-renderer',
   // Relative asset URLs: the same build is loaded via file:// in Electron and under /ui/ over http.
   base: './',
-  plugins: [react()],
+  plugins: [react(), initialJsReport()],
   build: {
     outDir: '../dist/renderer',
     emptyOutDir: true,

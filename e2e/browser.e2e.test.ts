@@ -53,16 +53,17 @@ describe('browser mode (Debian Chromium + headless server)', () => {
     if (!page || !server) throw new Error('setup failed');
     await page.goto(`${server.baseUrl}/ui/#token=${token}`);
 
-    const status = page.locator('[data-testid="health-status"]');
+    const status = page.locator('[data-testid="overview-api-state"]');
     try {
-      await page.locator('[data-testid="health-status"][data-state="ok"]').waitFor({ timeout: 15_000 });
+      await page.locator('[data-testid="overview-api-state"][data-state="ok"]').waitFor({ timeout: 15_000 });
     } catch (err) {
-      const shown = await page.locator('[data-testid="health-panel"]').innerText().catch(() => '(no health panel)');
+      const shown = await page.locator('[data-testid="overview-api"]').innerText().catch(() => '(no API panel)');
       throw new Error(`health never became ok. Panel: ${shown}\nConsole: ${consoleErrors.join('\n')}\nServer:\n${server.output()}`, { cause: err });
     }
     expect((await status.textContent())?.trim()).toBe('ok');
-    expect((await page.locator('[data-testid="health-transport"]').textContent())?.trim()).toBe('http');
-    expect((await page.locator('[data-testid="health-auth"]').textContent()) ?? '').toContain('enabled');
+    // Browser mode talks to the page's own origin: that is the address shown for scripts.
+    expect((await page.locator('[data-testid="overview-api-url"]').textContent())?.trim()).toBe(server.baseUrl);
+    expect(await page.locator('[data-testid="overview-api"]').innerText()).toContain('enabled');
 
     // The token moved from the URL into sessionStorage.
     expect(page.url()).not.toContain(token);
@@ -74,12 +75,14 @@ describe('browser mode (Debian Chromium + headless server)', () => {
     expect(consoleErrors).toEqual([]);
   });
 
-  it('navigates to a placeholder page and back', async () => {
+  it('navigates to the Jobs page by its hash route and back', async () => {
     if (!page) throw new Error('setup failed');
     await page.locator('[data-testid="nav-jobs"]').click();
-    expect(await page.locator('[data-testid="page-jobs"]').innerText()).toContain('Coming in a later step');
-    await page.locator('[data-testid="nav-overview"]').click();
-    await page.locator('[data-testid="health-status"][data-state="ok"]').waitFor({ timeout: 5_000 });
+    await page.locator('[data-testid="page-jobs"]').waitFor({ timeout: 5_000 });
+    expect(page.url()).toContain('#/jobs');
+    expect(await page.locator('[data-testid="nav-jobs"]').getAttribute('aria-current')).toBe('page');
+    await page.goBack();
+    await page.locator('[data-testid="nav-overview"][aria-current="page"]').waitFor({ timeout: 5_000 });
     expect(consoleErrors).toEqual([]);
   });
 });

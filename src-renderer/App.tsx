@@ -1,28 +1,38 @@
-import { HealthPanel } from './components/HealthPanel';
+import { Router } from 'wouter';
+import { useHashLocation } from 'wouter/use-hash-location';
+import { ConnectionBanner } from './components/ConnectionBanner';
 import { Nav } from './components/Nav';
-import { PlaceholderPage } from './components/PlaceholderPage';
-import { pageInfo } from './state/pages';
-import { useUiStore } from './state/ui-store';
+import { ThemeToggle } from './components/ThemeToggle';
+import { useLiveFeed } from './queries/live-feed';
+import { AppRoutes } from './router/AppRoutes';
+import { useApplyTheme } from './state/theme';
 
+/** The shell: hash router (works over file:// in Electron and under /ui/ over http), nav, theme, live feed. */
 export function App() {
-  const page = useUiStore((s) => s.page);
+  useApplyTheme();
+  useLiveFeed();
   return (
-    <div className="shell">
-      <header className="topbar">
-        <span className="brand">benchdesk</span>
-        <span className="tagline">LLM backend and agent benchmarks on rented GPUs</span>
-      </header>
-      <Nav />
-      <main className="content" data-testid="app-ready">
-        {page === 'overview' ? (
-          <>
-            <h1 className="page-title">Overview</h1>
-            <HealthPanel />
-          </>
-        ) : (
-          <PlaceholderPage page={pageInfo(page)} />
-        )}
-      </main>
-    </div>
+    <Router hook={useHashLocation}>
+      <div className="shell">
+        <a className="skip-link" href="#main" onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}>
+          Skip to content
+        </a>
+        <header className="topbar">
+          <span className="brand">benchdesk</span>
+          <span className="tagline">LLM backends and agents on rented GPUs</span>
+          <div className="topbar-right">
+            <ThemeToggle />
+          </div>
+        </header>
+        <Nav />
+        <main className="content" id="main" tabIndex={-1} data-testid="app-ready">
+          <ConnectionBanner />
+          <AppRoutes />
+        </main>
+      </div>
+    </Router>
   );
 }

@@ -1,24 +1,21 @@
-import { PAGES } from '../state/pages';
-import { useUiStore } from '../state/ui-store';
+import { Link, useLocation } from 'wouter';
+import { NAV_ITEMS, isActive } from '../router/routes';
 
 export function Nav() {
-  const page = useUiStore((s) => s.page);
-  const navigate = useUiStore((s) => s.navigate);
+  const [location] = useLocation();
   return (
     <nav className="nav" aria-label="Pages">
       <ul>
-        {PAGES.map((p) => (
-          <li key={p.id}>
-            <button
-              type="button"
+        {NAV_ITEMS.map((item) => (
+          <li key={item.id}>
+            <Link
+              href={item.path}
               className="nav-item"
-              aria-current={p.id === page ? 'page' : undefined}
-              onClick={() => navigate(p.id)}
-              data-testid={`nav-${p.id}`}
+              aria-current={isActive(item, location) ? 'page' : undefined}
+              data-testid={`nav-${item.id}`}
             >
-              <span>{p.label}</span>
-              {p.ready ? null : <span className="soon">later</span>}
-            </button>
+              {item.label}
+            </Link>
           </li>
         ))}
       </ul>

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import type { BenchdeskApiError, Health } from '../../shared';
+import type { Health } from '../../shared';
+import type { BenchdeskApiError } from '../../shared/client';
 import { useApi } from '../bridge';
-import { toBenchdeskApiError } from '../bridge/problems';
 
 export const healthKey = ['health'] as const;
 
@@ -9,10 +9,7 @@ export function useHealth() {
   const api = useApi();
   return useQuery<Health, BenchdeskApiError>({
     queryKey: healthKey,
-    queryFn: () =>
-      api.getHealth(undefined).catch((err: unknown) => {
-        throw toBenchdeskApiError(err);
-      }),
+    queryFn: ({ signal }) => api.getHealth({}, { signal }),
     refetchInterval: 15_000,
   });
 }

@@ -1,0 +1,228 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import type { CatalogEntry, LlmModelsResponse, ModelEntry } from '../../../shared';
+import type { BenchdeskApiError } from '../../../shared/client';
+import { useApi } from '../../bridge';
+import { DataTable, type Column } from '../../components/DataTable';
+import { Field } from '../../components/Field';
+import { RelativeTime } from '../../components/Format';
+import { Page, Panel } from '../../components/Page';
+import { EmptyState, ErrorState, Loading } from '../../components/States';
+import { formatBytes, formatCount, formatMb } from '../../lib/format';
+import { useCatalog } from '../../queries/catalog';
+import { useSettings, useUpdateSettings } from '../../queries/settings';
+import '../overview/common.css';
+import './models.css';
+
+const DEFAULT_BACKEND = 'http://127.0.0.1:11434';
+
+/** Case-insensitive match of every word of the filter against name, family and notes. */
+export function matchesCatalogFilter(entry: CatalogEntry, filter: string, family: string, minVramGb: number): boolean {
+  if (family && entry.family !== family) return false;
+  if (entry.vram_mb < minVramGb * 1024) return false;
+  const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+  const hay = `${entry.name} ${entry.family ?? ''} ${entry.notes ?? ''}`.toLowerCase();
+  return words.every((w) => hay.includes(w));
+}
+
+function Catalog() {
+  const catalog = useCatalog();
+  const [filter, setFilter] = useState('');
+  const [family, setFamily] = useState('');
+  const [minVram, setMinVram] = useState('0');
+  const models = catalog.data?.models ?? [];
+  const families = useMemo(() => [...new Set(models.map((m) => m.family).filter((f): f is string => Boolean(f)))].sort(), [models]);
+  const shown = useMemo(() => models.filter((m) => matchesCatalogFilter(m, filter, family, Number(minVram) || 0)), [models, filter, family, minVram]);
+  const columns: Column<CatalogEntry>[] = [
+    { id: 'name', header: 'Model', cell: (m) => <span className="code-id">{m.name}</span>, sortValue: (m) => m.name },
+    { id: 'family', header: 'Family', cell: (m) => m.family ?? '—', sortValue: (m) => m.family ?? null },
+    { id: 'vram', header: 'VRAM needed', align: 'right', cell: (m) => formatMb(m.vram_mb), sortValue: (m) => m.vram_mb },
+    { id: 'disk', header: 'Disk', align: 'right', cell: (m) => `${formatCount(m.required_disk_gb)} GB`, sortValue: (m) => m.required_disk_gb },
+    { id: 'notes', header: 'Notes', cell: (m) => <span className="catalog-notes">{m.notes ?? ''}</span> },
+  ];
+  return (
+    <Panel title="Marketplace catalog" testId="models-catalog" actions={<span className="muted">{catalog.data ? `${shown.length} of ${models.length} models` : ''}</span>}>
+      <p className="muted note-small">The models a marketplace run can rent a GPU for: offers are filtered by the VRAM a model needs, and the disk is sized for it.</p>
+      <div className="toolbar">
+        <Field label="Filter">
+          <input type="search" className="input" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name, family or note" data-testid="catalog-filter" />
+        </Field>
+        <Field label="Family">
+          <select className="input" value={family} onChange={(e) => setFamily(e.target.value)} data-testid="catalog-family">
+            <option value="">All families</option>
+            {families.map((f) => (
+              <option key={f} value={f}>
+                {f}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="At least (GB VRAM)">
+          <input type="number" min={0} step={1} className="input input-narrow" value={minVram} onChange={(e) => setMinVram(e.target.value)} data-testid="catalog-min-vram" />
+        </Field>
+      </div>
+      {catalog.isError ? (
+        <ErrorState error={catalog.error} onRetry={() => void catalog.refetch()} />
+      ) : catalog.isPending ? (
+        <Loading height={160} />
+      ) : (
+        <div className="table-scroll">
+          <DataTable
+            columns={columns}
+            rows={shown}
+            rowKey={(m) => m.name}
+            initialSort={{ column: 'vram', direction: 'asc' }}
+            testId="catalog-table"
+            empty={<span className="muted">No model matches the filter.</span>}
+          />
+        </div>
+      )}
+    </Panel>
+  );
+}
+
+type BackendRow = ModelEntry & { running: ModelEntry | null };
+
+function backendRows(data: LlmModelsResponse): BackendRow[] {
+  const running = new Map(data.running_models.map((m) => [m.name, m]));
+  const rows: BackendRow[] = data.models.map((m) => ({ ...m, running: running.get(m.name) ?? null }));
+  // A running model missing from the tags list still shows (it is using VRAM).
+  for (const r of data.running_models) if (!data.models.some((m) => m.name === r.name)) rows.push({ ...r, running: r });
+  return rows;
+}
+
+function BackendModels() {
+  const api = useApi();
+  const settings = useSettings();
+  const save = useUpdateSettings();
+  const [draft, setDraft] = useState<string | null>(null);
+  const [url, setUrl] = useState<string | null>(null);
+  // The remembered URL, once settings arrive (and the page lists it at once).
+  useEffect(() => {
+    if (settings.data && url === null) {
+      const remembered = settings.data.settings.default_backend_url;
+      if (remembered) setUrl(remembered);
+      setDraft((d) => d ?? remembered ?? DEFAULT_BACKEND);
+    }
+  }, [settings.data, url]);
+  const models = useQuery<LlmModelsResponse, BenchdeskApiError>({
+    queryKey: ['llm-models', url],
+    queryFn: ({ signal }) => api.listLlmModels({ backend_url: url ?? '' }, { signal }),
+    enabled: Boolean(url),
+    retry: false,
+    refetchInterval: 30_000,
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const next = (draft ?? '').trim();
+    if (!next) return;
+    setUrl(next);
+    if (next !== url) void models.refetch();
+    if (settings.data?.settings.default_backend_url !== next) save.mutate({ default_backend_url: next });
+  };
+  const rows = models.data ? backendRows(models.data) : [];
+  const columns: Column<BackendRow>[] = [
+    { id: 'name', header: 'Model', cell: (m) => <span className="code-id">{m.name}</span>, sortValue: (m) => m.name },
+    {
+      id: 'state',
+      header: 'State',
+      cell: (m) =>
+        m.running ? (
+          <span className="badge badge-ok" data-testid="model-running">
+            running
+          </span>
+        ) : (
+          <span className="muted">on disk</span>
+        ),
+      sortValue: (m) => (m.running ? 0 : 1),
+    },
+    { id: 'family', header: 'Family', cell: (m) => m.family ?? '—' },
+    { id: 'params', header: 'Parameters', cell: (m) => m.parameter_size ?? '—' },
+    { id: 'quant', header: 'Quantization', cell: (m) => m.quantization ?? '—' },
+    { id: 'size', header: 'Size', align: 'right', cell: (m) => formatBytes(m.size), sortValue: (m) => m.size ?? null },
+    { id: 'vram', header: 'In VRAM', align: 'right', cell: (m) => (m.running ? formatBytes(m.running.size_vram) : '—'), sortValue: (m) => m.running?.size_vram ?? null },
+    { id: 'expires', header: 'Unloads', cell: (m) => (m.running?.expires_at ? <RelativeTime iso={m.running.expires_at} /> : '—') },
+  ];
+  return (
+    <Panel title="Models of a backend" testId="models-backend">
+      <form className="toolbar backend-form" onSubmit={submit}>
+        <Field label="llmserver (Ollama) URL" hint="Remembered in Settings as the default backend.">
+          <input
+            type="url"
+            className="input input-wide"
+            value={draft ?? ''}
+            onChange={(e) => setDraft(e.target.value)}
+            placeholder={DEFAULT_BACKEND}
+            data-testid="backend-url"
+            required
+          />
+        </Field>
+        <button type="submit" className="button button-primary" data-testid="backend-list" disabled={models.isFetching}>
+          {models.isFetching ? 'Listing…' : 'List models'}
+        </button>
+      </form>
+      {!url ? (
+        <EmptyState title="No backend chosen">
+          <p>Enter the URL of an Ollama server (it listens on port 11434 by default) and list its models.</p>
+        </EmptyState>
+      ) : models.isError ? (
+        <BackendError url={url} error={models.error} onRetry={() => void models.refetch()} />
+      ) : models.isPending ? (
+        <Loading height={120} label={`Asking ${url}…`} />
+      ) : (
+        <>
+          <p className="muted note-small" data-testid="backend-summary">
+            {models.data.backend_url}: {rows.length} model(s), {models.data.running_models.length} running
+            {models.data.running_models.length > 0
+              ? `, ${formatBytes(models.data.running_models.reduce((s, m) => s + (m.size_vram ?? 0), 0))} in VRAM`
+              : ''}
+            .
+          </p>
+          <DataTable
+            columns={columns}
+            rows={rows}
+            rowKey={(m) => m.name}
+            initialSort={{ column: 'state', direction: 'asc' }}
+            testId="backend-table"
+            rowClassName={(m) => (m.running ? 'row-running' : undefined)}
+            empty={<span className="muted">This backend has no models. Pull one with `ollama pull llama3.1:8b`.</span>}
+          />
+        </>
+      )}
+    </Panel>
+  );
+}
+
+/** An unreachable backend: the URL asked, what went wrong, and how to fix it. */
+function BackendError({ url, error, onRetry }: { url: string; error: BenchdeskApiError; onRetry: () => void }) {
+  const unreachable = error.problem.code === 'upstream_unreachable' || error.status === 502 || error.status === 504;
+  if (!unreachable && error.problem.code !== 'validation_failed') return <ErrorState error={error} onRetry={onRetry} />;
+  return (
+    <div className="problem" role="alert" data-testid="backend-error" data-code={error.code}>
+      <p className="problem-title">{error.problem.code === 'validation_failed' ? 'That is not a backend URL' : `Cannot reach ${url}`}</p>
+      <p className="problem-detail">{error.problem.detail}</p>
+      <ul className="fix-list">
+        <li>
+          Is Ollama running there? Start it with <code>ollama serve</code>; it listens on <code>http://127.0.0.1:11434</code> by default.
+        </li>
+        <li>Is the host and port right, and does the URL start with http:// or https://?</li>
+        <li>
+          A server on another machine must listen on its network address (<code>OLLAMA_HOST=0.0.0.0</code>), and a firewall may block the port.
+        </li>
+      </ul>
+      <button type="button" className="button" onClick={onRetry}>
+        Retry
+      </button>
+    </div>
+  );
+}
+
+/** The marketplace catalog, and the models (and running ones) of an llmserver backend. */
+export function ModelsPage() {
+  return (
+    <Page title="Models" subtitle="What a marketplace run can rent a GPU for, and what a backend has loaded." testId="page-models">
+      <BackendModels />
+      <Catalog />
+    </Page>
+  );
+}

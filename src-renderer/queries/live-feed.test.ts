@@ -1,0 +1,58 @@
+import { QueryClient, type InfiniteData } from '@tanstack/react-query';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { JobListResponse, JobRecord } from '../../shared';
+import { agentJob, ev } from '../test-helpers';
+import { queryKeys } from './keys';
+import { createFeedApplier, feedAction } from './live-feed';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('feedAction', () => {
+  it('status events patch the status and refresh the job and the lists', () => {
+    expect(feedAction({ event: 'job.succeeded', status: 'info' })).toEqual({ status: 'succeeded', refreshJob: true, refreshLists: true });
+    expect(feedAction({ event: 'job.queued', status: 'info' })).toEqual({ status: 'queued', refreshJob: true, refreshLists: true });
+  });
+
+  it('phase and marketplace steps refresh the job only; chatter refreshes nothing', () => {
+    expect(feedAction({ event: 'phase.warmup', status: 'ok' })).toEqual({ status: null, refreshJob: true, refreshLists: false });
+    expect(feedAction({ event: 'marketplace.instance.destroy', status: 'ok' })).toMatchObject({ refreshJob: true, refreshLists: false });
+    expect(feedAction({ event: 'llmserver.pull.progress', status: 'info' })).toEqual({ status: null, refreshJob: false, refreshLists: false });
+    expect(feedAction({ event: 'cost.update', status: 'info' })).toEqual({ status: null, refreshJob: false, refreshLists: false });
+    expect(feedAction({ event: 'job.cancel_requested', status: 'info' })).toEqual({ status: null, refreshJob: false, refreshLists: false });
+  });
+});
+
+describe('createFeedApplier', () => {
+  it('patches the status in the job and in every cached list page at once, then invalidates', () => {
+    const qc = new QueryClient();
+    qc.setQueryData<JobRecord>(queryKeys.job('a'), agentJob('a'));
+    const page: JobListResponse = { jobs: [agentJob('a'), agentJob('b')], next_cursor: null };
+    qc.setQueryData<InfiniteData<JobListResponse>>(queryKeys.jobs({}), { pages: [page], pageParams: [undefined] });
+    const applier = createFeedApplier(qc, 10);
+    applier.apply(ev(7, 'job.failed', 'info', { job_id: 'a' }));
+    expect(qc.getQueryData<JobRecord>(queryKeys.job('a'))?.status).toBe('failed');
+    const list = qc.getQueryData<InfiniteData<JobListResponse>>(queryKeys.jobs({}));
+    expect(list?.pages[0]?.jobs.map((j) => `${j.job_id}:${j.status}`)).toEqual(['a:failed', 'b:running']);
+    expect(qc.getQueryState(queryKeys.job('a'))?.isInvalidated).toBe(true);
+    applier.dispose();
+  });
+
+  it('coalesces a burst of status changes into one list invalidation', () => {
+    vi.useFakeTimers();
+    const qc = new QueryClient();
+    const spy = vi.spyOn(qc, 'invalidateQueries');
+    const applier = createFeedApplier(qc, 250);
+    for (let i = 0; i < 20; i++) applier.apply(ev(i + 1, 'job.queued', 'info', { job_id: `j${i}` }));
+    const listCalls = () => spy.mock.calls.filter(([f]) => JSON.stringify(f?.queryKey) === JSON.stringify(queryKeys.jobsAll)).length;
+    expect(listCalls()).toBe(0);
+    vi.advanceTimersByTime(300);
+    expect(listCalls()).toBe(1);
+    expect(spy.mock.calls.filter(([f]) => JSON.stringify(f?.queryKey) === JSON.stringify(queryKeys.jobCountsAll))).toHaveLength(1);
+    applier.apply(ev(99, 'job.running', 'info', { job_id: 'j1' }));
+    vi.advanceTimersByTime(300);
+    expect(listCalls()).toBe(2);
+    applier.dispose();
+  });
+});
