@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, session, shell, type Session, type WebContents } from 'electron';
+import { app, BrowserWindow, nativeImage, screen, session, shell, type NativeImage, type Session, type WebContents } from 'electron';
+import { externalUrl } from '../desktop/external-links';
+import { MIN_WINDOW_SIZE, restoreWindow, sameWindowState, windowStateToSave, type WindowState } from '../desktop/window-state';
 
 /**
  * The renderer's CSP, sent as a header too (the <meta> in index.html covers file:// loads that
@@ -30,18 +33,13 @@ export function isAppUrl(raw: string): boolean {
   return url.protocol === 'file:' && url.host === ours.host && url.pathname === ours.pathname;
 }
 
-/** Opens a link in the user's browser, but only a well-formed https: URL. */
-function openExternalIfHttps(raw: string): void {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return;
-  }
-  if (url.protocol !== 'https:') return;
+/** Opens a link in the user's browser: only http(s) URLs with a host and no credentials (external-links.ts). */
+export function openExternalLink(raw: string): void {
+  const url = externalUrl(raw);
+  if (!url) return;
   // Deferred so the denied navigation/window finishes first (Electron security checklist §14).
   setImmediate(() => {
-    shell.openExternal(url.toString()).catch(() => undefined);
+    shell.openExternal(url).catch(() => undefined);
   });
 }
 
@@ -50,14 +48,14 @@ function guardWebContents(contents: WebContents): void {
   contents.on('will-navigate', (event, url) => {
     if (isAppUrl(url)) return;
     event.preventDefault();
-    openExternalIfHttps(url);
+    openExternalLink(url);
   });
   contents.on('will-redirect', (event, url) => {
     if (!isAppUrl(url)) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
-    openExternalIfHttps(url);
+    openExternalLink(url);
     return { action: 'deny' };
   });
 }
@@ -83,15 +81,67 @@ export function installAppSecurity(): void {
   hardenSession(session.defaultSession);
 }
 
-export function createMainWindow(): BrowserWindow {
+/** Where the app's icons live at run time (packed into the asar with the build output). */
+export function assetPath(name: string): string {
+  return path.join(app.getAppPath(), 'assets', name);
+}
+
+/**
+ * An icon from assets/. Read through Node's fs, which Electron makes asar-aware, then decoded:
+ * nativeImage.createFromPath does not read inside app.asar on every platform. `retina` adds the
+ * @2x rendition (macOS). Missing files give an empty image rather than a failed start.
+ */
+export function loadAsset(name: string, retina?: string): NativeImage {
+  try {
+    const image = nativeImage.createFromBuffer(readFileSync(assetPath(name)));
+    if (retina) image.addRepresentation({ scaleFactor: 2, buffer: readFileSync(assetPath(retina)) });
+    return image;
+  } catch {
+    return nativeImage.createEmpty();
+  }
+}
+
+export type WindowStateStore = { load(): unknown; save(state: WindowState): void };
+
+/** Saves the window's place at most every 500 ms while it moves, and at once when it closes. */
+function trackWindowState(win: BrowserWindow, store: WindowStateStore): void {
+  let last: WindowState | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const save = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (win.isDestroyed() || win.isMinimized()) return;
+    const state = windowStateToSave(win.getNormalBounds(), { maximized: win.isMaximized(), fullscreen: win.isFullScreen() });
+    if (sameWindowState(last, state)) return;
+    last = state;
+    store.save(state);
+  };
+  const soon = () => {
+    timer ??= setTimeout(save, 500);
+  };
+  win.on('resize', soon);
+  win.on('move', soon);
+  win.on('maximize', soon);
+  win.on('unmaximize', soon);
+  win.on('enter-full-screen', soon);
+  win.on('leave-full-screen', soon);
+  win.on('close', save);
+}
+
+export function createMainWindow(stateStore?: WindowStateStore): BrowserWindow {
+  // Restored where it was, clamped to the displays that exist now (primary first).
+  const primary = screen.getPrimaryDisplay();
+  const areas = [primary, ...screen.getAllDisplays().filter((d) => d.id !== primary.id)].map((d) => d.workArea);
+  const restored = restoreWindow(stateStore?.load(), areas);
   const win = new BrowserWindow({
-    width: 1280,
-    height: 820,
-    minWidth: 900,
-    minHeight: 600,
+    ...restored.bounds,
+    minWidth: MIN_WINDOW_SIZE.width,
+    minHeight: MIN_WINDOW_SIZE.height,
     title: 'benchdesk',
     show: false,
     backgroundColor: '#f6f7f9',
+    // Linux shows this in the taskbar; macOS and Windows take the icon from the package.
+    ...(process.platform === 'linux' ? { icon: loadAsset('icon.png') } : {}),
     webPreferences: {
       preload: preloadPath(),
       contextIsolation: true,
@@ -109,7 +159,12 @@ export function createMainWindow(): BrowserWindow {
     },
   });
   // Show only once painted: no white flash, and no half-initialised window to click.
-  win.once('ready-to-show', () => win.show());
+  win.once('ready-to-show', () => {
+    if (restored.maximized) win.maximize();
+    if (restored.fullscreen) win.setFullScreen(true);
+    win.show();
+  });
+  if (stateStore) trackWindowState(win, stateStore);
   win.loadFile(rendererIndexPath()).catch((err: unknown) => {
     console.error(`benchdesk: cannot load the renderer (${rendererIndexPath()}): ${err instanceof Error ? err.message : String(err)}`);
   });
