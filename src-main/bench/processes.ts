@@ -58,20 +58,25 @@ function waitForLine(child: ChildProcess, re: RegExp, what: string, timeoutMs = 
   });
 }
 
+/** The environment a spawned headless server gets: a fresh data dir, loopback on a free port, one token. */
+export function serverEnv(dataDir: string, token: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    BENCHDESK_DATA_DIR: dataDir,
+    BENCHDESK_HOST: '127.0.0.1',
+    BENCHDESK_PORT: '0',
+    SERVICE_API_TOKENS: `default:${token}`,
+    BENCHDESK_LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
 export async function startBenchdeskServer(dataDir: string, env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Child> {
   if (!fs.existsSync(SERVER_JS)) throw new Error(`${SERVER_JS} is missing: run \`node scripts/build.mjs\` first`);
   const child = spawn(process.execPath, [...nodeArgs, SERVER_JS], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      BENCHDESK_DATA_DIR: dataDir,
-      BENCHDESK_HOST: '127.0.0.1',
-      BENCHDESK_PORT: '0',
-      SERVICE_API_TOKENS: `default:${TOKEN}`,
-      BENCHDESK_LOG_LEVEL: 'warn',
-      ...env,
-    },
+    env: serverEnv(dataDir, TOKEN, env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = await waitForLine(child, /listening on (http:\/\/\S+)/, 'benchdesk');

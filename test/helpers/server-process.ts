@@ -4,6 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { serverEnv } from '../../src-main/bench/processes';
 
 /**
  * The headless server (src-main/server.ts) as a real child process, for tests that SIGKILL it or
@@ -49,18 +50,8 @@ export async function startServer(dataDir: string, options: { stdout?: 'pipe' | 
   const entry = await buildServer();
   const child = spawn(process.execPath, [entry], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      BENCHDESK_DATA_DIR: dataDir,
-      BENCHDESK_HOST: '127.0.0.1',
-      BENCHDESK_PORT: '0',
-      SERVICE_API_TOKENS: `default:${TOKEN}`,
-      BENCHDESK_LOG_LEVEL: 'warn',
-      // Jobs against a silent backend never finish: do not wait for them on SIGTERM.
-      BENCHDESK_SHUTDOWN_GRACE_S: '0',
-      ...options.env,
-    },
+    // Jobs against a silent backend never finish: do not wait for them on SIGTERM.
+    env: serverEnv(dataDir, TOKEN, { BENCHDESK_SHUTDOWN_GRACE_S: '0', ...options.env }),
     // The port comes from the "listening on" line on stdout; a test that redirects stdout passes a fixed port.
     stdio: ['ignore', options.stdout ?? 'pipe', 'pipe'],
   });
