@@ -19,7 +19,11 @@ import { ROOT, freePort, requireBuilt, startServer, type ServerProcess } from '.
 
 export const CHROMIUM = process.env.BENCHDESK_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = path.join(ROOT, 'screenshots');
-export const DOC_SHOTS = path.join(ROOT, 'docs', 'screenshots');
+/**
+ * The README's pictures. A test run writes them beside the other screenshots (git-ignored), so
+ * `npm test` never changes tracked files; `npm run screenshots:docs` refreshes docs/screenshots/.
+ */
+export const DOC_SHOTS = process.env.UPDATE_DOC_SCREENSHOTS === '1' ? path.join(ROOT, 'docs', 'screenshots') : path.join(ROOT, 'screenshots', 'readme');
 
 export type World = {
   server: ServerProcess;

@@ -10,6 +10,7 @@ import { finishOpenApi, openApiTransform } from './openapi';
 import { makeRequestGuard } from './request-guards';
 import type { OperationHandlers } from '../adapter';
 import { registerOperationRoutes } from './routes/operations';
+import { serializeResponse } from './serialize';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const UI_PREFIX = '/ui/';
@@ -74,7 +75,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
 
   // Validation happens in the service (one code path for HTTP and IPC); schemas are for docs.
   app.setValidatorCompiler(() => (data) => ({ value: data }));
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.setSerializerCompiler(() => serializeResponse);
 
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
