@@ -123,9 +123,10 @@ export async function startQuickBackend(): Promise<{ url: string; close(): void 
   return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, close: () => server.close() };
 }
 
-export type Reply = { status: number; body: string };
+export type Reply = { status: number; body: string; contentType: string };
 
-export function call(agent: http.Agent, base: string, method: string, urlPath: string, body?: unknown): Promise<Reply> {
+/** One request with a bearer token (the bench's unless given); network errors reject. */
+export function call(agent: http.Agent, base: string, method: string, urlPath: string, body?: unknown, token = TOKEN): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const req = http.request(
@@ -133,12 +134,12 @@ export function call(agent: http.Agent, base: string, method: string, urlPath: s
       {
         method,
         agent,
-        headers: { authorization: `Bearer ${TOKEN}`, ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}) },
+        headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}) },
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), contentType: String(res.headers['content-type'] ?? '') }));
         res.on('error', reject);
       },
     );

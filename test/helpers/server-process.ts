@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { serverEnv } from '../../src-main/bench/processes';
+import { call, serverEnv } from '../../src-main/bench/processes';
 
 /**
  * The headless server (src-main/server.ts) as a real child process, for tests that SIGKILL it or
@@ -131,37 +131,14 @@ export async function startSilentBackend(): Promise<{ url: string; close(): Prom
 
 export type JsonReply = { status: number; body: Record<string, unknown>; contentType: string };
 
-/** One request with the test token; network errors reject (a killed server). */
-export function request(agent: http.Agent, base: string, method: string, urlPath: string, body?: unknown): Promise<JsonReply> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = http.request(
-      `${base}${urlPath}`,
-      {
-        method,
-        agent,
-        headers: {
-          authorization: `Bearer ${TOKEN}`,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString();
-          let parsed: Record<string, unknown>;
-          try {
-            parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-          } catch {
-            parsed = { raw: text };
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed, contentType: String(res.headers['content-type'] ?? '') });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+/** One request with the test token, its body parsed as JSON; network errors reject (a killed server). */
+export async function request(agent: http.Agent, base: string, method: string, urlPath: string, body?: unknown): Promise<JsonReply> {
+  const reply = await call(agent, base, method, urlPath, body, TOKEN);
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = reply.body ? (JSON.parse(reply.body) as Record<string, unknown>) : {};
+  } catch {
+    parsed = { raw: reply.body };
+  }
+  return { status: reply.status, body: parsed, contentType: reply.contentType };
 }
