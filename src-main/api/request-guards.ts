@@ -65,6 +65,16 @@ function absoluteFormHost(url: string): string | null | undefined {
   }
 }
 
+/** How many Host lines the request carried (node keeps only the first in `headers`); no allocation per request. */
+function hostHeaderCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
+}
+
 /**
  * onRequest guard, in order: one loopback Host (DNS-rebinding) and no absolute-form URI naming
  * another host, no cross-origin or cross-site browser requests, then authentication (or the "not
@@ -81,8 +91,7 @@ export function makeRequestGuard(options: GuardOptions) {
       request.raw.socket.destroy();
       return;
     }
-    const hostLines = request.raw.rawHeaders.filter((_v, i) => i % 2 === 0 && request.raw.rawHeaders[i]?.toLowerCase() === 'host').length;
-    if (hostLines > 1) {
+    if (hostHeaderCount(request.raw.rawHeaders) > 1) {
       return reject(reply, new ProblemError(400, 'bad_request', 'send exactly one Host header'));
     }
     const host = request.headers.host ?? '';
