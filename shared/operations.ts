@@ -392,9 +392,16 @@ export function fastifyPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
 }
 
-/** Fields of an operation's input that travel in the path. */
-export function pathFields(name: OperationName): string[] {
-  return [...OPERATIONS[name].path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+const pathFieldsByOperation = new Map<OperationName, readonly string[]>();
+
+/** Fields of an operation's input that travel in the path (computed once per operation: the HTTP routes ask on every request). */
+export function pathFields(name: OperationName): readonly string[] {
+  let fields = pathFieldsByOperation.get(name);
+  if (!fields) {
+    fields = Object.freeze([...OPERATIONS[name].path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string));
+    pathFieldsByOperation.set(name, fields);
+  }
+  return fields;
 }
 
 /** The job kinds a createJob path accepts, with the deprecated aliases (same kind, successor path). */

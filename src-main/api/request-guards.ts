@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../app/problem-error';
 import { isLoopbackHost } from '../app/config';
@@ -46,10 +47,10 @@ function single(value: string | string[] | undefined): string | undefined {
  * our own pages. Such requests are refused before authentication, so they never count as failed
  * logins (ten of them would otherwise lock the user's own token out).
  */
-function isForeignBrowserRequest(request: FastifyRequest, ownOrigin: string): boolean {
-  const site = single(request.headers['sec-fetch-site'])?.toLowerCase();
-  const mode = single(request.headers['sec-fetch-mode'])?.toLowerCase();
-  const origin = single(request.headers.origin);
+function isForeignBrowserRequest(headers: IncomingHttpHeaders, ownOrigin: string): boolean {
+  const site = single(headers['sec-fetch-site'])?.toLowerCase();
+  const mode = single(headers['sec-fetch-mode'])?.toLowerCase();
+  const origin = single(headers.origin);
   if (site === 'cross-site') return true;
   if (site === 'same-site' && origin !== ownOrigin) return true;
   return mode === 'no-cors' && site !== 'same-origin';
@@ -75,70 +76,97 @@ function hostHeaderCount(rawHeaders: readonly string[]): number {
   return count;
 }
 
+/** What the screen reads of a request: node's own request object has all of it. */
+export type ScreenedRequest = Pick<IncomingMessage, 'headers' | 'rawHeaders' | 'url' | 'socket'>;
+
+export type ScreenVerdict =
+  | { ok: true; /** undefined for a public path */ tenantId: string | undefined }
+  /** Over the per-IP connection cap: the 503 is already written and the socket is closing. */
+  | { ok: false; refusedSocket: true }
+  | { ok: false; refusedSocket?: undefined; problem: ProblemError; /** Why authentication failed, for the log. */ authFailure?: string };
+
 /**
- * onRequest guard, in order: one loopback Host (DNS-rebinding) and no absolute-form URI naming
- * another host, no cross-origin or cross-site browser requests, then authentication (or the "not
- * configured" 404). Runs before the body is read, so an unauthenticated client cannot make us
- * parse a large body, and its socket is closed after the answer instead of waiting for the body.
+ * The checks every request passes, in order: one loopback Host (DNS-rebinding) and no
+ * absolute-form URI naming another host, no cross-origin or cross-site browser requests, then
+ * authentication (or the "not configured" 404). One function for the fastify hook and the fast
+ * job read, so the two cannot drift apart.
+ *
+ * `countFailures: false` leaves the failed-login limiter untouched (the fast read hands every
+ * refusal to fastify, which screens again and counts it once).
  */
-export function makeRequestGuard(options: GuardOptions) {
+export function makeRequestScreen(options: GuardOptions) {
   const allowedHosts = new Set((options.extraHosts ?? []).map((h) => h.toLowerCase()));
   const isOurHost = (name: string) => isLoopbackHost(name) || allowedHosts.has(name);
-  return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    if (refusedSockets.has(request.raw.socket)) {
-      // Over the per-IP cap: the 503 is already written and the socket is closing.
+  return function screen(request: ScreenedRequest, ip: string, countFailures: boolean): ScreenVerdict {
+    if (refusedSockets.has(request.socket)) return { ok: false, refusedSocket: true };
+    if (hostHeaderCount(request.rawHeaders) > 1) {
+      return { ok: false, problem: new ProblemError(400, 'bad_request', 'send exactly one Host header') };
+    }
+    const { headers } = request;
+    const host = headers.host ?? '';
+    const name = hostName(host).toLowerCase();
+    if (!host || !isOurHost(name)) {
+      return { ok: false, problem: new ProblemError(400, 'forbidden_host', 'the Host header must name this machine (127.0.0.1, localhost or [::1])') };
+    }
+    const url = request.url ?? '/';
+    const target = absoluteFormHost(url);
+    if (target !== undefined && (target === null || !isOurHost(target))) {
+      return { ok: false, problem: new ProblemError(400, 'forbidden_host', 'the request target must be a path on this server, not a URL naming another host') };
+    }
+    const ownOrigin = `http://${host}`;
+    const origin = headers.origin;
+    if (origin !== undefined && origin !== ownOrigin) {
+      return { ok: false, problem: new ProblemError(403, 'forbidden_origin', 'cross-origin browser requests are not allowed') };
+    }
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    if (options.isPublic(path)) return { ok: true, tenantId: undefined };
+    if (isForeignBrowserRequest(headers, ownOrigin)) {
+      return { ok: false, problem: new ProblemError(403, 'forbidden_origin', 'requests made by other web sites are not allowed (Sec-Fetch-Site / Sec-Fetch-Mode)') };
+    }
+    const { auth } = options;
+    if (auth.mode === 'unconfigured') {
+      return { ok: false, problem: new ProblemError(404, 'auth_not_configured', AUTH_NOT_CONFIGURED_DETAIL) };
+    }
+    const credentials = readCredentials(headers);
+    // Our own page (browser mode) opened without a token sends no credentials: that is not a
+    // guess, so it does not count toward the lockout. A wrong token always counts.
+    const ownPageWithoutToken = single(headers['sec-fetch-site']) === 'same-origin' && credentials.token === undefined;
+    const decision = auth.authenticate(ip, credentials, { countFailure: countFailures && !ownPageWithoutToken });
+    if (decision.ok) return { ok: true, tenantId: decision.tenantId };
+    if (decision.reason === 'blocked') {
+      return {
+        ok: false,
+        problem: new ProblemError(401, 'auth_blocked', `too many failed authentication attempts from this address; retry in ${decision.retryAfterSeconds} s`, undefined, {
+          'retry-after': String(decision.retryAfterSeconds),
+        }),
+      };
+    }
+    // The authenticator says what is wrong with what was sent (no scheme, another scheme, no token…).
+    return { ok: false, problem: new ProblemError(401, 'unauthorized', decision.message), authFailure: decision.reason };
+  };
+}
+
+/**
+ * The onRequest hook applying the screen. It runs before the body is read, so an unauthenticated
+ * client cannot make us parse a large body, and its socket is closed after the answer instead of
+ * waiting for the body.
+ */
+export function makeRequestGuard(options: GuardOptions) {
+  const screen = makeRequestScreen(options);
+  return function guard(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    const verdict = screen(request.raw, request.ip, true);
+    if (verdict.ok) {
+      if (verdict.tenantId !== undefined) request.tenantId = verdict.tenantId;
+      done();
+      return;
+    }
+    if (verdict.refusedSocket) {
       reply.hijack();
       request.raw.socket.destroy();
       return;
     }
-    if (hostHeaderCount(request.raw.rawHeaders) > 1) {
-      return reject(reply, new ProblemError(400, 'bad_request', 'send exactly one Host header'));
-    }
-    const host = request.headers.host ?? '';
-    const name = hostName(host).toLowerCase();
-    if (!host || !isOurHost(name)) {
-      return reject(reply, new ProblemError(400, 'forbidden_host', 'the Host header must name this machine (127.0.0.1, localhost or [::1])'));
-    }
-    const target = absoluteFormHost(request.raw.url ?? '/');
-    if (target !== undefined && (target === null || !isOurHost(target))) {
-      return reject(reply, new ProblemError(400, 'forbidden_host', 'the request target must be a path on this server, not a URL naming another host'));
-    }
-    const ownOrigin = `http://${host}`;
-    const origin = request.headers.origin;
-    if (origin !== undefined && origin !== ownOrigin) {
-      return reject(reply, new ProblemError(403, 'forbidden_origin', 'cross-origin browser requests are not allowed'));
-    }
-    const path = request.url.split('?')[0] ?? '';
-    if (options.isPublic(path)) return;
-    if (isForeignBrowserRequest(request, ownOrigin)) {
-      return reject(reply, new ProblemError(403, 'forbidden_origin', 'requests made by other web sites are not allowed (Sec-Fetch-Site / Sec-Fetch-Mode)'));
-    }
-    const { auth } = options;
-    if (auth.mode === 'unconfigured') {
-      return reject(reply, new ProblemError(404, 'auth_not_configured', AUTH_NOT_CONFIGURED_DETAIL));
-    }
-    const credentials = readCredentials(request.headers);
-    // Our own page (browser mode) opened without a token sends no credentials: that is not a
-    // guess, so it does not count toward the lockout. A wrong token always counts.
-    const ownPageWithoutToken = single(request.headers['sec-fetch-site']) === 'same-origin' && credentials.token === undefined;
-    const decision = auth.authenticate(request.ip, credentials, { countFailure: !ownPageWithoutToken });
-    if (decision.ok) {
-      request.tenantId = decision.tenantId;
-      return;
-    }
-    if (decision.reason === 'blocked') {
-      return reject(
-        reply,
-        new ProblemError(401, 'auth_blocked', `too many failed authentication attempts from this address; retry in ${decision.retryAfterSeconds} s`, undefined, {
-          'retry-after': String(decision.retryAfterSeconds),
-        }),
-      );
-    }
-    request.log.warn({ reason: decision.reason }, 'authentication failed');
-    return reject(
-      reply,
-      // The authenticator says what is wrong with what was sent (no scheme, another scheme, no token…).
-      new ProblemError(401, 'unauthorized', decision.message),
-    );
+    if (verdict.authFailure) request.log.warn({ reason: verdict.authFailure }, 'authentication failed');
+    reject(reply, verdict.problem);
   };
 }

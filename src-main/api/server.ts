@@ -1,13 +1,15 @@
+import http from 'node:http';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { API_PATHS } from '../../shared';
+import { API_PATHS, type JobRecord } from '../../shared';
 import { ProblemError } from '../app/problem-error';
 import type { Authenticator } from './auth';
 import { jsonBodyParser, problemFromFastifyError, sendProblem } from './problem-reply';
 import { DEFAULT_HTTP_LIMITS, capConnectionsPerIp, fastifyHttpOptions, type HttpLimits } from './http-limits';
 import { finishOpenApi, openApiTransform } from './openapi';
-import { makeRequestGuard } from './request-guards';
+import { makeFastJobRead } from './fast-job-read';
+import { makeRequestGuard, makeRequestScreen, type GuardOptions } from './request-guards';
 import type { OperationHandlers } from '../adapter';
 import { registerOperationRoutes } from './routes/operations';
 import { serializeResponse } from './serialize';
@@ -27,7 +29,14 @@ export type ApiServerOptions = {
   sseHeartbeatMs?: number;
   /** Request/header timeouts and the per-IP connection cap (defaults: DEFAULT_HTTP_LIMITS). */
   httpLimits?: Partial<HttpLimits>;
+  /**
+   * The tenant's job when its latest version is in memory: `GET /v1/jobs/{id}` is then answered
+   * before fastify's request lifecycle (see fast-job-read.ts). Without it every request goes through fastify.
+   */
+  cachedJob?: (tenantId: string, jobId: string) => JobRecord | undefined;
 };
+
+const FASTIFY_KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 type RouteEntry = { method: string; pattern: RegExp };
 
@@ -45,8 +54,25 @@ function patternOf(url: string): RegExp {
  */
 export async function buildApiServer(options: ApiServerOptions): Promise<FastifyInstance> {
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
+  const httpOptions = fastifyHttpOptions(limits);
+  const guardOptions: GuardOptions = {
+    auth: options.auth,
+    isPublic: (path) => path === API_PATHS.health || (options.uiDir !== undefined && (path === '/ui' || path.startsWith(UI_PREFIX))),
+    ...(options.extraHosts ? { extraHosts: options.extraHosts } : {}),
+  };
+  let closing = false;
+  const fastJobRead = options.cachedJob
+    ? makeFastJobRead({ screen: makeRequestScreen(guardOptions), cachedJob: options.cachedJob, isClosing: () => closing })
+    : undefined;
   const app = Fastify({
-    ...fastifyHttpOptions(limits),
+    ...httpOptions,
+    // The server fastify would create, with the fast job read in front of fastify's handler.
+    serverFactory: (fastifyHandler) => {
+      const server = http.createServer(httpOptions.http, fastJobRead ? (req, res) => void (fastJobRead(req, res) || fastifyHandler(req, res)) : fastifyHandler);
+      server.keepAliveTimeout = FASTIFY_KEEP_ALIVE_TIMEOUT_MS;
+      server.requestTimeout = limits.requestTimeoutMs;
+      return server;
+    },
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
     // Tokens are never logged: the default request serializer logs method/url/ip only.
@@ -100,14 +126,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     transformObject: finishOpenApi,
   });
 
-  app.addHook(
-    'onRequest',
-    makeRequestGuard({
-      auth: options.auth,
-      isPublic: (path) => path === API_PATHS.health || (options.uiDir !== undefined && (path === '/ui' || path.startsWith(UI_PREFIX))),
-      ...(options.extraHosts ? { extraHosts: options.extraHosts } : {}),
-    }),
-  );
+  app.addHook('onRequest', makeRequestGuard(guardOptions));
 
   // A JSON body must be an object before any route sees it ("not an object" is a 400).
   app.addHook('preValidation', async (request, reply) => {
@@ -141,6 +160,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
   // or close() would wait for every client to hang up.
   const openStreams = new Set<() => void>();
   app.addHook('preClose', async () => {
+    closing = true;
     for (const end of [...openStreams]) end();
   });
   registerOperationRoutes(app, { handlers: options.handlers, sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000, openStreams });

@@ -169,6 +169,11 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       extraHosts: isLoopbackHost(config.host) ? [] : [config.host],
       ...(options.sseHeartbeatMs ? { sseHeartbeatMs: options.sseHeartbeatMs } : {}),
       ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
+      cachedJob: (tenantId, jobId) => {
+        const job = store.peekJob(jobId);
+        // Another tenant's job is answered by the ordinary route (a 404, as for a missing one).
+        return job?.tenant_id === tenantId ? job : undefined;
+      },
     });
     listening.app = app;
     await store.pruneIdempotency(IDEMPOTENCY_RETENTION_MS);

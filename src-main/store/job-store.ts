@@ -457,6 +457,11 @@ class FileJobStore implements JobStore {
     return this.current(jobId);
   }
 
+  /** The latest version of a job when it is in memory (pending write or cache), without touching the disk. */
+  peekJob(jobId: string): JobRecord | undefined {
+    return this.dirty.get(jobId) ?? this.cache.get(jobId);
+  }
+
   async listJobs(filter: JobListFilter): Promise<JobListPage> {
     const limit = Number.isFinite(filter.limit) ? Math.max(1, Math.floor(filter.limit)) : JOB_LIST_DEFAULT_LIMIT;
     const before = filter.cursor ? decodeCursor(filter.cursor) : undefined;

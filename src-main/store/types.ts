@@ -66,6 +66,8 @@ export interface JobStore {
   /** Applies the patch, bumps updated_at, enforces the status transition table; durable on resolve. */
   updateJob(jobId: string, patch: JobPatch): Promise<JobRecord>;
   getJob(jobId: string): Promise<JobRecord | undefined>;
+  /** The job when its latest version is in memory (recently written or read); undefined otherwise, even if it exists. */
+  peekJob(jobId: string): JobRecord | undefined;
   /** Newest first (created_at, then creation order), tenant-scoped, with cursor pagination. Throws InvalidCursorError. */
   listJobs(filter: JobListFilter): Promise<JobListPage>;
   /** Counts of a tenant's jobs per status (of `kind` when given) and per kind, from the in-memory index. */
