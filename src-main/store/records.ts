@@ -12,15 +12,34 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /**
+ * A deep copy of JSON data that shares its strings (they are immutable) where structuredClone
+ * copies every one: a job's successive versions, its events and the index then hold one copy of
+ * each unchanged id, timestamp and URL instead of one per version (measured: 726k strings, 34 MB
+ * of the heap after 10k jobs, most of them such copies).
+ */
+export function cloneJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(cloneJson) as T;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = cloneJson((value as Record<string, unknown>)[key]);
+    // An own "__proto__" key (JSON.parse makes one) must stay a key, not become the prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  return copy as T;
+}
+
+/**
  * A validated, frozen copy or a thrown ZodError. Cloned first: zod keeps nested `request`/`result`
  * objects by reference, and freezing those would freeze the caller's own objects.
  */
 export function toStoredRecord(record: JobRecord): JobRecord {
-  return deepFreeze(JobRecordSchema.parse(structuredClone(record)));
+  return deepFreeze(JobRecordSchema.parse(cloneJson(record)));
 }
 
 export function toStoredEvent(event: JobEvent): JobEvent {
-  return deepFreeze(JobEventSchema.parse(structuredClone(event)));
+  return deepFreeze(JobEventSchema.parse(cloneJson(event)));
 }
 
 /** For reading back: undefined instead of a throw, so the caller can set the file aside. */
