@@ -24,19 +24,25 @@ function itemJson(item: unknown): string {
   return JSON.stringify(item) ?? 'null';
 }
 
+/** Whether a top-level field is an array with a frozen record in it (checked without allocating: most responses have none). */
+function holdsFrozenItems(data: object): boolean {
+  for (const key in data) {
+    const value: unknown = (data as Record<string, unknown>)[key];
+    if (Array.isArray(value) && value.some(isFrozenObject)) return true;
+  }
+  return false;
+}
+
 export function serializeResponse(data: unknown): string {
   if (isFrozenObject(data)) return frozenJson(data);
-  if (typeof data === 'object' && data !== null && !Array.isArray(data) && Object.getPrototypeOf(data) === Object.prototype) {
-    const entries = Object.entries(data);
-    if (entries.some(([, v]) => Array.isArray(v) && v.some(isFrozenObject))) {
-      const parts: string[] = [];
-      for (const [key, value] of entries) {
-        if (value === undefined || typeof value === 'function') continue;
-        const text = Array.isArray(value) ? `[${value.map(itemJson).join(',')}]` : JSON.stringify(value);
-        if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
-      }
-      return `{${parts.join(',')}}`;
+  if (typeof data === 'object' && data !== null && !Array.isArray(data) && Object.getPrototypeOf(data) === Object.prototype && holdsFrozenItems(data)) {
+    const parts: string[] = [];
+    for (const [key, value] of Object.entries(data)) {
+      if (value === undefined || typeof value === 'function') continue;
+      const text = Array.isArray(value) ? `[${value.map(itemJson).join(',')}]` : JSON.stringify(value);
+      if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
     }
+    return `{${parts.join(',')}}`;
   }
   return JSON.stringify(data);
 }

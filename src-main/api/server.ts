@@ -129,13 +129,14 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
   app.addHook('onRequest', makeRequestGuard(guardOptions));
 
   // A JSON body must be an object before any route sees it ("not an object" is a 400).
-  app.addHook('preValidation', async (request, reply) => {
-    if (request.method !== 'POST' || request.body === undefined) return;
+  // A callback hook: an async one costs a promise and a microtask turn on every request.
+  app.addHook('preValidation', (request, reply, done) => {
     const body: unknown = request.body;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      sendProblem(reply, new ProblemError(400, 'bad_request', `request body must be a JSON object, not ${Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body}`));
-      return reply;
+    if (request.method !== 'POST' || body === undefined || (body !== null && typeof body === 'object' && !Array.isArray(body))) {
+      done();
+      return;
     }
+    sendProblem(reply, new ProblemError(400, 'bad_request', `request body must be a JSON object, not ${Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body}`));
   });
 
   app.setErrorHandler((err, request, reply) => {

@@ -17,7 +17,7 @@ import {
   type MetricsRow,
 } from '../../shared';
 import { bodies } from '../helpers/handlers';
-import { json, makeBench, removeDir, waitForStatus, type TestBench } from '../helpers/bench';
+import { json, makeBench, removeDir, waitFor, waitForStatus, type TestBench } from '../helpers/bench';
 
 let t: TestBench;
 
@@ -257,7 +257,11 @@ describe('GET /v1/jobs/{id}/events', () => {
     const id = await submit('/v1/jobs/benchmark', bodies.benchmark('stepfail'));
     const job = await waitForStatus(t.bd, id, 'failed');
     expect(job.error_code).toBe('no_offers');
-    const { events } = JobEventsResponseSchema.parse(json(await t.req({ method: 'GET', url: API_PATHS.jobEvents(id) })));
+    // The failed status is stored just before the job.failed event: wait for the event too.
+    const events = await waitFor(async () => {
+      const page = JobEventsResponseSchema.parse(json(await t.req({ method: 'GET', url: API_PATHS.jobEvents(id) })));
+      return page.events.some((e) => e.event === 'job.failed') ? page.events : undefined;
+    }, 'the job.failed event');
     const err = events.find((e) => e.event === 'phase.provision' && e.status === 'error');
     expect(err).toMatchObject({ message: 'no offer fits', error_type: 'no_offers' });
     expect(err?.duration_ms).toBeGreaterThanOrEqual(0);
