@@ -36,7 +36,11 @@ export type ApiServerOptions = {
   cachedJob?: (tenantId: string, jobId: string) => JobRecord | undefined;
 };
 
-const FASTIFY_KEEP_ALIVE_TIMEOUT_MS = 72_000;
+/** A setting fastify resolved (its defaults included) and hands the server factory. */
+function numberOption(opts: Record<string, unknown>, name: string): number | undefined {
+  const value = opts[name];
+  return typeof value === 'number' ? value : undefined;
+}
 
 type RouteEntry = { method: string; pattern: RegExp };
 
@@ -67,10 +71,15 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
   const app = Fastify({
     ...httpOptions,
     // The server fastify would create, with the fast job read in front of fastify's handler.
-    serverFactory: (fastifyHandler) => {
+    // It applies the settings fastify applies to its own (lib/server.js), from fastify's resolved options.
+    serverFactory: (fastifyHandler, opts) => {
       const server = http.createServer(httpOptions.http, fastJobRead ? (req, res) => void (fastJobRead(req, res) || fastifyHandler(req, res)) : fastifyHandler);
-      server.keepAliveTimeout = FASTIFY_KEEP_ALIVE_TIMEOUT_MS;
-      server.requestTimeout = limits.requestTimeoutMs;
+      const keepAliveTimeout = numberOption(opts, 'keepAliveTimeout');
+      if (keepAliveTimeout !== undefined) server.keepAliveTimeout = keepAliveTimeout;
+      server.requestTimeout = numberOption(opts, 'requestTimeout') ?? limits.requestTimeoutMs;
+      server.setTimeout(numberOption(opts, 'connectionTimeout') ?? 0);
+      const maxRequestsPerSocket = numberOption(opts, 'maxRequestsPerSocket') ?? 0;
+      if (maxRequestsPerSocket > 0) server.maxRequestsPerSocket = maxRequestsPerSocket;
       return server;
     },
     logger: options.logger ?? false,
