@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JobRecord } from '../../shared';
 import type { ScreenVerdict, ScreenedRequest } from './request-guards';
-import { serializeResponse } from './serialize';
+import { writeJsonReply } from './raw-reply';
 
 const JOB_PATH_PREFIX = '/v1/jobs/';
 
@@ -35,9 +35,7 @@ export function makeFastJobRead(options: FastJobReadOptions): (request: Incoming
     if (!verdict.ok || verdict.tenantId === undefined) return false;
     const job = options.cachedJob(verdict.tenantId, jobId);
     if (!job) return false;
-    const body = serializeResponse(job);
-    response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-    response.end(body);
+    writeJsonReply(response, 200, job);
     return true;
   };
 }

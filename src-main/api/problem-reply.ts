@@ -4,10 +4,32 @@ import { InsufficientStorageError } from '../store/types';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
+/** What an unexpected error is answered with: its details go to the server log only. */
+export const INTERNAL_ERROR = new ProblemError(500, 'internal_error', 'internal error; see the server log');
+
+/** The headers a problem answer carries besides its content type (one list for fastify and the fast lanes). */
+export function problemHeaders(problem: ProblemError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(problem.headers ?? {})) headers[name.toLowerCase()] = value;
+  if (problem.status === 401) {
+    headers['www-authenticate'] = 'Bearer';
+    headers['cache-control'] = 'no-store';
+  }
+  return headers;
+}
+
 export function sendProblem(reply: FastifyReply, problem: ProblemError): FastifyReply {
-  for (const [name, value] of Object.entries(problem.headers ?? {})) reply.header(name, value);
-  if (problem.status === 401) reply.header('www-authenticate', 'Bearer').header('cache-control', 'no-store');
-  return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem.toProblem());
+  return reply.code(problem.status).headers(problemHeaders(problem)).type(PROBLEM_CONTENT_TYPE).send(problem.toProblem());
+}
+
+/**
+ * The problem a thrown error is answered with: a ProblemError as it is, fastify's own request
+ * errors and a full data dir mapped; undefined for an unexpected error (a 500, logged).
+ */
+export function problemOfError(err: unknown): ProblemError | undefined {
+  if (err instanceof ProblemError) return err;
+  if (!(err instanceof Error)) return undefined;
+  return problemFromFastifyError(err as Error & { code?: string; statusCode?: number });
 }
 
 /** Maps fastify's own request errors (body parsing, limits) to our problem codes. */
@@ -35,6 +57,12 @@ export function problemFromFastifyError(err: { code?: string; statusCode?: numbe
     return new ProblemError(err.statusCode === 404 ? 404 : 400, err.statusCode === 404 ? 'not_found' : 'bad_request', err.message.slice(0, 300));
   }
   return undefined;
+}
+
+/** A JSON body must be an object before any route sees it ("not an object" is a 400). */
+export function nonObjectBodyProblem(body: unknown): ProblemError | undefined {
+  if (body === undefined || (body !== null && typeof body === 'object' && !Array.isArray(body))) return undefined;
+  return new ProblemError(400, 'bad_request', `request body must be a JSON object, not ${Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body}`);
 }
 
 /**

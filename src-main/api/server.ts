@@ -5,9 +5,10 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import { API_PATHS, type JobRecord } from '../../shared';
 import { ProblemError } from '../app/problem-error';
 import type { Authenticator } from './auth';
-import { jsonBodyParser, problemFromFastifyError, sendProblem } from './problem-reply';
+import { INTERNAL_ERROR, jsonBodyParser, nonObjectBodyProblem, problemOfError, sendProblem } from './problem-reply';
 import { DEFAULT_HTTP_LIMITS, capConnectionsPerIp, fastifyHttpOptions, type HttpLimits } from './http-limits';
 import { finishOpenApi, openApiTransform } from './openapi';
+import { makeFastEstimate } from './fast-estimate';
 import { makeFastJobRead } from './fast-job-read';
 import { makeRequestGuard, makeRequestScreen, type GuardOptions } from './request-guards';
 import type { OperationHandlers } from '../adapter';
@@ -65,15 +66,29 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     ...(options.extraHosts ? { extraHosts: options.extraHosts } : {}),
   };
   let closing = false;
-  const fastJobRead = options.cachedJob
-    ? makeFastJobRead({ screen: makeRequestScreen(guardOptions), cachedJob: options.cachedJob, isClosing: () => closing })
-    : undefined;
-  const app = Fastify({
+  const isClosing = () => closing;
+  const screen = makeRequestScreen(guardOptions);
+  // The hot paths scripts call in loops, answered before fastify's request lifecycle when the
+  // request is an ordinary one (fast-job-read.ts, fast-estimate.ts); each returns false otherwise.
+  const fastLanes = [
+    ...(options.cachedJob ? [makeFastJobRead({ screen, cachedJob: options.cachedJob, isClosing })] : []),
+    makeFastEstimate({
+      screen,
+      estimate: options.handlers.createEstimate,
+      bodyLimitBytes: BODY_LIMIT_BYTES,
+      isClosing,
+      logError: (err) => app.log.error({ err }, 'unhandled error'),
+    }),
+  ];
+  const app: FastifyInstance = Fastify({
     ...httpOptions,
-    // The server fastify would create, with the fast job read in front of fastify's handler.
+    // The server fastify would create, with the fast lanes in front of fastify's handler.
     // It applies the settings fastify applies to its own (lib/server.js), from fastify's resolved options.
     serverFactory: (fastifyHandler, opts) => {
-      const server = http.createServer(httpOptions.http, fastJobRead ? (req, res) => void (fastJobRead(req, res) || fastifyHandler(req, res)) : fastifyHandler);
+      const server = http.createServer(httpOptions.http, (req, res) => {
+        for (const lane of fastLanes) if (lane(req, res)) return;
+        fastifyHandler(req, res);
+      });
       const keepAliveTimeout = numberOption(opts, 'keepAliveTimeout');
       if (keepAliveTimeout !== undefined) server.keepAliveTimeout = keepAliveTimeout;
       server.requestTimeout = numberOption(opts, 'requestTimeout') ?? limits.requestTimeoutMs;
@@ -140,20 +155,16 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
   // A JSON body must be an object before any route sees it ("not an object" is a 400).
   // A callback hook: an async one costs a promise and a microtask turn on every request.
   app.addHook('preValidation', (request, reply, done) => {
-    const body: unknown = request.body;
-    if (request.method !== 'POST' || body === undefined || (body !== null && typeof body === 'object' && !Array.isArray(body))) {
-      done();
-      return;
-    }
-    sendProblem(reply, new ProblemError(400, 'bad_request', `request body must be a JSON object, not ${Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body}`));
+    const problem = request.method === 'POST' ? nonObjectBodyProblem(request.body) : undefined;
+    if (problem) sendProblem(reply, problem);
+    else done();
   });
 
   app.setErrorHandler((err, request, reply) => {
-    if (err instanceof ProblemError) return sendProblem(reply, err);
-    const mapped = problemFromFastifyError(err as { code?: string; statusCode?: number; message: string });
-    if (mapped) return sendProblem(reply, mapped);
+    const problem = problemOfError(err);
+    if (problem) return sendProblem(reply, problem);
     request.log.error({ err }, 'unhandled error');
-    return sendProblem(reply, new ProblemError(500, 'internal_error', 'internal error; see the server log'));
+    return sendProblem(reply, INTERNAL_ERROR);
   });
 
   app.setNotFoundHandler((request, reply) => {
