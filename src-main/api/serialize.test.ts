@@ -10,20 +10,22 @@ function deepFreeze<T>(value: T): T {
 }
 
 describe('serializeResponse', () => {
-  const record = () => deepFreeze({ job_id: 'a', result: { answer: 'x "quoted"', n: [1, 2] }, error: null, skipped: undefined });
+  const record = () => deepFreeze({ job_id: 'a', result: { answer: 'x "quoted" café ✓ 𝄞', n: [1, 2] }, error: null, skipped: undefined });
+  const text = (body: string | Buffer) => (typeof body === 'string' ? body : body.toString('utf8'));
 
   it('gives exactly what JSON.stringify gives, for frozen records, lists of them and anything else', () => {
     const one = record();
     const list = { jobs: [one, record(), { plain: true, u: undefined }], next_cursor: null, extra: undefined, nested: { a: 1 } };
-    for (const value of [one, list, { a: [1, undefined, 'b'] }, [one, 2], 'text', 3, null, { jobs: [] }]) {
-      expect(serializeResponse(value)).toBe(JSON.stringify(value));
+    const leadingUndefined = { skipped: undefined, fn: () => 1, jobs: [record()], after: [] };
+    for (const value of [one, list, leadingUndefined, { only: [record()] }, { a: [1, undefined, 'b'] }, [one, 2], 'text', 3, null, { jobs: [] }]) {
+      expect(text(serializeResponse(value))).toBe(JSON.stringify(value));
     }
   });
 
-  it('reuses the text of a frozen record: what it returns for the same object does not change', () => {
+  it('reuses the bytes of a frozen record: what it returns for the same object does not change', () => {
     const one = record();
     const first = serializeResponse(one);
-    expect(serializeResponse({ jobs: [one], next_cursor: 'c' })).toBe(`{"jobs":[${first}],"next_cursor":"c"}`);
+    expect(text(serializeResponse({ jobs: [one], next_cursor: 'c' }))).toBe(`{"jobs":[${text(first)}],"next_cursor":"c"}`);
     expect(serializeResponse(one)).toBe(first);
   });
 });

@@ -1,27 +1,35 @@
 /**
- * JSON for responses, reusing the text of records that cannot change. The store hands out
- * deep-frozen job records (the same object while it is cached), so their JSON is computed once,
- * not once per GET; a response that wraps them (a job list) is assembled from those pieces.
- * The output is byte-for-byte what JSON.stringify gives.
+ * JSON for responses, reusing the bytes of records that cannot change. The store hands out
+ * deep-frozen job records (the same object while it is cached), so their JSON is computed and
+ * UTF-8 encoded once, not once per GET; a response that wraps them (a job list) is assembled
+ * from those pieces as one Buffer, which the socket takes without encoding a string again.
+ * The output is byte-for-byte the UTF-8 of what JSON.stringify gives.
  */
-const frozenText = new WeakMap<object, string>();
+const frozenBytes = new WeakMap<object, Buffer>();
 
-function frozenJson(value: object): string {
-  let text = frozenText.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    frozenText.set(value, text);
+function frozenJson(value: object): Buffer {
+  let bytes = frozenBytes.get(value);
+  if (bytes === undefined) {
+    // Its own memory, not a slice of node's shared 8 KiB pool: a cached record would keep a whole slab alive.
+    const text = JSON.stringify(value);
+    bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+    bytes.write(text);
+    frozenBytes.set(value, bytes);
   }
-  return text;
+  return bytes;
 }
+const COMMA = Buffer.from(',');
+const CLOSE_ARRAY = Buffer.from(']');
+const CLOSE_OBJECT = Buffer.from('}');
+const EMPTY_OBJECT = Buffer.from('{}');
 
 function isFrozenObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null && Object.isFrozen(value);
 }
 
-function itemJson(item: unknown): string {
+function itemJson(item: unknown): Buffer {
   if (isFrozenObject(item)) return frozenJson(item);
-  return JSON.stringify(item) ?? 'null';
+  return Buffer.from(JSON.stringify(item) ?? 'null');
 }
 
 /** Whether a top-level field is an array with a frozen record in it (checked without allocating: most responses have none). */
@@ -33,16 +41,30 @@ function holdsFrozenItems(data: object): boolean {
   return false;
 }
 
-export function serializeResponse(data: unknown): string {
+export function serializeResponse(data: unknown): string | Buffer {
   if (isFrozenObject(data)) return frozenJson(data);
   if (typeof data === 'object' && data !== null && !Array.isArray(data) && Object.getPrototypeOf(data) === Object.prototype && holdsFrozenItems(data)) {
-    const parts: string[] = [];
+    const pieces: Buffer[] = [];
+    let first = true;
     for (const [key, value] of Object.entries(data)) {
       if (value === undefined || typeof value === 'function') continue;
-      const text = Array.isArray(value) ? `[${value.map(itemJson).join(',')}]` : JSON.stringify(value);
-      if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+      const prefix = `${first ? '{' : ','}${JSON.stringify(key)}:`;
+      if (Array.isArray(value)) {
+        pieces.push(Buffer.from(`${prefix}[`));
+        value.forEach((item: unknown, i) => {
+          if (i > 0) pieces.push(COMMA);
+          pieces.push(itemJson(item));
+        });
+        pieces.push(CLOSE_ARRAY);
+      } else {
+        const text = JSON.stringify(value);
+        if (text === undefined) continue;
+        pieces.push(Buffer.from(prefix + text));
+      }
+      first = false;
     }
-    return `{${parts.join(',')}}`;
+    pieces.push(first ? EMPTY_OBJECT : CLOSE_OBJECT);
+    return Buffer.concat(pieces);
   }
   return JSON.stringify(data);
 }

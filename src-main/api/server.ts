@@ -125,7 +125,9 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
 
   // Validation happens in the service (one code path for HTTP and IPC); schemas are for docs.
   app.setValidatorCompiler(() => (data) => ({ value: data }));
-  app.setSerializerCompiler(() => serializeResponse);
+  // Typed as returning a string, but fastify sends a Buffer payload as it is (reply.js onSendEnd):
+  // records' cached UTF-8 bytes are written without being encoded again.
+  app.setSerializerCompiler(() => serializeResponse as (data: unknown) => string);
 
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {

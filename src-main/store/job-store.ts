@@ -471,7 +471,9 @@ class FileJobStore implements JobStore {
     // A record that turns out corrupt is dropped from the index: recompute the page without it.
     for (let attempt = 0; ; attempt++) {
       const { entries, more } = this.index.page(filter.tenant_id, filter, limit, before);
-      const records = await Promise.all(entries.map((e) => this.current(e.job_id)));
+      // A page of jobs in memory (the usual case) is read without a promise per job.
+      const hot = entries.map((e) => this.peekJob(e.job_id));
+      const records = hot.every((r) => r !== undefined) ? hot : await Promise.all(entries.map((e, i) => hot[i] ?? this.current(e.job_id)));
       const jobs = records.filter((r): r is JobRecord => r !== undefined);
       if (jobs.length === entries.length || attempt >= 4) {
         const last = entries[entries.length - 1];
