@@ -10,7 +10,7 @@ if (nodeTooOld()) {
   process.exit(1);
 }
 // libuv's thread pool (4 threads by default) runs every file operation: with the store's
-// background file writes on it, a request's journal fdatasync queued behind them (p99 of a durable
+// background file writes on it, a request's durable journal write queued behind them (p99 of a durable
 // POST 130 ms at 4 threads, 17 ms at 16). It is sized when first used, so this must run first.
 process.env.UV_THREADPOOL_SIZE ??= '16';
 // V8's default heap growth kept ~470 MB resident after 10k jobs ran (57 MB of it live, the rest

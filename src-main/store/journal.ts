@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { JobEvent, JobRecord } from '../../shared';
@@ -55,7 +56,15 @@ export async function readJournal(dataDir: string, gen: number, quarantine: Quar
 }
 
 /**
- * The append side: one write + one fdatasync per batch of entries. Rotates to a new generation file
+ * Whether the journal is opened with O_DSYNC, where the platform has it (Windows has not): each
+ * write is then durable when it returns, data and file size, as a write followed by fdatasync is,
+ * and a batch costs one trip through libuv's thread pool instead of two.
+ */
+export const JOURNAL_SYNCS_ON_WRITE = typeof fs.constants.O_DSYNC === 'number' && fs.constants.O_DSYNC !== 0;
+const JOURNAL_OPEN_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | (JOURNAL_SYNCS_ON_WRITE ? fs.constants.O_DSYNC : 0);
+
+/**
+ * The append side: one durable write per batch of entries (an O_DSYNC write, or a write and an fdatasync). Rotates to a new generation file
  * once the current one passes `rotateBytes`, handing the old file to `onRotated` (the checkpoint
  * deletes it once everything it covers is fsynced in its own file).
  */
@@ -76,7 +85,7 @@ export class JournalWriter {
 
   private static async create(dataDir: string, gen: number): Promise<fsp.FileHandle> {
     await fsp.mkdir(path.join(dataDir, LAYOUT.journalDir), { recursive: true, mode: DIR_MODE });
-    const fh = await fsp.open(journalFilePath(dataDir, gen), 'a', FILE_MODE);
+    const fh = await fsp.open(journalFilePath(dataDir, gen), JOURNAL_OPEN_FLAGS, FILE_MODE);
     // The new file's directory entry must be durable before anything in it is acknowledged.
     await fsyncPath(path.join(dataDir, LAYOUT.journalDir));
     return fh;
@@ -96,7 +105,7 @@ export class JournalWriter {
     const buf = Buffer.from(toJsonl(entries));
     try {
       await writeAll(this.fh, buf);
-      await this.fh.datasync();
+      if (!JOURNAL_SYNCS_ON_WRITE) await this.fh.datasync();
     } catch (err) {
       try {
         await this.fh.truncate(this.bytes);
