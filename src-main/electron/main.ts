@@ -1,3 +1,4 @@
+import './tuned-runtime';
 import path from 'node:path';
 import { app, BrowserWindow, dialog } from 'electron';
 import type { DesktopResponse } from '../../shared';
