@@ -42,7 +42,7 @@ export type BenchdeskOptions = {
   /** Replace the workflows (tests register handlers that succeed, fail, hang…). */
   handlers?: readonly AnyJobHandler[];
   /** Faster marketplace polling against fakes (tests). */
-  workflowTuning?: { waitTimeoutMs?: number; pollIntervalMs?: number; releaseRetryDelayMs?: number; costUpdateIntervalMs?: number };
+  workflowTuning?: { waitTimeoutMs?: number; pollIntervalMs?: number; releaseRetryDelayMs?: number; costUpdateIntervalMs?: number; now?: () => number };
   /** Orphan sweep cadence (tests shorten it; default BENCHDESK_ORPHAN_SWEEP_INTERVAL_S or 5 min). */
   instancesTuning?: { sweepIntervalMs?: number; releaseRetryDelayMs?: number };
   /** Replace provider calls (tests). */

@@ -27,7 +27,7 @@ export type WorkflowDeps = {
   log: Logger;
   env: NodeJS.ProcessEnv;
   /** Test seams: faster polling against fakes. */
-  marketplace?: Partial<Pick<MarketplaceDeps, 'waitTimeoutMs' | 'pollIntervalMs' | 'releaseRetryDelayMs' | 'costUpdateIntervalMs'>>;
+  marketplace?: Partial<Pick<MarketplaceDeps, 'waitTimeoutMs' | 'pollIntervalMs' | 'releaseRetryDelayMs' | 'costUpdateIntervalMs' | 'now'>>;
   agents?: AgentRegistry;
 };
 

@@ -78,4 +78,26 @@ describe('CostMeter', () => {
     await meter.tick('interval');
     expect(events).toHaveLength(4);
   });
+  it('once the work is done, reaching the limit releases the machine but does not stop the job', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const events: EmitInput[] = [];
+    const stops: JobFailure[] = [];
+    const meter = new CostMeter(
+      {
+        emit: async (e) => void events.push(e),
+        setCost: async () => undefined,
+        stop: (f) => void stops.push(f),
+        logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      },
+      { instanceId: 7, dphTotal: 3.6, rentedAt: new Date(clock).toISOString(), maxCostUsd: 0.01, now: () => clock },
+    );
+    meter.workDone();
+    clock += 20_000; // $0.02
+    await meter.tick('phase:analysis:ok');
+    await meter.tick('interval');
+    expect(stops).toEqual([]);
+    expect(meter.exceeded?.code).toBe('budget_exceeded');
+    expect(events.map((e) => e.event)).toEqual(['cost.update', 'cost.limit_reached', 'cost.update']);
+    expect(events[1]?.message).toBe('spend limit reached after the work finished: instance 7 cost $0.020000 (20 s at $3.6/h), max_cost_usd is $0.01; the result is kept and the machine released');
+  });
 });

@@ -346,6 +346,35 @@ describe('running cost and the spend limit', () => {
     expect(events.find((e) => line(e) === 'job.failed:error')?.labels).toMatchObject({ error_code: 'budget_exceeded' });
   }, 30_000);
 
+  it('keeps a benchmark\'s answer when the limit is reached only after the analysis finished, and still releases the kept machine', async () => {
+    // The meter's clock jumps an hour while the analysis runs; with no interval ticks the next
+    // limit check is the analysis's end, when the answer is already in.
+    let skewMs = 0;
+    const h = await harness({
+      k8s: true,
+      extra: { workflowTuning: { waitTimeoutMs: 8_000, pollIntervalMs: 5, releaseRetryDelayMs: 5, costUpdateIntervalMs: 600_000, now: () => Date.now() + skewMs } },
+    });
+    h.ollama.setKnobs({ firstByteDelayMs: 300 });
+    const id = await submit(h, 'benchmark', {
+      ...llmInstanceBody(),
+      question: 'Why is the shop down?',
+      kubeconfig: mustK8s(h).kubeconfigPath,
+      max_cost_usd: 0.001,
+      estimated_duration_seconds: 1,
+      marketplace_stop_instance: false,
+    });
+    await waitForEvent(h, id, (e) => line(e) === 'phase.analysis:started', 'the analysis to start');
+    skewMs = 3_600_000;
+    const { job, events } = await waitForEnd(h, id, 20_000);
+    expect(job.status, job.error ?? '').toBe('succeeded');
+    expect((job.result as { answer?: string } | null)?.answer).toContain(CRASH.name);
+    const instanceId = job.resources?.marketplace_instance_id ?? -1;
+    expect(mustVast(h).state.instances.get(instanceId)?.destroyed).toBe(true);
+    expect(job.result).toMatchObject({ instance: { id: instanceId, released: true }, teardown: { released: true, verified: true } });
+    expectInOrder(events, ['phase.analysis:ok', 'cost.limit_reached:info', 'phase.teardown:started', 'marketplace.instance.destroy:ok', 'job.succeeded:ok']);
+    expect(events.find((e) => e.event === 'cost.limit_reached')?.message).toMatch(/spend limit reached after the work finished: .*max_cost_usd is \$0\.001; the result is kept and the machine released/);
+  }, 30_000);
+
   it('a kept machine answers to its job\'s limit: the sweep releases it once its cost reaches max_cost_usd', async () => {
     const h = await harness({ start: true, extra: { instancesTuning: { sweepIntervalMs: 600_000, releaseRetryDelayMs: 5 } } });
     const vast = mustVast(h);

@@ -83,9 +83,12 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
         if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, client, request.model, request.backend_warmup_timeout));
         else skip('warmup');
         const agentUrl = agentBackendUrl(target);
-        answer = await run('analysis', () =>
-          askAgent(ctx, deps, { agent: request.agent, question: request.question, model: request.model, kubeconfig: request.kubeconfig, backendUrl: agentUrl }),
-        );
+        answer = await run('analysis', async () => {
+          const answered = await askAgent(ctx, deps, { agent: request.agent, question: request.question, model: request.model, kubeconfig: request.kubeconfig, backendUrl: agentUrl });
+          // The answer is paid for: from here the spend limit releases the machine, it no longer fails the job.
+          (instance as ProvisionedInstance | null)?.meter.workDone();
+          return answered;
+        });
       } catch (err) {
         failure = err;
       }

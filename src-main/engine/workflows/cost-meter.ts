@@ -5,7 +5,7 @@ import { JobFailure, type JobContext } from '../types';
  * at each phase boundary (labels `cost_usd`, `dph_total`), the same figures in the job's progress,
  * and the spend limit: when the cost reaches `max_cost_usd` the job is stopped (ctx.stop), which
  * aborts its work; the workflow's cleanup then releases the machine and the job fails
- * `budget_exceeded`.
+ * `budget_exceeded`. Once the work is done (workDone), the limit releases the machine only.
  */
 
 export const DEFAULT_COST_UPDATE_INTERVAL_MS = 30_000;
@@ -32,6 +32,7 @@ export class CostMeter {
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #exceeded: JobFailure | null = null;
+  #workDone = false;
   readonly #rentedMs: number;
   readonly #now: () => number;
 
@@ -47,6 +48,15 @@ export class CostMeter {
   /** The failure that stopped the job, once the limit was reached. */
   get exceeded(): JobFailure | null {
     return this.#exceeded;
+  }
+
+  /**
+   * The job's work is done (a benchmark's answer is in). Reaching the limit from now on still
+   * releases the machine (`exceeded` is set, teardown sees it) but no longer stops the job: there
+   * is nothing left to stop, and stopping it would throw away a result already paid for.
+   */
+  workDone(): void {
+    this.#workDone = true;
   }
 
   costNow(): number {
@@ -80,10 +90,15 @@ export class CostMeter {
     }
     if (maxCostUsd !== null && cost >= maxCostUsd && !this.#exceeded) {
       const seconds = Math.round((this.#now() - this.#rentedMs) / 1000);
-      this.#exceeded = new JobFailure(
-        'budget_exceeded',
-        `spend limit reached: instance ${instanceId} cost $${cost.toFixed(6)} (${seconds} s at $${dphTotal}/h), max_cost_usd is $${maxCostUsd}; the job was stopped and its machine released`,
-      );
+      const spent = `instance ${instanceId} cost $${cost.toFixed(6)} (${seconds} s at $${dphTotal}/h), max_cost_usd is $${maxCostUsd}`;
+      if (this.#workDone) {
+        this.#exceeded = new JobFailure('budget_exceeded', `spend limit reached after the work finished: ${spent}; the result is kept and the machine released`);
+        await this.ctx
+          .emit({ event: 'cost.limit_reached', status: 'info', message: this.#exceeded.message, labels: { cost_usd: cost, max_cost_usd: maxCostUsd, instance_id: instanceId } })
+          .catch((err: unknown) => this.ctx.logger.warn('could not record the spend limit', { error: err instanceof Error ? err.message : String(err) }));
+        return;
+      }
+      this.#exceeded = new JobFailure('budget_exceeded', `spend limit reached: ${spent}; the job was stopped and its machine released`);
       this.ctx.stop(this.#exceeded);
     }
   }

@@ -27,6 +27,8 @@ export type MarketplaceDeps = {
   releaseRetryDelayMs?: number;
   /** Cadence of `cost.update` while a job holds a machine (default 30 s). */
   costUpdateIntervalMs?: number;
+  /** The clock the running cost is measured by (ms since the epoch; default Date.now). */
+  now?: () => number;
   /** The `max_cost_usd_default` setting: the spend limit of a request that sets none (null: off). */
   maxCostDefault?: () => number | null;
 };
@@ -112,6 +114,7 @@ export async function provisionInstance(
         rentedAt: r.rentedAt,
         maxCostUsd,
         ...(deps.costUpdateIntervalMs !== undefined ? { intervalMs: deps.costUpdateIntervalMs } : {}),
+        ...(deps.now ? { now: deps.now } : {}),
       });
       meter.start();
     },
