@@ -112,16 +112,16 @@ describe('holmes driver (fake holmes on PATH)', () => {
 });
 
 describe('k8sgpt driver (fake k8sgpt on PATH)', () => {
-  it('configures the ollama backend in a private config, analyzes, and writes an answer', async () => {
+  it('writes the ollama backend into a private config, analyzes, and writes an answer', async () => {
     const record = path.join(dir, 'k8sgpt-record.jsonl');
     const result = await askK8sgpt(params(), { env: fakeEnv({ FAKE_K8SGPT_RECORD: record }), tmpDir: dir });
-    const runs = readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv?: string[]; provider?: unknown });
-    const auth = runs[0]?.argv ?? [];
-    const analyze = runs[1]?.argv ?? [];
-    const config = auth[auth.indexOf('--config') + 1];
-    expect(auth).toEqual(['auth', 'add', '--backend', 'ollama', '--model', 'llama3.1:8b', '--baseurl', 'http://127.0.0.1:11434', '--config', config]);
+    const runs = readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv?: string[]; provider?: unknown; mode?: number });
+    expect(runs).toHaveLength(2); // one k8sgpt run: analyze
+    const analyze = runs[0]?.argv ?? [];
+    const config = analyze[analyze.indexOf('--config') + 1];
     expect(analyze).toEqual(['analyze', '--explain', '--backend', 'ollama', '--output', 'json', '--no-cache', '--kubeconfig', k8s.kubeconfigPath, '--config', config]);
-    expect(runs[2]?.provider).toEqual({ name: 'ollama', model: 'llama3.1:8b', baseurl: 'http://127.0.0.1:11434' });
+    expect(runs[1]?.provider).toEqual({ name: 'ollama', model: 'llama3.1:8b', baseurl: 'http://127.0.0.1:11434', temperature: 0.7 });
+    if (process.platform !== 'win32') expect(runs[1]?.mode).toBe(0o600);
 
     expect(result.answer).toMatch(/^k8sgpt found 2 problem\(s\):/);
     expect(result.answer).toContain('**Pod shop/web-7d9c8b6f5-x2k4q** (parent Deployment/web)');
@@ -129,6 +129,15 @@ describe('k8sgpt driver (fake k8sgpt on PATH)', () => {
     expect(result.answer).toContain('Explanation: Error: the container keeps crashing.');
     expect(result.metadata).toMatchObject({ agent: 'k8sgpt', model: 'llama3.1:8b', problems: 2, tool_calls: null });
     expect(result.artifacts[0]).toMatchObject({ kind: 'k8sgpt_results' });
+    expect(await leftovers('benchdesk-k8sgpt-')).toEqual([]);
+  });
+
+  it('keeps backend credentials off the command line: they are in the owner-only config only', async () => {
+    const record = path.join(dir, 'k8sgpt-credentials-record.jsonl');
+    await askK8sgpt(params({ backend_url: 'http://bench:s3cret-pass@127.0.0.1:11434' }), { env: fakeEnv({ FAKE_K8SGPT_RECORD: record }), tmpDir: dir });
+    const runs = readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv?: string[]; provider?: { baseurl?: string } });
+    expect(runs.flatMap((r) => r.argv ?? []).join(' ')).not.toContain('s3cret');
+    expect(runs[1]?.provider?.baseurl).toBe('http://bench:s3cret-pass@127.0.0.1:11434');
     expect(await leftovers('benchdesk-k8sgpt-')).toEqual([]);
   });
 

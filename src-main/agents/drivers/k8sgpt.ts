@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { K8sgptOutputSchema, type K8sgptOutput } from './cli-wire';
@@ -12,36 +12,34 @@ import { roundMs } from '../../engine/timed';
 
 /**
  * The k8sgpt driver (reference §C.4). k8sgpt reads its Ollama backend (URL and model) from its
- * config file, not from flags of `analyze`, so each ask uses a throw-away config:
- *   k8sgpt auth add --backend ollama --model <m> --baseurl <url> --config <tmp>/k8sgpt.yaml
+ * config file, not from flags of `analyze`, so each ask writes a throw-away config, owner-only
+ * (0600, in a 0700 directory), then runs:
  *   k8sgpt analyze --explain --backend ollama --output json --no-cache --kubeconfig <path> --config <tmp>/k8sgpt.yaml
- * `--config` is a global flag; with it the user's own ~/.config/k8sgpt/k8sgpt.yaml is neither read
- * nor changed, and concurrent asks with different backends do not race on one file.
+ * The file holds what `k8sgpt auth add --backend ollama --model <m> --baseurl <url>` would write;
+ * writing it ourselves keeps the backend URL, which may carry credentials, off every command line
+ * (where any local user could read it in the process list). `--config` is a global flag; with it
+ * the user's own ~/.config/k8sgpt/k8sgpt.yaml is neither read nor changed, and concurrent asks
+ * with different backends do not race on one file.
  * k8sgpt is not a question-answering agent: its analyzers are fixed, so the question only frames
  * the answer; the LLM writes one explanation per finding.
  */
 
 export const K8SGPT_INSTALL_HINT = 'install k8sgpt from https://k8sgpt.ai (e.g. `brew install k8sgpt`, or a release binary from github.com/k8sgpt-ai/k8sgpt/releases)';
 const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
+/** `k8sgpt auth add`'s default sampling temperature, written as it would write it. */
+const K8SGPT_DEFAULT_TEMPERATURE = 0.7;
 
-export function k8sgptInvocations(params: DriverAskParams, configFile: string): { auth: string[]; analyze: string[] } {
-  return {
-    auth: ['k8sgpt', 'auth', 'add', '--backend', 'ollama', '--model', params.model, '--baseurl', normaliseBackendUrl(params.backend_url), '--config', configFile],
-    analyze: [
-      'k8sgpt',
-      'analyze',
-      '--explain',
-      '--backend',
-      'ollama',
-      '--output',
-      'json',
-      '--no-cache',
-      '--kubeconfig',
-      params.kubeconfig,
-      '--config',
-      configFile,
-    ],
-  };
+/**
+ * The config `k8sgpt auth add` would write for this backend. k8sgpt reads a .yaml config with
+ * go-yaml, and YAML 1.2 is a superset of JSON: JSON text needs no YAML quoting rules.
+ */
+export function k8sgptConfig(params: DriverAskParams): string {
+  const provider = { name: 'ollama', model: params.model, baseurl: normaliseBackendUrl(params.backend_url), temperature: K8SGPT_DEFAULT_TEMPERATURE };
+  return `${JSON.stringify({ ai: { providers: [provider], defaultprovider: '' } }, null, 2)}\n`;
+}
+
+export function k8sgptInvocation(params: DriverAskParams, configFile: string): string[] {
+  return ['k8sgpt', 'analyze', '--explain', '--backend', 'ollama', '--output', 'json', '--no-cache', '--kubeconfig', params.kubeconfig, '--config', configFile];
 }
 
 /** k8sgpt may print a warning line before the JSON document: parse from the first "{" line on. */
@@ -93,18 +91,16 @@ export async function askK8sgpt(params: DriverAskParams, options: CliDriverOptio
   const deadline = started + (options.timeoutMs ?? DEFAULT_CLI_TIMEOUT_MS);
   const dir = await mkdtemp(path.join(options.tmpDir ?? tmpdir(), 'benchdesk-k8sgpt-'));
   try {
-    const { auth, analyze } = k8sgptInvocations(params, path.join(dir, 'k8sgpt.yaml'));
-    const common = {
+    const configFile = path.join(dir, 'k8sgpt.yaml');
+    await writeFile(configFile, k8sgptConfig(params), { mode: 0o600, flag: 'wx' });
+    const outcome = await runCli(k8sgptInvocation(params, configFile), {
       ...options,
       env: options.env ?? process.env,
       installHint: K8SGPT_INSTALL_HINT,
       deadline,
       maxStdoutBytes: MAX_OUTPUT_BYTES,
-    };
-    const configured = await runCli(auth, { ...common, label: 'k8sgpt auth add', truncateStdout: true });
-    if (configured.exitCode !== 0) throw exitFailure('k8sgpt auth add', configured, 'failed', true);
-
-    const outcome = await runCli(analyze, { ...common, label: 'k8sgpt analyze' });
+      label: 'k8sgpt analyze',
+    });
     if (outcome.exitCode !== 0) throw exitFailure('k8sgpt analyze', outcome, 'failed', true);
     const output = parseK8sgptOutput(outcome.stdout);
     const results = output.results ?? [];
