@@ -209,6 +209,11 @@ describe('Compare', () => {
     const table = page.getByTestId('compare-table');
     await table.waitFor();
     expect(await table.getByTestId('compare-run').count()).toBe(2);
+    // The picker numbers the picked runs as the comparison does: run #1 finished first.
+    const [first, second] = [rented, existing].sort((a, b) => (a.finished_at ?? '').localeCompare(b.finished_at ?? ''));
+    expect(await page.getByTestId(`run-number-${first?.job_id ?? ''}`).innerText()).toBe('#1');
+    expect(await page.getByTestId(`run-number-${second?.job_id ?? ''}`).innerText()).toBe('#2');
+    expect(await table.getByTestId('compare-run').first().innerText()).toContain('Run #1');
     const text = await table.innerText();
     if (rented.kind !== 'benchmark' || !rented.result || existing.kind !== 'benchmark' || !existing.result) throw new Error('not benchmarks');
     expect(text).toContain(rented.result.instance?.gpu_name ?? 'no gpu');

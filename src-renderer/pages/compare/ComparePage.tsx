@@ -51,10 +51,13 @@ async function saveExport(api: RendererApi, name: string, content: string, forma
 function Picker({
   rows,
   selected,
+  runNumbers,
   toggle,
 }: {
   rows: readonly CompareRow[];
   selected: ReadonlySet<string>;
+  /** The number each picked run has in the comparison below (run #1 ran first). */
+  runNumbers: ReadonlyMap<string, number>;
   toggle: (id: string) => void;
 }) {
   const columns: Column<CompareRow>[] = [
@@ -65,6 +68,15 @@ function Picker({
       cell: (r) => (
         <input type="checkbox" checked={selected.has(r.job_id)} onChange={() => toggle(r.job_id)} aria-label={`Compare ${r.job_id}`} data-testid={`pick-${r.job_id}`} />
       ),
+    },
+    {
+      id: 'run',
+      header: 'Run',
+      width: '56px',
+      cell: (r) => {
+        const n = runNumbers.get(r.job_id);
+        return n === undefined ? <span className="muted" aria-label="not picked">–</span> : <span data-testid={`run-number-${r.job_id}`}>#{n}</span>;
+      },
     },
     { id: 'finished', header: 'Finished', cell: (r) => <RelativeTime iso={r.finished_at} />, sortValue: (r) => r.finished_at },
     { id: 'model', header: 'Model', cell: (r) => r.model, sortValue: (r) => r.model },
@@ -211,6 +223,8 @@ export function ComparePage() {
     return chosen.slice().sort((a, b) => (a.finished_at ?? '').localeCompare(b.finished_at ?? ''));
   }, [all, mode, picked, activeQuestion]);
 
+  const runNumbers = useMemo(() => new Map(rows.map((r, i) => [r.job_id, i + 1])), [rows]);
+
   const toggle = (id: string) =>
     setPicked((s) => {
       const next = new Set(s);
@@ -279,7 +293,7 @@ export function ComparePage() {
                 <p className="muted note-small">
                   {picked.size === 0 ? 'Tick two or more runs.' : `${picked.size} picked.`} The {formatCount(all.length)} newest succeeded benchmarks are listed.
                 </p>
-                <Picker rows={all} selected={picked} toggle={toggle} />
+                <Picker rows={all} selected={picked} runNumbers={runNumbers} toggle={toggle} />
               </>
             ) : (
               <label className="question-pick">
