@@ -1,4 +1,5 @@
 import Conf from 'conf';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -7,18 +8,32 @@ import { openJobStore } from '../../src-main/store/job-store';
 import { JOURNAL_SYNCS_ON_WRITE } from '../../src-main/store/journal';
 import { eventsFilePath, jobFilePath, jobShardDir } from '../../src-main/store/layout';
 import { makeJob, memoryLogger, tempDataDir } from '../helpers/store';
-import { InvalidCursorError, JobExistsError, JobNotFoundError, type JobStore } from '../../src-main/store/types';
+import { InsufficientStorageError, InvalidCursorError, JobExistsError, JobNotFoundError, type JobStore } from '../../src-main/store/types';
 
 const open: JobStore[] = [];
 const dirs: string[] = [];
 
-async function openStore(dataDir?: string, extra: { cacheSize?: number; checkpointBytes?: number; seqBlock?: number } = {}) {
+async function openStore(dataDir?: string, extra: { cacheSize?: number; checkpointBytes?: number; seqBlock?: number; maxUnwrittenEntries?: number; spaceRetryMs?: number } = {}) {
   const dir = dataDir ?? (await tempDataDir());
   if (!dirs.includes(dir)) dirs.push(dir);
   const logger = memoryLogger();
   const store = await openJobStore({ dataDir: dir, logger, releaseLockOnExit: false, ...extra });
   open.push(store);
   return { store, dir, logger };
+}
+
+/** Retries a create until the store takes it (after a full disk cleared). */
+async function waitUntilStoreWrites(store: JobStore): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    try {
+      await store.createJob(makeJob());
+      return;
+    } catch (err) {
+      if (!(err instanceof InsufficientStorageError) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
 }
 
 async function closeStore(store: JobStore): Promise<void> {
@@ -298,6 +313,75 @@ describe('durability and group commit', () => {
       datasync.mockRestore();
       write.mockRestore();
     }
+  });
+
+  describe('back-pressure when job files lag behind the journal', () => {
+    /** Holds the store's job-file writes (callback fs.writeFile) under `dir` until released. */
+    function holdJobFileWrites(dir: string) {
+      const real = fs.writeFile as unknown as (...args: unknown[]) => void;
+      const held: unknown[][] = [];
+      let holding = true;
+      const spy = vi.spyOn(fs, 'writeFile').mockImplementation(((...args: unknown[]) => {
+        if (holding && String(args[0]).startsWith(dir)) held.push(args);
+        else real(...args);
+      }) as never);
+      return {
+        get held() {
+          return held.length;
+        },
+        /** Lets them through, or fails them as a full disk does. */
+        release(failWith?: NodeJS.ErrnoException) {
+          holding = false;
+          for (const args of held.splice(0)) {
+            const cb = args[args.length - 1] as (err: NodeJS.ErrnoException | null) => void;
+            if (failWith) process.nextTick(cb, failWith);
+            else real(...args);
+          }
+        },
+        restore: () => spy.mockRestore(),
+      };
+    }
+    const settledWithin = async (p: Promise<unknown>, ms: number) =>
+      Promise.race([p.then(() => 'resolved', () => 'rejected'), new Promise((r) => setTimeout(() => r('pending'), ms))]);
+
+    it('holds a commit while too many entries wait for their files, and lets it through once a round is written', async () => {
+      const { store, dir } = await openStore(undefined, { maxUnwrittenEntries: 1 });
+      const gate = holdJobFileWrites(dir);
+      try {
+        const jobs = [makeJob(), makeJob(), makeJob()];
+        await store.createJob(jobs[0] as JobRecord); // its file write is held: 1 entry unwritten
+        await store.createJob(jobs[1] as JobRecord); // 1 ≤ 1: committed, now 2 unwritten
+        const third = store.createJob(jobs[2] as JobRecord);
+        expect(await settledWithin(third, 100)).toBe('pending');
+        expect(gate.held).toBe(1);
+        gate.release();
+        expect(await settledWithin(third, 5_000)).toBe('resolved');
+        await store.flush();
+        for (const j of jobs) expect((await store.getJob(j.job_id))?.job_id).toBe(j.job_id);
+      } finally {
+        gate.restore();
+      }
+    });
+
+    it('a commit waiting for room is refused 507-style when the disk fills, and writes resume once it has room', async () => {
+      const { store, dir } = await openStore(undefined, { maxUnwrittenEntries: 1, spaceRetryMs: 20 });
+      const gate = holdJobFileWrites(dir);
+      try {
+        await store.createJob(makeJob());
+        await store.createJob(makeJob());
+        const waiting = store.createJob(makeJob());
+        expect(await settledWithin(waiting, 100)).toBe('pending');
+        const full: NodeJS.ErrnoException = Object.assign(new Error('ENOSPC: no space left on device, open'), { code: 'ENOSPC' });
+        gate.release(full); // the held round fails on a full disk: the materialiser stalls on it
+        await expect(waiting).rejects.toBeInstanceOf(InsufficientStorageError);
+        // The retry (every 20 ms) goes through now: the store takes writes again by itself.
+        await waitUntilStoreWrites(store);
+        await store.flush();
+        expect(store.count()).toBe(3);
+      } finally {
+        gate.restore();
+      }
+    });
   });
 
   it('rotates the journal and checkpoints in the background without losing writes', async () => {
