@@ -7,7 +7,7 @@ import path from 'node:path';
 import { TOKEN, call, startBareServer, startBenchdeskServer, startSilentBackend, type Child } from './processes';
 import type { Report } from './report';
 
-export type WrkResult = { rps: number; p99ms: number; non2xx: number; socketErrors: number };
+export type WrkResult = { rps: number; p99ms: number; maxMs: number; non2xx: number; socketErrors: number };
 
 function toMs(value: string, unit: string): number {
   const n = Number(value);
@@ -17,10 +17,12 @@ function toMs(value: string, unit: string): number {
 export function parseWrk(out: string): WrkResult {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const p99 = /\s99%\s+([\d.]+)(us|ms|s|m)\b/.exec(out);
+  // "Latency  avg  stdev  max  +/-stdev": the longest wait shows a stall that a p99 can hide.
+  const max = /Latency\s+[\d.]+\w+\s+[\d.]+\w+\s+([\d.]+)(us|ms|s|m)\b/.exec(out);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = sock ? sock.slice(1).reduce((n, v) => n + Number(v), 0) : 0;
-  return { rps, p99ms: p99?.[1] && p99[2] ? toMs(p99[1], p99[2]) : NaN, non2xx, socketErrors };
+  return { rps, p99ms: p99?.[1] && p99[2] ? toMs(p99[1], p99[2]) : NaN, maxMs: max?.[1] && max[2] ? toMs(max[1], max[2]) : NaN, non2xx, socketErrors };
 }
 
 type Target = { method: 'GET' | 'POST'; path: string; body?: string };
@@ -148,7 +150,7 @@ export async function runHttpBench(report: Report, wrk: string, options: { conne
           unit: 'ms',
           target: at16 && sc.p99ms !== undefined ? `≤ ${sc.p99ms} ms` : '',
           ok: at16 && sc.p99ms !== undefined ? ours.p99ms <= sc.p99ms : undefined,
-          note: `bare node p99 ${ref.p99ms.toFixed(2)} ms`,
+          note: `bare node p99 ${ref.p99ms.toFixed(2)} ms; longest wait ${ours.maxMs.toFixed(0)} ms (bare ${ref.maxMs.toFixed(0)} ms)`,
         });
       }
       await bare.stop();
