@@ -172,7 +172,11 @@ describe('Launch and watch', () => {
     // Seen running, with the stream live, before the end.
     await page.locator('[data-testid="job-header"][data-status="running"]').waitFor({ timeout: 15_000 });
     await page.locator('[data-testid="event-log"][data-stream-state="live"]').waitFor({ timeout: 10_000 });
+    // The stream can be live a moment before its first rows are painted: count once there are some.
+    await page.locator('[data-testid="event-row"]').first().waitFor({ timeout: 10_000 });
     const eventsWhileRunning = await page.locator('[data-testid="event-row"]').count();
+    const eventTotal = async () => Number(/(\d+) events/.exec(await page.locator('[data-testid="event-log"]').locator('.muted.num').innerText())?.[1] ?? NaN);
+    const totalWhileRunning = await eventTotal();
     await page.locator('[data-testid="phase-timeline"] [data-phase="provision"]').waitFor({ timeout: 15_000 });
     await page.locator('[data-testid="job-header"] [data-testid="running-cost"]').waitFor({ timeout: 15_000 });
     await shootBothThemes(page, 'job-running', 200);
@@ -201,6 +205,7 @@ describe('Launch and watch', () => {
     // Events kept arriving after the page opened (it did not only load a finished log).
     expect(await page.locator('[data-testid="event-log"]').locator('.muted.num').innerText()).toMatch(/\d+ events/);
     expect(eventsWhileRunning).toBeGreaterThan(0);
+    expect(await eventTotal()).toBeGreaterThan(totalWhileRunning);
     await page.locator('[data-testid="toggle-raw"]').click();
     expect(JSON.parse(await page.locator('[data-testid="raw-json"]').innerText())).toMatchObject({ job_id: benchmarkId, kind: 'benchmark', status: 'succeeded' });
     await shootBothThemes(page, 'job-detail');
