@@ -2,8 +2,9 @@ import v8 from 'node:v8';
 
 /**
  * Settings of the process itself, shared by the headless server and the desktop app's main
- * process. Both must run before the code that uses them is loaded: the entry files call this,
- * then import the application with a dynamic import (static imports would run first).
+ * process. They must apply before the store's first file operation: the server's entry calls this
+ * before it imports the application (a dynamic import), the desktop entry imports a module that
+ * calls it before any of its other imports.
  */
 export function tuneRuntime(): void {
   // libuv's thread pool (4 threads by default) runs every file operation: with the store's

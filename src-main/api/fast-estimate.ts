@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OPERATIONS } from '../../shared';
-import type { ProblemError } from '../app/problem-error';
 import type { OperationContext, UnaryHandler } from '../adapter/types';
 import { INTERNAL_ERROR, nonObjectBodyProblem, parseJsonBody, problemOfError } from './problem-reply';
 import { writeJsonReply, writeProblemReply } from './raw-reply';
@@ -54,7 +53,7 @@ export function makeFastEstimate(options: FastEstimateOptions): (request: Incomi
       try {
         body = parseJsonBody(text);
       } catch (err) {
-        writeProblemReply(response, err as ProblemError);
+        writeProblemReply(response, problemOfError(err) ?? INTERNAL_ERROR);
         return;
       }
       const shapeProblem = nonObjectBodyProblem(body);

@@ -9,7 +9,7 @@ import { serializeResponse } from './serialize';
  */
 export function writeJsonReply(response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   const body = serializeResponse(value);
-  response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length });
+  response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   response.end(body);
 }
 

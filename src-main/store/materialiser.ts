@@ -97,11 +97,6 @@ export class Materialiser {
     this.wakeRoomWaiters();
   }
 
-  /** Journal entries whose files are not written yet. */
-  get unwrittenEntries(): number {
-    return this.unwritten;
-  }
-
   /**
    * Resolves once at most `limit` journal entries wait for their files, or once waiting is no use
    * (a batch stalled on a full disk, a failure, close): the caller checks those itself. This is the
