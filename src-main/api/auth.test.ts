@@ -3,22 +3,22 @@ import type * as Crypto from 'node:crypto';
 import { inspect } from 'node:util';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-const spies = vi.hoisted(() => ({ timingSafeEqual: { calls: [] as [number, number][] } }));
+const spies = vi.hoisted(() => ({ hash: { inputs: [] as string[] } }));
 
 vi.mock('node:crypto', async (importOriginal) => {
   const real = await importOriginal<typeof Crypto>();
   return {
     ...real,
-    timingSafeEqual: (a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
-      spies.timingSafeEqual.calls.push([a.byteLength, b.byteLength]);
-      return real.timingSafeEqual(a, b);
+    hash: (algorithm: string, data: string, encoding?: Crypto.BinaryToTextEncoding) => {
+      spies.hash.inputs.push(data);
+      return real.hash(algorithm, data, encoding);
     },
   };
 });
 
-const { Authenticator, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, parseApiTokens, readCredentials } = await import('./auth');
+const { Authenticator, LOCKOUT_THRESHOLD, LOCKOUT_WINDOW_MS, digestsEqual, parseApiTokens, readCredentials } = await import('./auth');
 
-const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
 describe('parseApiTokens', () => {
   it('reads tenant:token items and keeps only SHA-256 hashes', () => {
@@ -26,7 +26,7 @@ describe('parseApiTokens', () => {
     expect([...tokens.keys()].sort()).toEqual(['acme', 'beta']);
     expect(tokens.get('acme')).toEqual([sha('secret-a')]);
     expect(tokens.get('beta')).toEqual([sha('secret-b')]);
-    for (const list of tokens.values()) for (const hash of list) expect(hash.length).toBe(32);
+    for (const list of tokens.values()) for (const hash of list) expect(hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('maps a bare token to tenant "default"', () => {
@@ -75,7 +75,7 @@ describe('readCredentials', () => {
 
 describe('Authenticator', () => {
   beforeEach(() => {
-    spies.timingSafeEqual.calls.length = 0;
+    spies.hash.inputs.length = 0;
   });
 
   it('verifies (tenant, token) pairs only', () => {
@@ -90,20 +90,35 @@ describe('Authenticator', () => {
     expect(auth.verify('acme', '')).toBe(false);
   });
 
-  it('compares fixed-length hashes with timingSafeEqual, also for unknown tenants', () => {
+  it('hashes every presented token, also for unknown tenants, so the work does not reveal which tenants exist', () => {
     const auth = new Authenticator({ apiTokens: 'acme:tok-a' });
+    spies.hash.inputs.length = 0;
     auth.verify('acme', 'x');
     auth.verify('acme', 'a much longer wrong token than the real one');
     auth.verify('unknown-tenant', 'tok-a');
-    expect(spies.timingSafeEqual.calls.length).toBe(3);
-    for (const [a, b] of spies.timingSafeEqual.calls) {
-      expect(a).toBe(32);
-      expect(b).toBe(32);
-    }
+    expect(spies.hash.inputs).toEqual(['x', 'a much longer wrong token than the real one', 'tok-a']);
+  });
+
+  it('compares digests whole: any differing digit, at either end, is a mismatch; other lengths never match', () => {
+    const digest = sha('tok-a');
+    expect(digestsEqual(digest, sha('tok-a'))).toBe(true);
+    const flip = (i: number) => digest.slice(0, i) + (digest[i] === '0' ? '1' : '0') + digest.slice(i + 1);
+    for (const i of [0, 31, 63]) expect(digestsEqual(digest, flip(i))).toBe(false);
+    expect(digestsEqual(digest.slice(0, 63), digest.slice(0, 63))).toBe(false);
+    expect(digestsEqual(`${digest}0`, `${digest}0`)).toBe(false);
+    expect(digestsEqual('', '')).toBe(false);
+  });
+
+  it('accepts a stored digest written in capitals, and rotating one drops the old digest', () => {
+    const auth = new Authenticator({ hashedTokens: [{ tenantId: 'default', sha256Hex: sha('old').toUpperCase() }] });
+    expect(auth.verify('default', 'old')).toBe(true);
+    auth.replaceHashedToken('default', sha('old').toUpperCase(), sha('new'));
+    expect(auth.verify('default', 'old')).toBe(false);
+    expect(auth.verify('default', 'new')).toBe(true);
   });
 
   it('accepts a token known only by its hash (the desktop token)', () => {
-    const auth = new Authenticator({ hashedTokens: [{ tenantId: 'default', sha256Hex: sha('desk').toString('hex') }] });
+    const auth = new Authenticator({ hashedTokens: [{ tenantId: 'default', sha256Hex: sha('desk') }] });
     expect(auth.mode).toBe('enabled');
     expect(auth.verify('default', 'desk')).toBe(true);
     expect(auth.verify('default', 'other')).toBe(false);

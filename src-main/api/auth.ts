@@ -1,4 +1,4 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export const DEFAULT_TENANT = 'default';
 export const LOCKOUT_THRESHOLD = 10;
@@ -6,9 +6,23 @@ export const LOCKOUT_WINDOW_MS = 60_000;
 
 export type AuthMode = 'enabled' | 'disabled' | 'unconfigured';
 
-function sha256(value: string): Buffer {
-  // The one-shot form: every authenticated request hashes its token, and a Hash object per call cost 1.6× as much.
-  return hash('sha256', value, 'buffer');
+/** SHA-256 as 64 lowercase hex digits. */
+function sha256(value: string): string {
+  // Every authenticated request hashes its token. The one-shot form with a string digest: a Hash
+  // object per call cost 1.6× as much, and a Buffer digest 3× (0.8 µs against 0.25 µs here, plus
+  // an ArrayBuffer per request for the garbage collector).
+  return hash('sha256', value);
+}
+
+/**
+ * Compares two SHA-256 hex digests in time that depends only on their (fixed) length: every
+ * character is looked at, with no early exit, as crypto.timingSafeEqual does for buffers.
+ */
+export function digestsEqual(a: string, b: string): boolean {
+  if (a.length !== 64 || b.length !== 64) return false;
+  let diff = 0;
+  for (let i = 0; i < 64; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }
 
 // Compared against when a tenant is unknown, so the work done does not reveal which tenants exist.
@@ -18,8 +32,8 @@ const DUMMY_HASH = sha256('benchdesk:no-such-tenant');
  * Parses SERVICE_API_TOKENS: comma-separated `tenant:token` items, a bare `token` meaning tenant
  * `default`. Only SHA-256 hashes are kept; the plaintext is not stored anywhere.
  */
-export function parseApiTokens(raw: string | undefined): Map<string, Buffer[]> {
-  const tokens = new Map<string, Buffer[]>();
+export function parseApiTokens(raw: string | undefined): Map<string, string[]> {
+  const tokens = new Map<string, string[]>();
   for (const item of (raw ?? '').split(',')) {
     const trimmed = item.trim();
     if (!trimmed) continue;
@@ -84,7 +98,7 @@ export type AuthDecision =
  */
 export class Authenticator {
   readonly mode: AuthMode;
-  private readonly tokens: Map<string, Buffer[]>;
+  private readonly tokens: Map<string, string[]>;
   private readonly failures = new Map<string, number[]>();
   private readonly now: () => number;
 
@@ -98,7 +112,7 @@ export class Authenticator {
     this.tokens = parseApiTokens(options.apiTokens);
     for (const { tenantId, sha256Hex } of options.hashedTokens ?? []) {
       const list = this.tokens.get(tenantId) ?? [];
-      list.push(Buffer.from(sha256Hex, 'hex'));
+      list.push(sha256Hex.toLowerCase());
       this.tokens.set(tenantId, list);
     }
     this.mode = options.disabled ? 'disabled' : this.tokens.size > 0 ? 'enabled' : 'unconfigured';
@@ -112,9 +126,9 @@ export class Authenticator {
    * /healthz until it restarts with the token (the Settings page says so).
    */
   replaceHashedToken(tenantId: string, previousSha256Hex: string | undefined, nextSha256Hex: string): void {
-    const next = Buffer.from(nextSha256Hex, 'hex');
-    const list = (this.tokens.get(tenantId) ?? []).filter((b) => !(previousSha256Hex && b.equals(Buffer.from(previousSha256Hex, 'hex'))));
-    list.push(next);
+    const previous = previousSha256Hex?.toLowerCase();
+    const list = (this.tokens.get(tenantId) ?? []).filter((digest) => digest !== previous);
+    list.push(nextSha256Hex.toLowerCase());
     this.tokens.set(tenantId, list);
   }
 
@@ -153,7 +167,7 @@ export class Authenticator {
     const presented = sha256(token);
     const candidates = this.tokens.get(tenantId) ?? [DUMMY_HASH];
     let match = false;
-    for (const candidate of candidates) match = timingSafeEqual(presented, candidate) || match;
+    for (const candidate of candidates) match = digestsEqual(presented, candidate) || match;
     return match && this.tokens.has(tenantId);
   }
 

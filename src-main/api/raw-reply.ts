@@ -7,9 +7,16 @@ import { serializeResponse } from './serialize';
  * Answers written straight to node's response by the fast lanes (fast-job-read.ts,
  * fast-estimate.ts), with the bytes and headers fastify writes for the same answer.
  */
-export function writeJsonReply(response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function writeJsonReply(response: ServerResponse, status: number, value: unknown, headers?: Record<string, string>): void {
   const body = serializeResponse(value);
-  response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  // The usual answer (no extra headers) builds one small header object per request.
+  response.writeHead(
+    status,
+    headers === undefined
+      ? { 'content-type': 'application/json; charset=utf-8', 'content-length': length }
+      : { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': length },
+  );
   response.end(body);
 }
 
