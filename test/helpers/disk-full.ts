@@ -103,9 +103,11 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
         const cb = args[args.length - 1] as (err: NodeJS.ErrnoException | null) => void;
         if (state.full && inside(args[0])) {
           state.refused++;
-          // A full disk takes what fits of an append first: leave a partial line behind.
-          if (name === 'appendFile' && typeof args[1] === 'string' && args[1].length > 8) {
-            real(args[0], args[1].slice(0, 8), () => process.nextTick(cb, enospc('write', String(args[0]))));
+          // A full disk takes what fits first: a partial line behind an append, and a file cut
+          // short by a rewrite (writeFile truncates the file before it writes).
+          const data = args[1];
+          if ((typeof data === 'string' || Buffer.isBuffer(data)) && data.length > 8) {
+            real(args[0], data.slice(0, 8), () => process.nextTick(cb, enospc('write', String(args[0]))));
             return;
           }
           process.nextTick(cb, enospc(name === 'writeFile' ? 'open' : 'write', String(args[0])));

@@ -2,6 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openJobStore } from '../../src-main/store/job-store';
+import { jobFilePath } from '../../src-main/store/layout';
 import { makeJob, memoryLogger, tempDataDir } from '../helpers/store';
 import { InsufficientStorageError, type JobStore } from '../../src-main/store/types';
 import { injectDiskFull, type DiskFull } from '../helpers/disk-full';
@@ -112,6 +113,28 @@ describe('a full disk', () => {
     expect(again.count()).toBe(3);
     // The retry did not append the event twice.
     expect((await again.listEvents(second.job_id)).map((e) => e.event)).toEqual(['job.queued']);
+  });
+
+  it('serves a job whose file a rewrite on the full disk cut short from memory, and the next open repairs the file', async () => {
+    const { dir, store, disk } = await setup((d) => path.join(d, 'jobs'));
+    const job = makeJob();
+    await store.createJob(job);
+    await store.flush();
+    const file = jobFilePath(dir, job.job_id);
+
+    disk.full = true;
+    await store.updateJob(job.job_id, { status: 'running' }); // durable in the journal
+    await until(() => store.storageHealth().status === 'degraded', 'the stalled rewrite to show in health');
+    // The file is rewritten in place: the refused write left it cut short.
+    await expect(fsp.readFile(file, 'utf8').then((text) => JSON.parse(text) as unknown)).rejects.toThrow(SyntaxError);
+    expect((await store.getJob(job.job_id))?.status).toBe('running');
+
+    // Closed while still stalled: the journal keeps the version, and the replay writes the file whole.
+    const { store: again, logger } = await reopen(dir, store, disk);
+    expect((await again.getJob(job.job_id))?.status).toBe('running');
+    expect(JSON.parse(await fsp.readFile(file, 'utf8'))).toMatchObject({ job_id: job.job_id, status: 'running' });
+    expect(logger.warnings()).toEqual([]);
+    await expect(fsp.readdir(path.join(dir, 'corrupt'))).rejects.toThrow(/ENOENT/);
   });
 
   it('keeps a failed fsync from deleting the journal that still covers the files', async () => {

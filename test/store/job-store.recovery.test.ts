@@ -202,6 +202,35 @@ describe('corruption is set aside, never silently dropped', () => {
     expect((await again.listJobs({ tenant_id: 'acme', limit: 5 })).jobs.map((j) => j.job_id)).toEqual([fresh.job_id, lost.job_id]);
   });
 
+  it('rewrites a job file in place, and a crash in the middle of that is repaired from the journal', async () => {
+    const dir = await freshDir();
+    const { store } = await openAt(dir);
+    const job = makeJob();
+    await store.createJob(job);
+    await store.flush();
+    const file = jobFilePath(dir, job.job_id);
+    const inode = (await fsp.stat(file)).ino;
+    await store.updateJob(job.job_id, { status: 'running', started_at: '2031-01-01T00:00:00.000Z' });
+    await store.flush();
+    // The same file (no temp file renamed over it), holding the new version; no temp files left.
+    expect((await fsp.stat(file)).ino).toBe(inode);
+    expect(JSON.parse(await fsp.readFile(file, 'utf8'))).toMatchObject({ status: 'running' });
+    expect((await fsp.readdir(path.dirname(file))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    await store.close();
+
+    // What a crash while rewriting leaves: the file cut short, and the journal entry of the version being written.
+    const running = JSON.parse(await fsp.readFile(file, 'utf8')) as typeof job;
+    const succeeded = { ...running, status: 'succeeded' as const, updated_at: '2031-01-01T00:01:00.000Z' };
+    await fsp.writeFile(file, '{\n\t"job_id": "');
+    await fsp.writeFile(journalFilePath(dir, 9), `${JSON.stringify({ t: 'job', rec: succeeded, ord: 1 })}\n`);
+
+    const { store: again, logger } = await openAt(dir);
+    expect(await again.getJob(job.job_id)).toEqual(succeeded);
+    expect(JSON.parse(await fsp.readFile(file, 'utf8'))).toEqual(succeeded);
+    expect(await corruptFiles(dir)).toEqual([]);
+    expect(logger.warnings()).toEqual([]);
+  });
+
   it('recovers the seq floor when store-meta.json is corrupt', async () => {
     const dir = await freshDir();
     const { store } = await openAt(dir);
