@@ -79,7 +79,16 @@ export async function runEngineBench(report: Report, options: { jobs: number }):
       unsubscribe();
       const succeeded = (await bd.store.listJobsByStatus(['succeeded'])).length;
       const cpuMsPerJob = (cpu.user + cpu.system) / 1000 / options.jobs;
-      report.add({ section: 'engine', scenario: `${options.jobs} benchmarks at once (${concurrency} running), CPU per job`, value: Math.round(cpuMsPerJob * 100) / 100, unit: 'ms', target: '', note: `${succeeded}/${options.jobs} succeeded` });
+      report.add({
+        section: 'engine',
+        scenario: `${options.jobs} benchmarks at once (${concurrency} running), CPU per job`,
+        value: Math.round(cpuMsPerJob * 100) / 100,
+        unit: 'ms',
+        // The design's figure is for 1,000 jobs; a --quick run's smaller count is printed without it.
+        target: options.jobs >= 1000 ? '≤ 5 ms' : '',
+        ...(options.jobs >= 1000 ? { ok: cpuMsPerJob <= 5 } : {}),
+        note: `${succeeded}/${options.jobs} succeeded; the whole process: API, engine, store and its file writes, agent, HTTP clients`,
+      });
       report.add({ section: 'engine', scenario: `${options.jobs} benchmarks: events per second`, value: Math.round(events / wallS), unit: 'events/s', target: '', note: `${events} events` });
       report.add({ section: 'engine', scenario: `${options.jobs} benchmarks: wall time`, value: Math.round(wallS * 10) / 10, unit: 's', target: '' });
     } finally {
