@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { createBenchdesk } from '../composition/start';
+import { setMemorySaving } from '../runtime-tuning';
 import { ROOT } from './processes';
 import type { Report } from './report';
 
@@ -42,60 +43,93 @@ async function buildFakesRunner(): Promise<string> {
 
 export async function runEngineBench(report: Report, options: { jobs: number }): Promise<void> {
   const fakes = spawn(process.execPath, [await buildFakesRunner()], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'benchdesk-engine-bench-'));
   try {
-    const addr = await new Promise<{ ollama: string; kubeconfig: string }>((resolve, reject) => {
+    const addr = await new Promise<FakesAddress>((resolve, reject) => {
       let out = '';
       fakes.stdout.on('data', (d: Buffer) => {
         out += d.toString();
         const line = out.split('\n').find((l) => l.startsWith('{'));
-        if (line) resolve(JSON.parse(line) as { ollama: string; kubeconfig: string });
+        if (line) resolve(JSON.parse(line) as FakesAddress);
       });
       fakes.once('exit', (code) => reject(new Error(`the fakes exited (${code})`)));
     });
-    const concurrency = 256;
-    const bd = await createBenchdesk({
-      dataDir: dir,
-      env: { SERVICE_API_TOKENS: `default:${TOKEN}`, BENCHDESK_CONCURRENCY: String(concurrency), HOME: process.env.HOME ?? os.homedir() },
-      logger: false,
-      port: 0,
+    // As the product runs (the server and the desktop main process save memory with V8's
+    // optimize-for-size), then without it, so the price of that setting is on the table.
+    setMemorySaving(true);
+    const shipped = await measureBenchmarks(addr, options.jobs);
+    setMemorySaving(false);
+    const speed = await measureBenchmarks(addr, options.jobs);
+    const atTarget = options.jobs >= 1000;
+    const cpuNote = (m: Measured) => `${m.succeeded}/${options.jobs} succeeded, ${m.events} events, ${m.wallS.toFixed(1)} s wall`;
+    report.add({
+      section: 'engine',
+      scenario: `${options.jobs} benchmarks at once (${CONCURRENCY} running), CPU per job`,
+      value: round2(shipped.cpuMsPerJob),
+      unit: 'ms',
+      // The design's figure is for 1,000 jobs; a --quick run's smaller count is printed without it.
+      target: atTarget ? '≤ 5 ms' : '',
+      ...(atTarget ? { ok: shipped.cpuMsPerJob <= 5 } : {}),
+      note: `${cpuNote(shipped)}; as shipped (V8 optimize-for-size); after one warm-up job; the whole process: API, engine, store and its file writes, agent, HTTP clients`,
     });
-    try {
-      let events = 0;
-      const unsubscribe = bd.engine.bus.subscribeTenant('default', () => void events++);
-      const body = { backend_url: addr.ollama, model: MODEL, question: 'Why is the shop down?', kubeconfig: addr.kubeconfig, backend_warmup: false };
-      const cpu0 = process.cpuUsage();
-      const t0 = performance.now();
-      const replies = await Promise.all(
-        Array.from({ length: options.jobs }, () =>
-          bd.app.inject({ method: 'POST', url: '/v1/jobs/benchmark', headers: { authorization: `Bearer ${TOKEN}` }, payload: body }),
-        ),
-      );
-      const refused = replies.filter((r) => r.statusCode !== 202);
-      if (refused.length > 0) throw new Error(`${refused.length} submits refused, e.g. ${refused[0]?.statusCode} ${refused[0]?.body.slice(0, 300)}`);
-      await bd.engine.idle(20);
-      const wallS = (performance.now() - t0) / 1000;
-      const cpu = process.cpuUsage(cpu0);
-      unsubscribe();
-      const succeeded = (await bd.store.listJobsByStatus(['succeeded'])).length;
-      const cpuMsPerJob = (cpu.user + cpu.system) / 1000 / options.jobs;
-      report.add({
-        section: 'engine',
-        scenario: `${options.jobs} benchmarks at once (${concurrency} running), CPU per job`,
-        value: Math.round(cpuMsPerJob * 100) / 100,
-        unit: 'ms',
-        // The design's figure is for 1,000 jobs; a --quick run's smaller count is printed without it.
-        target: options.jobs >= 1000 ? '≤ 5 ms' : '',
-        ...(options.jobs >= 1000 ? { ok: cpuMsPerJob <= 5 } : {}),
-        note: `${succeeded}/${options.jobs} succeeded; the whole process: API, engine, store and its file writes, agent, HTTP clients`,
-      });
-      report.add({ section: 'engine', scenario: `${options.jobs} benchmarks: events per second`, value: Math.round(events / wallS), unit: 'events/s', target: '', note: `${events} events` });
-      report.add({ section: 'engine', scenario: `${options.jobs} benchmarks: wall time`, value: Math.round(wallS * 10) / 10, unit: 's', target: '' });
-    } finally {
-      await bd.close();
-    }
+    report.add({ section: 'engine', scenario: `${options.jobs} benchmarks: events per second`, value: Math.round(shipped.events / shipped.wallS), unit: 'events/s', target: '' });
+    report.add({ section: 'engine', scenario: `${options.jobs} benchmarks: wall time`, value: Math.round(shipped.wallS * 10) / 10, unit: 's', target: '' });
+    report.add({
+      section: 'engine',
+      scenario: `${options.jobs} benchmarks, CPU per job without optimize-for-size`,
+      value: round2(speed.cpuMsPerJob),
+      unit: 'ms',
+      target: '',
+      note: `${cpuNote(speed)}; for comparison: the memory saving's price`,
+    });
   } finally {
     fakes.kill('SIGTERM');
+    setMemorySaving(false);
+  }
+}
+
+type FakesAddress = { ollama: string; kubeconfig: string };
+type Measured = { cpuMsPerJob: number; events: number; wallS: number; succeeded: number };
+const CONCURRENCY = 256;
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** One benchdesk in this process on a fresh data dir: a warm-up job, then `jobs` benchmarks at once. */
+async function measureBenchmarks(addr: FakesAddress, jobs: number): Promise<Measured> {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'benchdesk-engine-bench-'));
+  const bd = await createBenchdesk({
+    dataDir: dir,
+    env: { SERVICE_API_TOKENS: `default:${TOKEN}`, BENCHDESK_CONCURRENCY: String(CONCURRENCY), HOME: process.env.HOME ?? os.homedir() },
+    logger: false,
+    port: 0,
+  });
+  try {
+    let events = 0;
+    const unsubscribe = bd.engine.bus.subscribeTenant('default', () => void events++);
+    const submit = () =>
+      bd.app.inject({
+        method: 'POST',
+        url: '/v1/jobs/benchmark',
+        headers: { authorization: `Bearer ${TOKEN}` },
+        payload: { backend_url: addr.ollama, model: MODEL, question: 'Why is the shop down?', kubeconfig: addr.kubeconfig, backend_warmup: false },
+      });
+    // One job first, not measured: it loads the Kubernetes client (imported when the built-in
+    // agent first runs, ~0.4 s of CPU once per process) and warms the JIT, as the HTTP scenarios do.
+    const warmUp = await submit();
+    if (warmUp.statusCode !== 202) throw new Error(`the warm-up submit answered ${warmUp.statusCode}: ${warmUp.body.slice(0, 300)}`);
+    await bd.engine.idle(20);
+    events = 0;
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const replies = await Promise.all(Array.from({ length: jobs }, submit));
+    const refused = replies.filter((r) => r.statusCode !== 202);
+    if (refused.length > 0) throw new Error(`${refused.length} submits refused, e.g. ${refused[0]?.statusCode} ${refused[0]?.body.slice(0, 300)}`);
+    await bd.engine.idle(20);
+    const wallS = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    unsubscribe();
+    const succeeded = (await bd.store.listJobsByStatus(['succeeded'])).length - 1;
+    return { cpuMsPerJob: (cpu.user + cpu.system) / 1000 / jobs, events, wallS, succeeded };
+  } finally {
+    await bd.close();
     await fsp.rm(dir, { recursive: true, force: true });
   }
 }
