@@ -41,7 +41,7 @@ async function buildFakesRunner(): Promise<string> {
   return out;
 }
 
-export async function runEngineBench(report: Report, options: { jobs: number }): Promise<void> {
+export async function runEngineBench(report: Report, options: { jobs: number; root: string }): Promise<void> {
   const fakes = spawn(process.execPath, [await buildFakesRunner()], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const addr = await new Promise<FakesAddress>((resolve, reject) => {
@@ -56,9 +56,9 @@ export async function runEngineBench(report: Report, options: { jobs: number }):
     // As the product runs (the server and the desktop main process save memory with V8's
     // optimize-for-size), then without it, so the price of that setting is on the table.
     setMemorySaving(true);
-    const shipped = await measureBenchmarks(addr, options.jobs);
+    const shipped = await measureBenchmarks(addr, options.jobs, options.root);
     setMemorySaving(false);
-    const speed = await measureBenchmarks(addr, options.jobs);
+    const speed = await measureBenchmarks(addr, options.jobs, options.root);
     const atTarget = options.jobs >= 1000;
     const cpuNote = (m: Measured) => `${m.succeeded}/${options.jobs} succeeded, ${m.events} events, ${m.wallS.toFixed(1)} s wall`;
     report.add({
@@ -93,8 +93,8 @@ const CONCURRENCY = 256;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** One benchdesk in this process on a fresh data dir: a warm-up job, then `jobs` benchmarks at once. */
-async function measureBenchmarks(addr: FakesAddress, jobs: number): Promise<Measured> {
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'benchdesk-engine-bench-'));
+async function measureBenchmarks(addr: FakesAddress, jobs: number, root: string): Promise<Measured> {
+  const dir = await fsp.mkdtemp(path.join(root, 'engine-'));
   const bd = await createBenchdesk({
     dataDir: dir,
     env: { SERVICE_API_TOKENS: `default:${TOKEN}`, BENCHDESK_CONCURRENCY: String(CONCURRENCY), HOME: process.env.HOME ?? os.homedir() },
@@ -130,6 +130,5 @@ async function measureBenchmarks(addr: FakesAddress, jobs: number): Promise<Meas
     return { cpuMsPerJob: (cpu.user + cpu.system) / 1000 / jobs, events, wallS, succeeded };
   } finally {
     await bd.close();
-    await fsp.rm(dir, { recursive: true, force: true });
   }
 }

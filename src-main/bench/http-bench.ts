@@ -79,8 +79,9 @@ const SCENARIOS: Scenario[] = [
  * The API against bare node:http, both driven by wrk (1 thread) at 1, 16 and 64 keep-alive
  * connections, one after the other in this run, each printed with its ratio.
  */
-export async function runHttpBench(report: Report, wrk: string, options: { connections: number[]; seconds: number; cpuProf?: string }): Promise<void> {
-  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'benchdesk-http-bench-'));
+export async function runHttpBench(report: Report, wrk: string, options: { connections: number[]; seconds: number; cpuProf?: string; root: string }): Promise<void> {
+  // Under the run's root, removed when the whole run ends (see index.ts).
+  const dataDir = await fsp.mkdtemp(path.join(options.root, 'http-'));
   const backend = await startSilentBackend();
   const servers: Child[] = [];
   try {
@@ -160,6 +161,5 @@ export async function runHttpBench(report: Report, wrk: string, options: { conne
   } finally {
     for (const s of servers) await s.stop().catch(() => undefined);
     backend.close();
-    await fsp.rm(dataDir, { recursive: true, force: true });
   }
 }

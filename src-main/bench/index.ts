@@ -35,6 +35,9 @@ async function main(): Promise<void> {
   const cpus = os.cpus();
   console.log(`benchdesk bench — node ${process.version}, ${process.platform}/${process.arch}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}${quick ? ' (quick)' : ''}`);
   const started = performance.now();
+  // Every data dir of the run lives here and is removed only when the run ends: on ext4 without a
+  // journal, creating files just after many were deleted is slower (the inode allocator skips
+  // recently freed inodes), so removing one section's files would slow the next section's writes.
   const root = await fsp.mkdtemp(path.join(os.tmpdir(), 'benchdesk-bench-'));
   try {
     if (want('http')) {
@@ -44,7 +47,7 @@ async function main(): Promise<void> {
         console.log(`  ${wrk.missing}`);
         report.add({ section: 'http', scenario: 'all HTTP scenarios', value: null, unit: '', target: '', note: 'wrk missing' });
       } else {
-        await runHttpBench(report, wrk.path, { connections: quick ? [16] : [1, 16, 64], seconds: quick ? 2 : 3, ...(cpuProf ? { cpuProf: path.resolve(cpuProf) } : {}) });
+        await runHttpBench(report, wrk.path, { connections: quick ? [16] : [1, 16, 64], seconds: quick ? 2 : 3, ...(cpuProf ? { cpuProf: path.resolve(cpuProf) } : {}), root });
       }
     }
     const bigSize = quick ? 20_000 : 100_000;
@@ -64,11 +67,11 @@ async function main(): Promise<void> {
     }
     if (want('memory')) {
       console.log('\n# memory: jobs run to completion, then idle');
-      await benchRunMemory(report, { jobs: quick ? 2_000 : 10_000, idleSeconds: quick ? 5 : 30 });
+      await benchRunMemory(report, { jobs: quick ? 2_000 : 10_000, idleSeconds: quick ? 5 : 30, root });
     }
     if (want('engine')) {
       console.log('\n# engine: concurrent benchmarks against the fakes');
-      await runEngineBench(report, { jobs: quick ? 200 : 1_000 });
+      await runEngineBench(report, { jobs: quick ? 200 : 1_000, root });
     }
     if (want('renderer')) {
       console.log('\n# renderer');

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { spawnSync } from 'node:child_process';
@@ -35,8 +34,8 @@ async function waitUntilAllEnded(agent: http.Agent, base: string, timeoutMs: num
 }
 
 /** RSS after N jobs were accepted and ran to completion, and again after an idle pause. */
-export async function benchRunMemory(report: Report, options: { jobs: number; idleSeconds: number }): Promise<void> {
-  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'benchdesk-mem-bench-'));
+export async function benchRunMemory(report: Report, options: { jobs: number; idleSeconds: number; root: string }): Promise<void> {
+  const dataDir = await fsp.mkdtemp(path.join(options.root, 'memory-'));
   const backend = await startQuickBackend();
   const bd = await startBenchdeskServer(dataDir, { BENCHDESK_CONCURRENCY: '64' });
   try {
@@ -79,7 +78,6 @@ export async function benchRunMemory(report: Report, options: { jobs: number; id
   } finally {
     await bd.stop();
     backend.close();
-    await fsp.rm(dataDir, { recursive: true, force: true });
   }
 }
 
