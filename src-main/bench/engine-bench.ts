@@ -54,19 +54,11 @@ export async function runEngineBench(report: Report, options: { jobs: number; ro
       fakes.once('exit', (code) => reject(new Error(`the fakes exited (${code})`)));
     });
     // As the product runs (optimize-for-size while the live heap is small, memory-mode.ts), then
-    // with the mode held each way, so the price of saving memory is on the table.
-    const switches: MemoryMode[] = [];
-    const stopAdaptive = startAdaptiveMemoryMode((mode) => switches.push(mode));
-    let shipped: Measured;
-    try {
-      shipped = await measureBenchmarks(addr, options.jobs, options.root);
-    } finally {
-      stopAdaptive();
-    }
-    setMemoryMode('size');
-    const alwaysSize = await measureBenchmarks(addr, options.jobs, options.root);
-    setMemoryMode('speed');
-    const neverSize = await measureBenchmarks(addr, options.jobs, options.root);
+    // with the mode held each way, so the price of saving memory is on the table. Each in a fresh
+    // process: a heap shaped by one run changed the next run's figure by a factor of two.
+    const shipped = await runInChild('adaptive', addr, options);
+    const alwaysSize = await runInChild('size', addr, options);
+    const neverSize = await runInChild('speed', addr, options);
     const atTarget = options.jobs >= 1000;
     const runNote = (m: Measured) => `${m.succeeded}/${options.jobs} succeeded, ${m.events} events, ${m.wallS.toFixed(1)} s wall`;
     report.add({
@@ -77,7 +69,7 @@ export async function runEngineBench(report: Report, options: { jobs: number; ro
       // The design's figure is for 1,000 jobs; a --quick run's smaller count is printed without it.
       target: atTarget ? '≤ 5 ms' : '',
       ...(atTarget ? { ok: shipped.cpuMsPerJob <= 5 } : {}),
-      note: `${runNote(shipped)}; memory mode as shipped (switches: ${switches.join(' → ') || 'none'}); after one warm-up job; the whole process: API, engine, store and its file writes, agent, HTTP clients`,
+      note: `${runNote(shipped)}; memory mode as shipped (switches: ${shipped.switches.join(' → ') || 'none'}); after one warm-up job; the whole process: API, engine, store and its file writes, agent, HTTP clients`,
     });
     report.add({ section: 'engine', scenario: `${options.jobs} benchmarks: events per second`, value: Math.round(shipped.events / shipped.wallS), unit: 'events/s', target: '' });
     report.add({ section: 'engine', scenario: `${options.jobs} benchmarks: wall time`, value: Math.round(shipped.wallS * 10) / 10, unit: 's', target: '' });
@@ -85,12 +77,42 @@ export async function runEngineBench(report: Report, options: { jobs: number; ro
     report.add({ section: 'engine', scenario: `${options.jobs} benchmarks, CPU per job with optimize-for-size held off`, value: round2(neverSize.cpuMsPerJob), unit: 'ms', target: '', note: `${runNote(neverSize)}; for comparison` });
   } finally {
     fakes.kill('SIGTERM');
-    setMemoryMode('speed');
+  }
+}
+
+type ChildMode = 'adaptive' | MemoryMode;
+
+/** One measurement in a new process of this bench (`--engine-run`), which prints its figures as a JSON line. */
+async function runInChild(mode: ChildMode, addr: FakesAddress, options: { jobs: number; root: string }): Promise<Measured> {
+  const child = spawn(process.execPath, ['--expose-gc', process.argv[1] ?? '', '--engine-run', mode, String(options.jobs), options.root, JSON.stringify(addr)], {
+    // The thread pool size the server and the desktop app run with (runtime-tuning.ts).
+    env: { ...process.env, UV_THREADPOOL_SIZE: '16' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const line = out.split('\n').find((l) => l.startsWith('{'));
+  if (code !== 0 || !line) throw new Error(`the engine run (${mode}) exited ${code} without figures: ${out.slice(-500)}`);
+  return JSON.parse(line) as Measured;
+}
+
+/** The child's side of runInChild: sets the memory mode, measures, prints one JSON line. */
+export async function engineRunChild(args: readonly string[]): Promise<void> {
+  const [mode, jobs, root, addr] = args;
+  const switches: MemoryMode[] = [];
+  const stop = mode === 'adaptive' ? startAdaptiveMemoryMode((m) => switches.push(m)) : undefined;
+  if (mode === 'size' || mode === 'speed') setMemoryMode(mode);
+  try {
+    const measured = await measureBenchmarks(JSON.parse(addr ?? '{}') as FakesAddress, Number(jobs), root ?? os.tmpdir());
+    console.log(JSON.stringify({ ...measured, switches }));
+  } finally {
+    stop?.();
   }
 }
 
 type FakesAddress = { ollama: string; kubeconfig: string };
-type Measured = { cpuMsPerJob: number; events: number; wallS: number; succeeded: number };
+type Measured = { cpuMsPerJob: number; events: number; wallS: number; succeeded: number; switches: MemoryMode[] };
 const CONCURRENCY = 256;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
@@ -129,7 +151,7 @@ async function measureBenchmarks(addr: FakesAddress, jobs: number, root: string)
     const cpu = process.cpuUsage(cpu0);
     unsubscribe();
     const succeeded = (await bd.store.listJobsByStatus(['succeeded'])).length - 1;
-    return { cpuMsPerJob: (cpu.user + cpu.system) / 1000 / jobs, events, wallS, succeeded };
+    return { cpuMsPerJob: (cpu.user + cpu.system) / 1000 / jobs, events, wallS, succeeded, switches: [] };
   } finally {
     await bd.close();
   }

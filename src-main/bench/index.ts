@@ -2,7 +2,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runBareServer } from './bare-server';
-import { runEngineBench } from './engine-bench';
+import { engineRunChild, runEngineBench } from './engine-bench';
 import { runHttpBench } from './http-bench';
 import { ROOT, ensureWrk } from './processes';
 import { Report } from './report';
@@ -22,6 +22,8 @@ const args = process.argv.slice(2);
 
 if (args[0] === '--bare') {
   await runBareServer(args[1] ?? 'static', args[2] ?? '');
+} else if (args[0] === '--engine-run') {
+  await engineRunChild(args.slice(1));
 } else {
   await main();
 }
