@@ -6,7 +6,7 @@ import v8 from 'node:v8';
  * limits close to the live data. That is what returns memory after a burst of jobs (after 10k jobs
  * V8's defaults kept ~470 MB resident, optimize-for-size ~145 MB). Its price grows with the live
  * data: with 1,000 benchmarks in flight (~100 MB live) V8 collected ~1,250 times instead of ~35 and
- * the CPU per job was three times as high. So the mode follows the live heap: on while it is
+ * the CPU per job was two to three times as high. So the mode follows the live heap: on while it is
  * small (cheap to keep small), off while it is large (keeping it small would collect without end),
  * on again once the heap has come back down. Heap-size flags would bound memory more cheaply, but
  * V8 takes them only on the command line, which the desktop app's main process does not control.
@@ -31,7 +31,8 @@ export function nextMemoryMode(current: MemoryMode, sample: HeapSample): MemoryM
   return sample.usedMB <= SIZE_AT_OR_BELOW_USED_MB ? 'size' : 'speed';
 }
 
-function applyMode(mode: MemoryMode): void {
+/** Sets the mode now (the bench's comparison runs hold it); stop an adaptive follower first. */
+export function setMemoryMode(mode: MemoryMode): void {
   v8.setFlagsFromString(mode === 'size' ? '--optimize-for-size' : '--no-optimize-for-size');
 }
 
@@ -45,19 +46,21 @@ const usedMB = () => v8.getHeapStatistics().used_heap_size / MB;
  */
 export function startAdaptiveMemoryMode(onChange?: (mode: MemoryMode) => void): () => void {
   let mode: MemoryMode = 'size';
-  applyMode(mode);
+  setMemoryMode(mode);
   const consider = (sample: HeapSample) => {
     const next = nextMemoryMode(mode, sample);
     if (next === mode) return;
     mode = next;
-    applyMode(mode);
+    setMemoryMode(mode);
     onChange?.(mode);
   };
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       // Node sets `detail.kind` on gc entries; the DOM typing of PerformanceEntry does not know it.
       const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
-      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) consider({ liveAfterFullGcMB: usedMB(), usedMB: usedMB() });
+      if (kind !== perfConstants.NODE_PERFORMANCE_GC_MAJOR) continue;
+      const used = usedMB();
+      consider({ liveAfterFullGcMB: used, usedMB: used });
     }
   });
   observer.observe({ entryTypes: ['gc'] });
@@ -66,11 +69,6 @@ export function startAdaptiveMemoryMode(onChange?: (mode: MemoryMode) => void): 
     observer.disconnect();
     clearInterval(timer);
     mode = 'size';
-    applyMode(mode);
+    setMemoryMode(mode);
   };
-}
-
-/** Forces the mode (the bench's comparison runs); stop any adaptive follower first. */
-export function setMemoryMode(mode: MemoryMode): void {
-  applyMode(mode);
 }

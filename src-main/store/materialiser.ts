@@ -43,16 +43,17 @@ export type MaterialiserDeps = {
  * a crash mid-write is repaired by the replay, and while the write runs this process serves the
  * record from memory (the store drops it from memory only once onJobWritten says it is written).
  * Creating an inode per write cost more CPU than the rest of the background writing: 1,000
- * concurrent benchmarks 8.5-9.2 → 7.2-7.4 ms of CPU per job, durable POST 0.32 → 0.43 of bare node.
+ * concurrent benchmarks 8.5-9.2 → 7.2-7.4 ms of CPU per job, durable POST 0.32 → 0.33-0.40 of bare
+ * node in full bench runs on one machine.
  */
 
 // Files written per batch in parallel: bounded so a big batch (journal replay) cannot run out of
 // fds, and leaving threads of libuv's pool (sized from UV_THREADPOOL_SIZE when first used) to the
-// journal's durable writes: 12 of the server's 16, 4 of node's default 4 in tests and the bench.
+// journal's durable writes: 12 of the server's (and the engine bench's) 16, 4 of node's default 4 in tests.
 const WRITE_CONCURRENCY = Math.max(4, (Number(process.env.UV_THREADPOOL_SIZE) || 4) - 4);
 // A pending batch stops taking more entries at one of these sizes. A bigger round merges more of a
-// job's versions and events into one write (1,000 concurrent benchmarks: 24 file opens per job at
-// 256, 13 at 1,024), but while commits wait for room (roomFor) it is how long they wait: one
+// job's versions and events into one write (1,000 concurrent benchmarks under strace: 24 file opens
+// per job at 256, 13 at 1,024), but while commits wait for room (roomFor) it is how long they wait: one
 // round. Measured under a sustained flood of submits: rounds of 1,000 gave a p99 of 60-90 ms, of
 // 256 25-40 ms at the same rate (~3.1k/s), of 64 a lower rate (~2.2k/s). So rounds are big while
 // nothing waits for them and short once commits do.
