@@ -135,6 +135,29 @@ describe('built-in tools against the fake Kubernetes API (client-node 2.x over h
     expect(k8s.callsTo('/api/v1/pods').filter((c) => c.query.limit === '3')).toHaveLength(3);
   });
 
+  it("sends all of a reader's requests through one connection pool, and close() ends it", async () => {
+    const own = await startFakeKubernetes();
+    try {
+      const reader = await loadKubeReader(own.kubeconfigPath, { pageSize: 3 });
+      await reader.listPods(undefined);
+      await reader.listNamespaces();
+      await reader.readPodLog({ namespace: 'shop', pod: SCENARIO.crashLoopPod.name, tailLines: 5, previous: true, limitBytes: 10_000 });
+      // client-node alone builds a new pool per request: one connection per call. Shared, the
+      // calls reuse connections (undici may open a second one while the first is being released).
+      expect(own.calls.length).toBe(6);
+      const ports = new Set(own.calls.map((c) => c.clientPort));
+      expect(ports.size).toBeLessThanOrEqual(2);
+      await reader.close();
+      // Closed: the next request needs a new pool of its own.
+      await reader.listNamespaces();
+      const after = own.calls.at(-1)?.clientPort;
+      expect(ports.has(after)).toBe(false);
+      await reader.close();
+    } finally {
+      await own.close();
+    }
+  });
+
   it('reports a missing kubeconfig by path', async () => {
     const err = await loadKubeReader('/nonexistent/kube/config').catch((e: unknown) => e);
     expect(isAgentError(err, 'kubeconfig')).toBe(true);

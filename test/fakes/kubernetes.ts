@@ -32,6 +32,8 @@ export interface RecordedKubeCall {
   path: string;
   query: Record<string, string>;
   headers: IncomingHttpHeaders;
+  /** The client's port: calls that share one connection share it. */
+  clientPort: number | undefined;
   status?: number;
 }
 
@@ -466,7 +468,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
     const query = Object.fromEntries(url.searchParams.entries());
-    const call: RecordedKubeCall = { method: req.method ?? 'GET', path: url.pathname, query, headers: req.headers };
+    const call: RecordedKubeCall = { method: req.method ?? 'GET', path: url.pathname, query, headers: req.headers, clientPort: req.socket.remotePort };
     calls.push(call);
     res.on('finish', () => {
       call.status = res.statusCode;

@@ -27,14 +27,18 @@ export type BuiltinAskOptions = {
 /** One `ask` of the built-in agent: load the kubeconfig, connect to the LLM, run the loop. */
 export async function askBuiltin(params: DriverAskParams, options: BuiltinAskOptions = {}): Promise<AgentResult> {
   const kube = await (options.kubeFactory ?? ((p: string) => loadKubeReader(p, options.kubeOptions)))(params.kubeconfig);
-  const llm = (options.llmFactory ?? defaultLlmFactory)(params.backend_url);
-  return runBuiltinAgent(params.question, {
-    llm,
-    kube,
-    model: params.model,
-    maxSteps: options.maxSteps,
-    chatOptions: options.chatOptions,
-    signal: options.signal,
-    onEvent: options.onEvent,
-  });
+  try {
+    const llm = (options.llmFactory ?? defaultLlmFactory)(params.backend_url);
+    return await runBuiltinAgent(params.question, {
+      llm,
+      kube,
+      model: params.model,
+      maxSteps: options.maxSteps,
+      chatOptions: options.chatOptions,
+      signal: options.signal,
+      onEvent: options.onEvent,
+    });
+  } finally {
+    await kube.close();
+  }
 }

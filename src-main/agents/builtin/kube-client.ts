@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type * as KubeClientNode from '@kubernetes/client-node';
-import type { ConfigurationOptions, HttpLibrary, KubeConfig } from '@kubernetes/client-node';
+import type { ConfigurationOptions, HttpLibrary, KubeConfig, RequestContext } from '@kubernetes/client-node';
 import type { z } from 'zod';
 import { KubeDeploymentSchema, KubeEventSchema, KubeListSchema, KubeNamespaceSchema, KubeNodeSchema, KubePodSchema, type KubeDeployment, type KubeEvent, type KubeNamespace, type KubeNode, type KubePod } from './kube-wire';
 import { AgentError } from '../errors';
@@ -25,6 +25,8 @@ export interface KubeReader {
   listWarningEvents(namespace: string | undefined, signal?: AbortSignal): Promise<KubeEvent[]>;
   listDeployments(namespace: string | undefined, signal?: AbortSignal): Promise<KubeDeployment[]>;
   listNodes(signal?: AbortSignal): Promise<KubeNode[]>;
+  /** Closes the reader's connections (the agent's run is over). */
+  close(): Promise<void>;
 }
 
 export type KubeReaderOptions = {
@@ -46,11 +48,37 @@ function loadKubeModule(): Promise<KubeModule> {
   return kubeModule;
 }
 
-/** Per-call options that put our AbortSignal on the request (client-node has no signal parameter). */
-function withSignal(fetchLibrary: HttpLibrary, signal: AbortSignal): ConfigurationOptions {
+type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
+
+/**
+ * One connection pool for all of a reader's requests. For a TLS cluster (or any with TLS
+ * settings), client-node builds a new undici Agent for every request, so each API call of an
+ * agent's run opened a new connection and TLS handshake, and left the old one open until its
+ * keep-alive timeout. The settings come from the one kubeconfig, so the first request's
+ * dispatcher serves them all; the later ones, never used, hold no connection.
+ */
+function sharedDispatcher(): { adopt(request: RequestContext): void; close(): Promise<void> } {
+  let shared: Dispatcher | undefined;
+  return {
+    adopt(request) {
+      const own = request.getDispatcher();
+      if (own === undefined) return;
+      shared ??= own;
+      if (own !== shared) request.setDispatcher(shared);
+    },
+    async close() {
+      await shared?.close().catch(() => undefined);
+      shared = undefined;
+    },
+  };
+}
+
+/** Per-call options that put our AbortSignal (client-node has no signal parameter) and the shared pool on the request. */
+function withSignal(fetchLibrary: HttpLibrary, pool: ReturnType<typeof sharedDispatcher>, signal: AbortSignal): ConfigurationOptions {
   const httpApi: HttpLibrary = {
     send(request) {
       request.setSignal(signal);
+      pool.adopt(request);
       return fetchLibrary.send(request);
     },
   };
@@ -101,6 +129,7 @@ export async function loadKubeReader(kubeconfigPath: string, options: KubeReader
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const apps = kc.makeApiClient(k8s.AppsV1Api);
   const fetchLibrary = new k8s.IsomorphicFetchHttpLibrary();
+  const pool = sharedDispatcher();
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
   const pageSize = options.pageSize ?? 500;
   const maxItems = options.maxItems ?? 5000;
@@ -110,7 +139,7 @@ export async function loadKubeReader(kubeconfigPath: string, options: KubeReader
     const timeout = AbortSignal.timeout(requestTimeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      return await fn(withSignal(fetchLibrary, combined));
+      return await fn(withSignal(fetchLibrary, pool, combined));
     } catch (err) {
       if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : err;
       if (timeout.aborted) throw toKubeRequestError(new Error(`no answer within ${requestTimeoutMs / 1000} s`), what, server);
@@ -183,5 +212,7 @@ export async function loadKubeReader(kubeconfigPath: string, options: KubeReader
 
     listNodes: (signal) =>
       list('list nodes', KubeNodeSchema, signal, (cont, opts) => core.listNode({ limit: pageSize, _continue: cont }, opts)),
+
+    close: () => pool.close(),
   };
 }
