@@ -59,6 +59,9 @@ export async function runEngineBench(report: Report, options: { jobs: number; ro
     const shipped = await runInChild('adaptive', addr, options);
     const alwaysSize = await runInChild('size', addr, options);
     const neverSize = await runInChild('speed', addr, options);
+    // The same run with the data dir in memory (tmpfs): what the disk's file system adds to the
+    // figure (on ext4 without a journal, creating files soon after many were deleted is slow).
+    const inMemory = await runOnTmpfs((root) => runInChild('adaptive', addr, { ...options, root }));
     const atTarget = options.jobs >= 1000;
     const runNote = (m: Measured) => `${m.succeeded}/${options.jobs} succeeded, ${m.events} events, ${m.wallS.toFixed(1)} s wall`;
     report.add({
@@ -75,12 +78,32 @@ export async function runEngineBench(report: Report, options: { jobs: number; ro
     report.add({ section: 'engine', scenario: `${options.jobs} benchmarks: wall time`, value: Math.round(shipped.wallS * 10) / 10, unit: 's', target: '' });
     report.add({ section: 'engine', scenario: `${options.jobs} benchmarks, CPU per job with optimize-for-size held on`, value: round2(alwaysSize.cpuMsPerJob), unit: 'ms', target: '', note: `${runNote(alwaysSize)}; for comparison` });
     report.add({ section: 'engine', scenario: `${options.jobs} benchmarks, CPU per job with optimize-for-size held off`, value: round2(neverSize.cpuMsPerJob), unit: 'ms', target: '', note: `${runNote(neverSize)}; for comparison` });
+    report.add({
+      section: 'engine',
+      scenario: `${options.jobs} benchmarks, CPU per job with the data dir on tmpfs`,
+      value: inMemory ? round2(inMemory.cpuMsPerJob) : null,
+      unit: 'ms',
+      target: '',
+      note: inMemory ? `${runNote(inMemory)}; memory mode as shipped; for comparison: the rest of the first figure is the file system's` : 'not measured: no tmpfs at /dev/shm',
+    });
   } finally {
     fakes.kill('SIGTERM');
   }
 }
 
 type ChildMode = 'adaptive' | MemoryMode;
+
+/** Runs `measure` with a fresh directory on /dev/shm (removed afterwards), or returns undefined without one. */
+async function runOnTmpfs(measure: (root: string) => Promise<Measured>): Promise<Measured | undefined> {
+  const shm = '/dev/shm';
+  if (process.platform !== 'linux' || !fs.existsSync(shm)) return undefined;
+  const root = await fsp.mkdtemp(path.join(shm, 'benchdesk-bench-'));
+  try {
+    return await measure(root);
+  } finally {
+    await fsp.rm(root, { recursive: true, force: true });
+  }
+}
 
 /** One measurement in a new process of this bench (`--engine-run`), which prints its figures as a JSON line. */
 async function runInChild(mode: ChildMode, addr: FakesAddress, options: { jobs: number; root: string }): Promise<Measured> {
