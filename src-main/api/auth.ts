@@ -101,6 +101,7 @@ export class Authenticator {
   private readonly tokens: Map<string, string[]>;
   private readonly failures = new Map<string, number[]>();
   private readonly now: () => number;
+  private tokenGeneration = 0;
 
   constructor(options: {
     apiTokens?: string | undefined;
@@ -130,6 +131,12 @@ export class Authenticator {
     const list = (this.tokens.get(tenantId) ?? []).filter((digest) => digest !== previous);
     list.push(nextSha256Hex.toLowerCase());
     this.tokens.set(tenantId, list);
+    this.tokenGeneration++;
+  }
+
+  /** Changes whenever the set of accepted tokens does: a verdict remembered under another generation is stale. */
+  get generation(): number {
+    return this.tokenGeneration;
   }
 
   get tenantCount(): number {

@@ -85,6 +85,33 @@ export type ScreenVerdict =
   | { ok: false; refusedSocket: true }
   | { ok: false; refusedSocket?: undefined; problem: ProblemError; /** Why authentication failed, for the log. */ authFailure?: string };
 
+/** The request fields an accepted verdict was computed from, remembered per connection. */
+type RememberedVerdict = {
+  ip: string;
+  generation: number;
+  host: string | undefined;
+  origin: string | undefined;
+  secFetchSite: string | string[] | undefined;
+  secFetchMode: string | string[] | undefined;
+  authorization: string | undefined;
+  apiKey: string | string[] | undefined;
+  tenant: string | string[] | undefined;
+  verdict: ScreenVerdict;
+};
+
+function sameFields(memo: RememberedVerdict, headers: IncomingHttpHeaders, ip: string): boolean {
+  return (
+    memo.host === headers.host &&
+    memo.authorization === headers.authorization &&
+    memo.ip === ip &&
+    memo.origin === headers.origin &&
+    memo.secFetchSite === headers['sec-fetch-site'] &&
+    memo.secFetchMode === headers['sec-fetch-mode'] &&
+    memo.apiKey === headers['x-api-key'] &&
+    memo.tenant === headers['x-tenant-id']
+  );
+}
+
 /**
  * The checks every request passes, in order: one loopback Host (DNS-rebinding) and no
  * absolute-form URI naming another host, no cross-origin or cross-site browser requests, then
@@ -97,11 +124,46 @@ export type ScreenVerdict =
 export function makeRequestScreen(options: GuardOptions) {
   const allowedHosts = new Set((options.extraHosts ?? []).map((h) => h.toLowerCase()));
   const isOurHost = (name: string) => isLoopbackHost(name) || allowedHosts.has(name);
+  // A script's keep-alive connection sends the same Host, Origin and credentials on every request:
+  // the last accepted verdict of each connection is reused while every field it was computed from
+  // is the same, the token set has not changed (rotation) and the address is not locked out. On
+  // the hot paths the checks and the token's SHA-256 were a quarter of a request's CPU (POST
+  // /v1/estimates 0.52 → 0.66 of bare node). Like node's request objects, it holds the header
+  // strings the client sent, until the connection closes (a WeakMap keyed by the socket).
+  const remembered = new WeakMap<object, RememberedVerdict>();
+  const { auth } = options;
   return function screen(request: ScreenedRequest, ip: string, countFailures: boolean): ScreenVerdict {
     if (refusedSockets.has(request.socket)) return { ok: false, refusedSocket: true };
     if (hostHeaderCount(request.rawHeaders) > 1) {
       return { ok: false, problem: new ProblemError(400, 'bad_request', 'send exactly one Host header') };
     }
+    const { headers } = request;
+    const memo = remembered.get(request.socket);
+    if (memo !== undefined && sameFields(memo, headers, ip) && memo.generation === auth.generation && auth.blockedFor(ip) === 0) {
+      // The verdict depends on the URL only through an absolute-form target and the public paths.
+      const url = request.url ?? '/';
+      const query = url.indexOf('?');
+      if (url.startsWith('/') && !options.isPublic(query < 0 ? url : url.slice(0, query))) return memo.verdict;
+    }
+    const verdict = screenAfresh(request, ip, countFailures);
+    if (verdict.ok && verdict.tenantId !== undefined) {
+      remembered.set(request.socket, {
+        ip,
+        generation: auth.generation,
+        host: headers.host,
+        origin: headers.origin,
+        secFetchSite: headers['sec-fetch-site'],
+        secFetchMode: headers['sec-fetch-mode'],
+        authorization: headers.authorization,
+        apiKey: headers['x-api-key'],
+        tenant: headers['x-tenant-id'],
+        verdict,
+      });
+    }
+    return verdict;
+  };
+
+  function screenAfresh(request: ScreenedRequest, ip: string, countFailures: boolean): ScreenVerdict {
     const { headers } = request;
     const host = headers.host ?? '';
     const name = hostName(host).toLowerCase();
@@ -124,7 +186,6 @@ export function makeRequestScreen(options: GuardOptions) {
     if (isForeignBrowserRequest(headers, ownOrigin)) {
       return { ok: false, problem: new ProblemError(403, 'forbidden_origin', 'requests made by other web sites are not allowed (Sec-Fetch-Site / Sec-Fetch-Mode)') };
     }
-    const { auth } = options;
     if (auth.mode === 'unconfigured') {
       return { ok: false, problem: new ProblemError(404, 'auth_not_configured', AUTH_NOT_CONFIGURED_DETAIL) };
     }
@@ -144,16 +205,18 @@ export function makeRequestScreen(options: GuardOptions) {
     }
     // The authenticator says what is wrong with what was sent (no scheme, another scheme, no token…).
     return { ok: false, problem: new ProblemError(401, 'unauthorized', decision.message), authFailure: decision.reason };
-  };
+  }
 }
 
+export type RequestScreen = ReturnType<typeof makeRequestScreen>;
+
 /**
- * The onRequest hook applying the screen. It runs before the body is read, so an unauthenticated
+ * The onRequest hook applying the screen (the same one the fast lanes use, so they share what it
+ * remembers per connection). It runs before the body is read, so an unauthenticated
  * client cannot make us parse a large body, and its socket is closed after the answer instead of
  * waiting for the body.
  */
-export function makeRequestGuard(options: GuardOptions) {
-  const screen = makeRequestScreen(options);
+export function makeRequestGuard(screen: RequestScreen) {
   return function guard(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
     const verdict = screen(request.raw, request.ip, true);
     if (verdict.ok) {

@@ -152,7 +152,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     transformObject: finishOpenApi,
   });
 
-  app.addHook('onRequest', makeRequestGuard(guardOptions));
+  app.addHook('onRequest', makeRequestGuard(screen));
 
   // A JSON body must be an object before any route sees it ("not an object" is a 400).
   // A callback hook: an async one costs a promise and a microtask turn on every request.

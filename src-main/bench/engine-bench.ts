@@ -59,8 +59,9 @@ export async function runEngineBench(report: Report, options: { jobs: number; ro
     const shipped = await runInChild('adaptive', addr, options);
     const alwaysSize = await runInChild('size', addr, options);
     const neverSize = await runInChild('speed', addr, options);
-    // The same run with the data dir in memory (tmpfs): what the disk's file system adds to the
-    // figure (on ext4 without a journal, creating files soon after many were deleted is slow).
+    // The same run with the data dir in memory (tmpfs), to set the disk's file system apart: on ext4
+    // without a journal, creating files soon after many were deleted is slow (perf: up to ~14% of
+    // the samples of a run were inode allocation). Runs on one machine vary by more than that.
     const inMemory = await runOnTmpfs((root) => runInChild('adaptive', addr, { ...options, root }));
     const atTarget = options.jobs >= 1000;
     const runNote = (m: Measured) => `${m.succeeded}/${options.jobs} succeeded, ${m.events} events, ${m.wallS.toFixed(1)} s wall`;
@@ -84,7 +85,7 @@ export async function runEngineBench(report: Report, options: { jobs: number; ro
       value: inMemory ? round2(inMemory.cpuMsPerJob) : null,
       unit: 'ms',
       target: '',
-      note: inMemory ? `${runNote(inMemory)}; memory mode as shipped; for comparison: the rest of the first figure is the file system's` : 'not measured: no tmpfs at /dev/shm',
+      note: inMemory ? `${runNote(inMemory)}; memory mode as shipped; the first figure's run with the store's files in memory, for comparison` : 'not measured: no tmpfs at /dev/shm',
     });
   } finally {
     fakes.kill('SIGTERM');
