@@ -8,10 +8,12 @@ import { JobKindSchema, JobStatusSchema, Rfc3339Schema } from './jobs';
 
 /**
  * `active`: its job is queued or running. `kept`: left up on purpose (an llm-instance that
- * succeeded, or a benchmark with marketplace_stop_instance:false). `orphaned`: its job ended
- * otherwise, or is unknown to this data dir, and the machine is still billing.
+ * succeeded, or a benchmark with marketplace_stop_instance:false). `orphaned`: ours (our install id,
+ * or named by one of our job records) but its job ended otherwise or is unknown, and it is still
+ * billing. `foreign`: labelled by another benchdesk install (another data dir): never released
+ * automatically, and released by hand only with `force: true`.
  */
-export const INSTANCE_CLASSIFICATIONS = ['active', 'kept', 'orphaned'] as const;
+export const INSTANCE_CLASSIFICATIONS = ['active', 'kept', 'orphaned', 'foreign'] as const;
 export const InstanceClassificationSchema = z.enum(INSTANCE_CLASSIFICATIONS);
 export type InstanceClassification = z.infer<typeof InstanceClassificationSchema>;
 
@@ -37,7 +39,11 @@ export const MarketplaceInstanceEntrySchema = z.object({
   cost_usd_so_far: z.number().nullable().describe('dph_total × hours since rented_at ($)'),
   /** The machine's state as the marketplace reports it (null while it is being scheduled). */
   state: z.string().nullable().describe('the state the marketplace reports (loading, running, exited…)'),
-  classification: InstanceClassificationSchema.describe('active: its job is queued or running; kept: left up on purpose; orphaned: its job ended otherwise or is unknown'),
+  classification: InstanceClassificationSchema.describe(
+    'active: its job is queued or running; kept: left up on purpose; orphaned: ours, its job ended otherwise or is unknown; foreign: rented by another benchdesk install',
+  ),
+  /** The last release of this machine that failed, and why (e.g. the key was refused); null otherwise. */
+  release_error: z.string().nullable().optional().describe('why the last release of this machine failed, if it did'),
 });
 export type MarketplaceInstanceEntry = z.infer<typeof MarketplaceInstanceEntrySchema>;
 
@@ -62,7 +68,13 @@ const BooleanishSchema = z.union([
 export const ListInstancesQuerySchema = z.object({ orphaned: BooleanishSchema.optional().describe('true: only orphaned machines') }).strict();
 export type ListInstancesQuery = z.infer<typeof ListInstancesQuerySchema>;
 
-export const ReleaseInstanceInputSchema = z.object({ instance_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }).strict();
+export const ReleaseInstanceInputSchema = z
+  .object({
+    instance_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+    /** Required to release a `foreign` machine (one rented by another benchdesk install). */
+    force: z.boolean().optional(),
+  })
+  .strict();
 export type ReleaseInstanceInput = z.infer<typeof ReleaseInstanceInputSchema>;
 
 export const ReleaseInstanceResponseSchema = z.object({

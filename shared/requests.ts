@@ -155,6 +155,10 @@ export const OfferSummarySchema = z.object({
   dph_total: z.number(),
   reliability: z.number(),
   geolocation: z.string().nullable(),
+  /** The host's download price ($/GB), as the marketplace reports it. */
+  inet_down_cost: z.number().nullable().optional().describe('download price of the host ($/GB)'),
+  /** The model's download on this host: its pull size × inet_down_cost ($). */
+  download_usd: z.number().nullable().optional().describe("the model's download on this host ($)"),
 });
 export type OfferSummary = z.infer<typeof OfferSummarySchema>;
 
@@ -168,7 +172,12 @@ export const CostEstimationResponseSchema = z.object({
   local_energy_kwh: z.number(),
   confidence_score: z.number().min(0).max(1),
   warning: z.string().nullable(),
-  basis: z.enum(['live_offers', 'price_range', 'none']),
+  /**
+   * live_offers: priced from offers that fit; no_offers: the live search worked but no offer fits (no cost is
+   * given for a machine that does not exist: see nearest_offer); price_range: no key, the range alone; none: no
+   * cost driver.
+   */
+  basis: z.enum(['live_offers', 'no_offers', 'price_range', 'none']),
   hours: z.number(),
   cost_range_usd: z.object({ low: z.number(), expected: z.number(), high: z.number() }),
   offers: z
@@ -183,6 +192,11 @@ export const CostEstimationResponseSchema = z.object({
     })
     .nullable()
     .optional(),
+  /**
+   * With basis no_offers: the cheapest offer (by total cost) that fits everything but the price range — what
+   * raising max_dph to its dph_total would get; null when nothing fits the model at any price.
+   */
+  nearest_offer: OfferSummarySchema.nullable().optional(),
 });
 export type CostEstimationResponse = z.infer<typeof CostEstimationResponseSchema>;
 

@@ -120,7 +120,12 @@ export type PhaseRecord = z.infer<typeof PhaseRecordSchema>;
 export const BenchmarkCostSchema = z.object({
   dph_total: z.number().nonnegative(),
   rented_seconds: z.number().nonnegative(),
+  /** Machine time (dph_total × rented_seconds) plus the model's download (download_usd). */
   cost_usd: z.number().nonnegative(),
+  /** The model's pull size (GB), from the pull stream's totals. */
+  download_gb: z.number().nonnegative().optional(),
+  /** download_gb × the host's inet_down_cost ($). */
+  download_usd: z.number().nonnegative().optional(),
 });
 export type BenchmarkCost = z.infer<typeof BenchmarkCostSchema>;
 

@@ -64,7 +64,7 @@ function ActiveJobs() {
   return <DataTable columns={columns} rows={jobs} rowKey={(j) => j.job_id} testId="overview-active-jobs" />;
 }
 
-const CLASS_TONE: Record<MarketplaceInstanceEntry['classification'], string> = { active: 'badge-info', kept: 'badge-warn', orphaned: 'badge-error' };
+const CLASS_TONE: Record<MarketplaceInstanceEntry['classification'], string> = { active: 'badge-info', kept: 'badge-warn', orphaned: 'badge-error', foreign: 'badge-muted' };
 
 function Machines({ instances }: { instances: ReturnType<typeof useInstances> }) {
   const columns: Column<MarketplaceInstanceEntry>[] = [
