@@ -14,6 +14,14 @@ import { makeRequestGuard, makeRequestScreen, type GuardOptions } from './reques
 import type { OperationHandlers } from '../adapter';
 import { registerOperationRoutes } from './routes/operations';
 import { serializeResponse } from './serialize';
+import { DEFAULT_EVENT_STREAM_LIMITS, EventStreamRegistry, type EventStreamLimits } from './sse';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The open event streams (SSE) and what they hold. */
+    eventStreams: EventStreamRegistry;
+  }
+}
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const UI_PREFIX = '/ui/';
@@ -28,6 +36,8 @@ export type ApiServerOptions = {
   uiDir?: string | undefined;
   extraHosts?: readonly string[];
   sseHeartbeatMs?: number;
+  /** What an event stream may hold for a client that does not read (defaults: DEFAULT_EVENT_STREAM_LIMITS). */
+  streamLimits?: Partial<EventStreamLimits>;
   /** Request/header timeouts and the per-IP connection cap (defaults: DEFAULT_HTTP_LIMITS). */
   httpLimits?: Partial<HttpLimits>;
   /**
@@ -181,12 +191,18 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
 
   // Live SSE streams never finish on their own while a job runs: end them when the server closes,
   // or close() would wait for every client to hang up.
-  const openStreams = new Set<() => void>();
+  const streams = new EventStreamRegistry();
+  app.decorate('eventStreams', streams);
   app.addHook('preClose', async () => {
     closing = true;
-    for (const end of [...openStreams]) end();
+    streams.endAll();
   });
-  registerOperationRoutes(app, { handlers: options.handlers, sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000, openStreams });
+  registerOperationRoutes(app, {
+    handlers: options.handlers,
+    sseHeartbeatMs: options.sseHeartbeatMs ?? 15_000,
+    streams,
+    streamLimits: { ...DEFAULT_EVENT_STREAM_LIMITS, ...options.streamLimits },
+  });
 
   app.get(API_PATHS.openapi, { schema: { summary: 'This OpenAPI 3.1 document', tags: ['meta'] } }, async () => app.swagger());
 

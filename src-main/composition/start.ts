@@ -4,6 +4,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import type { BenchdeskClient } from '../../shared';
 import { Authenticator } from '../api/auth';
 import type { HttpLimits } from '../api/http-limits';
+import type { EventStreamLimits } from '../api/sse';
 import { buildApiServer } from '../api/server';
 import { createInProcessClient, createOperationHandlers, type OperationHandlers } from '../adapter';
 import { JobEngine } from '../engine/engine';
@@ -53,6 +54,8 @@ export type BenchdeskOptions = {
   sseHeartbeatMs?: number;
   /** Request/header timeouts and the per-IP connection cap of the HTTP API (tests shorten them). */
   httpLimits?: Partial<HttpLimits>;
+  /** What an event stream may hold for a client that does not read (tests use small bounds). */
+  streamLimits?: Partial<EventStreamLimits>;
 };
 
 export type Benchdesk = {
@@ -169,6 +172,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       extraHosts: isLoopbackHost(config.host) ? [] : [config.host],
       ...(options.sseHeartbeatMs ? { sseHeartbeatMs: options.sseHeartbeatMs } : {}),
       ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
+      ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}),
       cachedJob: (tenantId, jobId) => {
         const job = store.peekJob(jobId);
         // Another tenant's job is answered by the ordinary route (a 404, as for a missing one).

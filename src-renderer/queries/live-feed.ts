@@ -1,6 +1,6 @@
 import { useQueryClient, type InfiniteData, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { JobStatusSchema, type JobEvent, type JobListResponse, type JobRecord, type JobStatus } from '../../shared';
+import { JobStatusSchema, isStreamReset, type JobEvent, type JobListResponse, type JobRecord, type JobStatus } from '../../shared';
 import { useApi } from '../bridge';
 import { queryKeys } from './keys';
 
@@ -74,6 +74,12 @@ export function useLiveFeed(): void {
       while (!controller.signal.aborted) {
         try {
           for await (const event of api.streamEvents(after === undefined ? {} : { after }, { signal: controller.signal })) {
+            if (isStreamReset(event)) {
+              // Events were missed (a long disconnection, a server restart): refetch everything shown.
+              after = event.seq > 0 ? event.seq : undefined;
+              void qc.invalidateQueries();
+              continue;
+            }
             after = event.seq;
             applier.apply(event);
           }

@@ -17,7 +17,7 @@ import {
 } from '../../../shared';
 import { ProblemError } from '../../app/problem-error';
 import type { OperationContext, OperationHandlers } from '../../adapter';
-import { lastEventIdOf, writeEventStream } from '../sse';
+import { createEventStreamWriter, type EventStreamLimits, type EventStreamRegistry } from '../sse';
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema };
 const JOB_KIND_PATH_NAMES = new Set<string>([...JOB_KINDS, ...JOB_KIND_ALIASES.map((a) => a.path.split('/').pop() ?? '')]);
@@ -25,8 +25,9 @@ const JOB_KIND_PATH_NAMES = new Set<string>([...JOB_KINDS, ...JOB_KIND_ALIASES.m
 export type OperationRouteOptions = {
   handlers: OperationHandlers;
   sseHeartbeatMs: number;
-  /** Open streams register their `end` here so a server shutdown can end them. */
-  openStreams: Set<() => void>;
+  /** Open streams register here so a server shutdown can end them. */
+  streams: EventStreamRegistry;
+  streamLimits: EventStreamLimits;
 };
 
 type Route = { path: string; successor?: string; kind?: (typeof JOB_KINDS)[number] };
@@ -100,14 +101,15 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
 
   async function stream(name: StreamOperationName, request: FastifyRequest, reply: FastifyReply, route: Route): Promise<void> {
     const abort = new AbortController();
-    const input = inputOf(name, request, route) as Record<string, unknown>;
-    const resumeFrom = lastEventIdOf(request);
-    if (resumeFrom !== undefined) input.after = resumeFrom;
-    const ctx: OperationContext = { tenantId: request.tenantId, signal: abort.signal };
+    const writer = createEventStreamWriter({ request, reply, abort, heartbeatMs: options.sseHeartbeatMs, limits: options.streamLimits, streams: options.streams });
+    const ctx: OperationContext = {
+      tenantId: request.tenantId,
+      signal: abort.signal,
+      streamLimit: { maxQueued: options.streamLimits.maxQueuedEvents, onOverflow: writer.overflow },
+    };
     // Opening the stream fails (404, 422) before any byte is written: the caller gets a problem body.
-    const handler = handlers[name] as (c: OperationContext, i: unknown) => Promise<AsyncIterable<{ seq: number }>>;
-    const source = await handler(ctx, input);
-    await writeEventStream({ request, reply, source, abort, heartbeatMs: options.sseHeartbeatMs, openStreams: options.openStreams });
+    const source = await handlers[name](ctx, inputOf(name, request, route));
+    await writer.run(source);
   }
 
   for (const name of UNARY_OPERATION_NAMES) {
