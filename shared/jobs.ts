@@ -180,10 +180,25 @@ export type JobAccepted = z.infer<typeof JobAcceptedSchema>;
  * `?after=`, `?limit=` and `Last-Event-ID` are all read with this, so they are equally strict.
  */
 export function wholeNumberParam(min: number, max: number) {
-  return z
-    .union([z.number(), z.string().regex(/^\d{1,16}$/, 'expected a whole number (decimal digits only)').transform(Number)])
-    .pipe(z.number().int().min(min).max(max));
+  const schema = z
+    // A sign is read too, so "-1" says what a -1 from IPC says (too small), not that it is not a number.
+    .union([z.number(), z.string().regex(/^-?\d{1,16}$/).transform(Number)], { error: 'expected a whole number' })
+    .pipe(
+      z
+        .number()
+        .int('expected a whole number')
+        .min(min, `must be at least ${min}`)
+        .max(max, `must be at most ${max}`),
+    );
+  WHOLE_NUMBER_PARAMS.set(schema, { min, max });
+  return schema;
 }
+
+/**
+ * Every wholeNumberParam with its bounds: JSON Schema cannot see through the transform, so the
+ * OpenAPI document describes each of these as the integer it is.
+ */
+export const WHOLE_NUMBER_PARAMS = new Map<z.ZodType, { min: number; max: number }>();
 
 /** An event seq as a position to resume after (`?after=`, `Last-Event-ID`). */
 export const SeqParamSchema = wholeNumberParam(0, Number.MAX_SAFE_INTEGER);
@@ -195,7 +210,7 @@ export const JobListQuerySchema = z
   .object({
     status: JobStatusSchema.optional(),
     kind: JobKindSchema.optional(),
-    limit: wholeNumberParam(1, JOB_LIST_MAX_LIMIT).default(JOB_LIST_DEFAULT_LIMIT),
+    limit: wholeNumberParam(1, JOB_LIST_MAX_LIMIT).default(JOB_LIST_DEFAULT_LIMIT).describe(`jobs per page (default ${JOB_LIST_DEFAULT_LIMIT})`),
     cursor: z.string().min(1).max(512).optional(),
   })
   .strict();

@@ -489,5 +489,9 @@ export const JOB_KIND_ALIASES: readonly { path: string; kind: JobKind; successor
 
 /** Routes that are not operations of the table: documented here so a test can check the server has nothing else. */
 export const NON_OPERATION_ROUTES: readonly { method: HttpMethod; path: string; why: string }[] = [
-  { method: 'GET', path: '/v1/openapi.json', why: 'this API described as OpenAPI 3.1' },
+  {
+    method: 'GET',
+    path: '/v1/openapi.json',
+    why: 'This API described as OpenAPI 3.1, generated from the same schemas the server validates with; `servers` names the address it was fetched from.',
+  },
 ];

@@ -20,7 +20,7 @@ import { IDEMPOTENCY_RETENTION_MS, createService } from '../app/service';
 import type { BenchdeskService } from '../app/service-types';
 import { SettingsStore } from '../app/settings';
 import { SpendCache } from '../app/spend';
-import { createWorkflows } from './workflows';
+import { createAgents, createWorkflows } from './workflows';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
 
 export const VERSION: string = pkg.version;
@@ -123,9 +123,11 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
     // Tests replace some provider calls; the rest are the real ones (no I/O until called).
     const marketplaceKey = createMarketplaceKey(config, options.appMarketplaceKey);
     const providers: Providers = { ...createProviders({ config, settings, log, marketplaceKey }), ...options.providers };
+    // The agents jobs can ask; the OpenAPI document lists them.
+    const agents = createAgents({ config, settings, log, env });
     const engine = new JobEngine({
       store,
-      handlers: options.handlers ?? createWorkflows({ config, providers, settings, log, env, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
+      handlers: options.handlers ?? createWorkflows({ config, providers, settings, log, env, agents, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
       // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
       concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
       logger: log,
@@ -173,6 +175,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       ...(options.sseHeartbeatMs ? { sseHeartbeatMs: options.sseHeartbeatMs } : {}),
       ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
       ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}),
+      agentNames: () => agents.listAgents(),
       cachedJob: (tenantId, jobId) => {
         const job = store.peekJob(jobId);
         // Another tenant's job is answered by the ordinary route (a 404, as for a missing one).
