@@ -64,10 +64,8 @@ export const CreateJobInputSchema = z
   })
   .strict();
 
-export const JobEventsInputSchema = z.object({ job_id: JobIdSchema, after: SeqParamSchema.optional() }).strict();
-
-/** A stream resumes after `last_event_id` (the SSE Last-Event-ID header) when set, else after `after`. */
-export const JobEventStreamInputSchema = JobEventsInputSchema.extend({ last_event_id: SeqParamSchema.optional() }).strict();
+/** Events after `last_event_id` (the SSE Last-Event-ID header) when set, else after `after`. */
+export const JobEventsInputSchema = z.object({ job_id: JobIdSchema, after: SeqParamSchema.optional(), last_event_id: SeqParamSchema.optional() }).strict();
 
 export const EventFeedInputSchema = z.object({ after: SeqParamSchema.optional(), last_event_id: SeqParamSchema.optional() }).strict();
 
@@ -209,7 +207,8 @@ export const OPERATIONS = {
     output: JobEventsResponseSchema,
     status: 200,
     query: ['after'],
-    errors: { 422: 'A malformed `after`, or an `after` beyond the newest event (`unknown_event_id`)' },
+    headers: { last_event_id: 'last-event-id' },
+    errors: { 422: 'A malformed `after` or Last-Event-ID, or one beyond the newest event (`unknown_event_id`)' },
   },
   streamJobEvents: {
     summary: "A job's events as a live stream (SSE: id = seq, Last-Event-ID resumes); ends after the terminal event",
@@ -219,7 +218,7 @@ export const OPERATIONS = {
     tags: ['jobs'],
     method: 'GET',
     path: '/v1/jobs/{job_id}/events',
-    input: JobEventStreamInputSchema,
+    input: JobEventsInputSchema,
     output: JobStreamItemSchema,
     status: 200,
     query: ['after'],
@@ -425,7 +424,7 @@ export type OperationInputs = {
   getJob: z.input<typeof JobRefSchema>;
   cancelJob: z.input<typeof JobRefSchema>;
   getJobEvents: z.input<typeof JobEventsInputSchema>;
-  streamJobEvents: z.input<typeof JobEventStreamInputSchema>;
+  streamJobEvents: z.input<typeof JobEventsInputSchema>;
   streamEvents: z.input<typeof EventFeedInputSchema> | undefined;
   listCatalog: Record<string, never> | undefined;
   listLlmModels: z.input<typeof LlmModelsQuerySchema>;

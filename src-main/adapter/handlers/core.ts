@@ -47,10 +47,11 @@ export function coreHandlers(service: BenchdeskService): Pick<OperationHandlers,
       return service.cancelJob(ctx.tenantId, parseInput('cancelJob', input).job_id);
     },
     async getJobEvents(ctx, input) {
-      const { job_id, after } = parseInput('getJobEvents', input);
-      const events = await service.getJobEvents(ctx.tenantId, job_id, after);
+      const { job_id, after, last_event_id } = parseInput('getJobEvents', input);
+      const from = last_event_id ?? after;
+      const events = await service.getJobEvents(ctx.tenantId, job_id, from);
       // After the job's own check: another tenant's job is a 404 whatever the position.
-      if (after !== undefined) assertKnownPosition(service, after, 'after');
+      if (from !== undefined) assertKnownPosition(service, from, last_event_id !== undefined ? 'Last-Event-ID' : 'after');
       return events;
     },
     async streamJobEvents(ctx, input) {
