@@ -7,7 +7,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
 import { Page, Panel } from '../../components/Page';
 import { ErrorState, Notice } from '../../components/States';
-import { formatDph, formatHours, formatMb, formatUsd } from '../../lib/format';
+import { formatDph, formatGb, formatGpus, formatHours, formatMb, formatUsd } from '../../lib/format';
 import { KIND_LABELS } from '../../lib/job';
 import { useCatalog } from '../../queries/catalog';
 import { useCreateJob } from '../../queries/jobs';
@@ -154,7 +154,7 @@ export function LaunchPage() {
             ) : null}
             <Field
               label="Model"
-              hint={selectedModel ? `Catalog: ${formatMb(selectedModel.vram_mb)} VRAM, ${selectedModel.required_disk_gb} GB disk.` : marketplace ? 'From the marketplace catalog: it sizes the GPU.' : 'The model name on the backend, e.g. qwen3:8b.'}
+              hint={selectedModel ? `Catalog: ${formatMb(selectedModel.vram_mb)} VRAM, ${formatGb(selectedModel.required_disk_gb)} disk.` : marketplace ? 'From the marketplace catalog: it sizes the GPU.' : 'The model name on the backend, e.g. qwen3:8b.'}
               error={errorOf('model')}
             >
               <input list="catalog-models" autoComplete="off" spellCheck={false} placeholder={marketplace ? 'qwen2.5:32b' : 'llama3.1:8b'} {...bind('model')} />
@@ -294,7 +294,7 @@ function SpendSummary({ pending, kind, releaseAfter }: { pending: Pending; kind:
         <dt>Expected rate</dt>
         <dd className="num" data-testid="spend-expected-dph">
           {formatDph(expectedDph)}
-          {e?.offers ? <span className="muted"> (cheapest fitting offer: {e.offers.cheapest.num_gpus} × {e.offers.cheapest.gpu_name})</span> : null}
+          {e?.offers ? <span className="muted"> (cheapest fitting offer: {formatGpus(e.offers.cheapest.num_gpus, e.offers.cheapest.gpu_name)})</span> : null}
         </dd>
         <dt>Maximum rate</dt>
         <dd className="num" data-testid="spend-max-dph">

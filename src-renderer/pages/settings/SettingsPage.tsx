@@ -10,6 +10,7 @@ import { Field } from '../../components/Field';
 import { RelativeTime } from '../../components/Format';
 import { Page, Panel } from '../../components/Page';
 import { ErrorState, Loading, Notice } from '../../components/States';
+import { formatUsd } from '../../lib/format';
 import { useHealth } from '../../queries/health';
 import { settingsKeys, useApiToken, useSettings, useTestMarketplaceKey, useUpdateSettings } from '../../queries/settings';
 import { useUiStore, type ThemePreference } from '../../state/ui-store';
@@ -198,7 +199,7 @@ function MarketplaceKeyPanel({ data }: { data: SettingsResponse }) {
       {test.data ? (
         <Notice tone={test.data.ok ? 'ok' : 'error'} testId="marketplace-test-result">
           {test.data.message}
-          {test.data.account?.credit !== null && test.data.account?.credit !== undefined ? ` Credit: $${test.data.account.credit.toFixed(2)}.` : ''}
+          {test.data.account?.credit !== null && test.data.account?.credit !== undefined ? ` Credit: ${formatUsd(test.data.account.credit)}.` : ''}
         </Notice>
       ) : null}
       {test.isError ? <ErrorState error={test.error} /> : null}
