@@ -138,7 +138,7 @@ export const OPERATIONS = {
     input: JobListQuerySchema,
     output: JobListResponseSchema,
     status: 200,
-    query: ['status', 'kind', 'limit', 'cursor'],
+    query: ['status', 'kind', 'q', 'sort', 'limit', 'cursor'],
   },
   getJobCounts: {
     summary: "How many of the caller's jobs are in each status and of each kind",
@@ -149,7 +149,7 @@ export const OPERATIONS = {
     input: JobCountsQuerySchema,
     output: JobCountsSchema,
     status: 200,
-    query: ['kind'],
+    query: ['kind', 'q'],
   },
   getJob: {
     summary: 'Get one job',
