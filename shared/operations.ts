@@ -368,7 +368,15 @@ export type OperationInputs = {
 export type OperationOutput<O extends OperationName> = z.output<Ops[O]['output']>;
 export type OperationInput<O extends OperationName> = OperationInputs[O];
 
-export type CallOptions = { signal?: AbortSignal };
+export type CallOptions = {
+  signal?: AbortSignal;
+  /**
+   * Streams over HTTP: told when a connection is open (`open`) and when it broke, or sent nothing,
+   * not even a heartbeat, for the client's idle timeout (`lost`); the stream then reconnects on its
+   * own. Transports without a connection (IPC, in process) never call it.
+   */
+  onConnection?: (state: 'open' | 'lost') => void;
+};
 
 /**
  * The one typed interface every front end uses. Three implementations: the HTTP client
