@@ -222,7 +222,14 @@ export class JobIndex {
   }
 
   private setFacts(entry: IndexEntry, line: IndexLine): void {
-    for (const key of FACT_KEYS) delete entry[key];
+    delete entry.model;
+    delete entry.backend;
+    delete entry.note;
+    delete entry.code;
+    delete entry.dur;
+    delete entry.cost;
+    delete entry.dph;
+    delete entry.since;
     entry.hay = undefined;
     if (line.v !== 2) {
       delete entry.v;

@@ -67,8 +67,8 @@ describe('followFeed: whether the server can be heard', () => {
     return {
       afters,
       api: {
-        streamEvents: (input: { after?: number }, o: Options = {}) => {
-          afters.push(input.after);
+        streamEvents: (input: { after?: unknown } | undefined, o: Options = {}) => {
+          afters.push(input?.after as number | undefined);
           const script = scripts[n++];
           if (!script) throw new Error('no more connections expected');
           return script(o);

@@ -7,6 +7,7 @@ import { DataTable, type Column } from '../../components/DataTable';
 import { Duration, Money, RelativeTime } from '../../components/Format';
 import { Page, Panel } from '../../components/Page';
 import { EmptyState, ErrorState, Loading, Notice } from '../../components/States';
+import { ToggleGroup } from '../../components/ToggleGroup';
 import { formatCount, formatDph, formatGpus, formatRate } from '../../lib/format';
 import { hrefOf, jobPath, ROUTES } from '../../router/routes';
 import { CostSpeedChart, PhaseChart, runLabel } from './CompareCharts';
@@ -278,14 +279,15 @@ export function ComparePage() {
           <Panel
             title="Runs to compare"
             actions={
-              <div className="segmented" role="radiogroup" aria-label="How to choose runs">
-                <button type="button" role="radio" aria-checked={mode === 'pick'} className="segmented-item" onClick={() => setMode('pick')} data-testid="mode-pick">
-                  Pick runs
-                </button>
-                <button type="button" role="radio" aria-checked={mode === 'question'} className="segmented-item" onClick={() => setMode('question')} data-testid="mode-question">
-                  All runs of a question
-                </button>
-              </div>
+              <ToggleGroup
+                label="How to choose runs"
+                value={mode}
+                onChange={setMode}
+                options={[
+                  { value: 'pick', label: 'Pick runs', testId: 'mode-pick' },
+                  { value: 'question', label: 'All runs of a question', testId: 'mode-question' },
+                ]}
+              />
             }
           >
             {mode === 'pick' ? (

@@ -7,6 +7,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
 import { Page, Panel } from '../../components/Page';
 import { ErrorState, Notice } from '../../components/States';
+import { ToggleGroup } from '../../components/ToggleGroup';
 import { formatDph, formatGb, formatGpus, formatHours, formatMb, formatUsd } from '../../lib/format';
 import { KIND_LABELS } from '../../lib/job';
 import { useCatalog } from '../../queries/catalog';
@@ -110,27 +111,20 @@ export function LaunchPage() {
 
   return (
     <Page title="Launch" subtitle="Start a benchmark, an agent run or an LLM instance. Fields are checked as you type, with the same rules the API applies." testId="page-launch">
-      <div className="segmented segmented-lg" role="radiogroup" aria-label="Job kind" style={{ marginBottom: 12 }}>
-        {KINDS.map((k) => (
-          <button
-            key={k.kind}
-            type="button"
-            role="radio"
-            aria-checked={kind === k.kind}
-            className="segmented-item"
-            onClick={() => {
-              setKind(k.kind);
-              setSubmitted(false);
-              setTouched(new Set());
-              attemptKey.current = null;
-              create.reset();
-            }}
-            data-testid={`launch-kind-${k.kind}`}
-          >
-            {k.label}
-          </button>
-        ))}
-      </div>
+      <ToggleGroup
+        label="Job kind"
+        size="large"
+        className="launch-kinds"
+        value={kind}
+        options={KINDS.map((k) => ({ value: k.kind, label: k.label, testId: `launch-kind-${k.kind}` }))}
+        onChange={(next) => {
+          setKind(next);
+          setSubmitted(false);
+          setTouched(new Set());
+          attemptKey.current = null;
+          create.reset();
+        }}
+      />
 
       <form
         noValidate
@@ -177,14 +171,17 @@ export function LaunchPage() {
 
         <Panel title="Where the model runs">
           {fields.has('target') ? (
-            <div className="segmented segmented-lg" role="radiogroup" aria-label="Backend" style={{ marginBottom: 12 }}>
-              <button type="button" role="radio" aria-checked={draft.target === 'existing'} className="segmented-item" onClick={() => set({ target: 'existing' })} data-testid="target-existing">
-                An llmserver I run
-              </button>
-              <button type="button" role="radio" aria-checked={draft.target === 'marketplace'} className="segmented-item" onClick={() => set({ target: 'marketplace' })} data-testid="target-marketplace">
-                Rent a GPU (marketplace)
-              </button>
-            </div>
+            <ToggleGroup
+              label="Backend"
+              size="large"
+              className="launch-target"
+              value={draft.target}
+              onChange={(target) => set({ target })}
+              options={[
+                { value: 'existing', label: 'An llmserver I run', testId: 'target-existing' },
+                { value: 'marketplace', label: 'Rent a GPU (marketplace)', testId: 'target-marketplace' },
+              ]}
+            />
           ) : null}
           <div className="form-grid">
             {fields.has('backend_url') ? (

@@ -129,6 +129,9 @@ function ApiPanel() {
   const state = health.isError ? 'error' : health.isPending ? 'checking' : health.data.status === 'ok' ? 'ok' : 'warn';
   const address = api.transport === 'http' ? window.location.origin : (settings.data?.environment.api_url ?? '…');
   const tokenFile = settings.data ? `${settings.data.environment.data_dir}/api-token` : '<data dir>/api-token';
+  // The api-token file exists only for the app's own token; tokens from SERVICE_API_TOKENS are the user's.
+  const fromEnvOnly = health.data?.token_sources?.includes('environment') === true && !health.data.token_sources.includes('app_token');
+  const tokenLine = fromEnvOnly ? 'TOKEN=$BENCHDESK_TOKEN   # a token of SERVICE_API_TOKENS' : `TOKEN=$(cat '${tokenFile}')`;
   return (
     <Panel
       title="API"
@@ -156,7 +159,7 @@ function ApiPanel() {
         ) : null}
       </dl>
       <p className="muted note-small">From a shell on this machine:</p>
-      <pre className="snippet">{`TOKEN=$(cat '${tokenFile}')\ncurl -H "Authorization: Bearer $TOKEN" ${address}/v1/jobs\nbenchdesk jobs list --api-url ${address}`}</pre>
+      <pre className="snippet">{`${tokenLine}\ncurl -H "Authorization: Bearer $TOKEN" ${address}/v1/jobs\nbenchdesk jobs list --api-url ${address}`}</pre>
     </Panel>
   );
 }
