@@ -16,3 +16,12 @@ describe('scatter hover', () => {
     expect(new Set(Array.from({ length: 10 }, (_, i) => seriesColor(i))).size).toBe(10);
   });
 });
+
+describe('hour ticks of the cost chart', () => {
+  it('picks round steps, about six at most', async () => {
+    const { hourTicks } = await import('../pages/estimate/EstimateCharts');
+    expect(hourTicks(2)).toEqual([0, 0.5, 1, 1.5, 2]);
+    expect(hourTicks(1)).toEqual([0, 0.25, 0.5, 0.75, 1]);
+    expect(hourTicks(24)).toEqual([0, 6, 12, 18, 24]);
+  });
+});

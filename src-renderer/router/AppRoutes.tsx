@@ -22,12 +22,14 @@ const SettingsPage = lazy(() => import('../pages/settings/SettingsPage').then((m
 export function focusHeadingWhenShown(root: ParentNode & Node, timeoutMs = 5_000): () => void {
   const start = document.activeElement;
   const tryFocus = (): boolean => {
-    const heading = root.querySelector<HTMLElement>('#page-title');
+    // The page being left can still be in the document, hidden, while the new one loads (Suspense
+    // keeps it until the new one is ready): only a heading on screen counts.
+    const heading = [...root.querySelectorAll<HTMLElement>('#page-title')].find((h) => h.getClientRects().length > 0);
     if (!heading) return false;
     // The user clicked or tabbed somewhere in the meantime: leave their focus alone.
     if (document.activeElement !== start && document.activeElement !== document.body) return true;
     heading.focus({ preventScroll: true });
-    return true;
+    return document.activeElement === heading;
   };
   if (tryFocus()) return () => undefined;
   const observer = new MutationObserver(() => {
@@ -38,7 +40,7 @@ export function focusHeadingWhenShown(root: ParentNode & Node, timeoutMs = 5_000
     observer.disconnect();
     clearTimeout(timer);
   }
-  observer.observe(root, { childList: true, subtree: true });
+  observer.observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: ['style', 'hidden'] });
   return stop;
 }
 

@@ -15,6 +15,14 @@ function axes(c: ChartColors, xTitle: string, yTitle: string, xValues: (v: numbe
   ];
 }
 
+/** Hour ticks a person would pick: every 15 or 30 min, or 1, 2, 3, 6, 12… h; at most about six. */
+export function hourTicks(maxH: number): number[] {
+  const step = [0.25, 0.5, 1, 2, 3, 4, 6, 12, 24, 48, 96].find((s) => maxH / s < 6) ?? Math.ceil(maxH / 6);
+  const ticks: number[] = [];
+  for (let t = 0; t <= maxH + 1e-9; t += step) ticks.push(Math.round(t * 100) / 100);
+  return ticks;
+}
+
 /** Total GPU memory of an offer in GB. */
 function totalVramGb(o: OfferSummary): number {
   return (o.gpu_ram * o.num_gpus) / 1024;
@@ -102,7 +110,10 @@ export function CostDurationChart({ estimate }: { estimate: CostEstimationRespon
         { label: lowIsExpected ? 'Low (= expected)' : 'Low', stroke: c.ok, width: 2, dash: [3, 5], points: { show: false }, value: (_u, v) => (v == null ? '' : formatUsd(v)) },
       ],
       bands: [{ series: [1, 3], fill: `${c.accent}22` }],
-      axes: axes(c, 'Duration', 'Cost', (v) => formatHours(v), (v) => formatUsd(v)),
+      axes: (() => {
+        const a = axes(c, 'Duration', 'Cost', (v) => formatHours(v), (v) => formatUsd(v)) ?? [];
+        return [{ ...a[0], splits: (u: uPlot) => hourTicks(u.scales.x?.max ?? 2) }, a[1] ?? {}];
+      })(),
     }),
     [lowIsExpected],
   );

@@ -102,6 +102,64 @@ function SortHeader({ column, label, sort, onSort, className }: { column: SortCo
   );
 }
 
+type ListQuery = ReturnType<typeof useJobList>;
+
+/** The virtualised rows (only those on screen are in the DOM), paged in by cursor while scrolling. */
+function JobList({ jobs, list, view, total, orderText, onSort }: { jobs: readonly JobRecord[]; list: ListQuery; view: JobsView; total: number | null; orderText: string; onSort: (c: SortColumn) => void }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: jobs.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+  const items = virtualizer.getVirtualItems();
+  const lastIndex = items[items.length - 1]?.index ?? -1;
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = list;
+
+  // Cursor paging: fetch the next page when the last rendered row is near the end of what we have.
+  useEffect(() => {
+    if (lastIndex >= jobs.length - 20 && hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [lastIndex, jobs.length, hasNextPage, isFetchingNextPage, fetchNextPage]);
+
+  // Arrow keys move between rows; Enter opens (it is a link).
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp' && e.key !== 'Home' && e.key !== 'End') return;
+    if (!(e.target as HTMLElement).classList.contains('vrow')) return;
+    const current = Number((document.activeElement as HTMLElement | null)?.dataset.index ?? -1);
+    const next = e.key === 'Home' ? 0 : e.key === 'End' ? jobs.length - 1 : Math.max(0, Math.min(jobs.length - 1, current + (e.key === 'ArrowDown' ? 1 : -1)));
+    e.preventDefault();
+    virtualizer.scrollToIndex(next, { align: 'auto' });
+    requestAnimationFrame(() => scroller.current?.querySelector<HTMLElement>(`[data-index="${next}"]`)?.focus());
+  };
+
+  return (
+    <div className="vlist" ref={scroller} onKeyDown={onKeyDown} data-testid="jobs-list" aria-busy={list.isFetching && !isFetchingNextPage}>
+      <div className="vhead">
+        <span>Status</span>
+        <span>Kind</span>
+        <span>Model</span>
+        <SortHeader column="created" label="Created" sort={view.sort} onSort={onSort} />
+        <SortHeader column="duration" label="Duration" sort={view.sort} onSort={onSort} className="right" />
+        <SortHeader column="cost" label="Cost" sort={view.sort} onSort={onSort} className="right" />
+        <span>Message</span>
+        <span>Job ID</span>
+      </div>
+      <div role="list" aria-label={`Jobs, ${orderText} (${formatCount(total ?? jobs.length)})`} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        {items.map((item) => {
+          const job = jobs[item.index];
+          return job ? <JobRow key={job.job_id} job={job} index={item.index} top={item.start} /> : null;
+        })}
+      </div>
+      {isFetchingNextPage ? (
+        <div className="loading" style={{ height: ROW_HEIGHT }} role="status">
+          Loading more…
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
 export function JobsPage() {
   const [params, setParams] = useSearchParams();
   const view = useMemo(() => viewFromParams(params), [params]);
@@ -134,29 +192,6 @@ export function JobsPage() {
     const seen = new Set<string>();
     return (list.data?.pages.flatMap((p) => p.jobs) ?? []).filter((j) => (seen.has(j.job_id) ? false : (seen.add(j.job_id), true)));
   }, [list.data]);
-  const scroller = useRef<HTMLDivElement>(null);
-
-  const virtualizer = useVirtualizer({
-    count: jobs.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
-  });
-  const items = virtualizer.getVirtualItems();
-  const lastIndex = items[items.length - 1]?.index ?? -1;
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = list;
-
-  // Cursor paging: fetch the next page when the last rendered row is near the end of what we have.
-  useEffect(() => {
-    if (lastIndex >= jobs.length - 20 && hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [lastIndex, jobs.length, hasNextPage, isFetchingNextPage, fetchNextPage]);
-
-  // Another filter, search or order is another list: start it at the top.
-  const viewKey = `${view.status}|${view.kind}|${view.q}|${view.sort}`;
-  useEffect(() => {
-    if (scroller.current) scroller.current.scrollTop = 0;
-  }, [viewKey]);
-
   // Performance API marks for the 10,000-job benchmark (e2e/bench-jobs-render.mjs): page mount →
   // first rows on screen (the frame after they are committed).
   const measured = useRef(false);
@@ -178,16 +213,8 @@ export function JobsPage() {
     ...JOB_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s], count: counts.isError ? undefined : (counts.data?.by_status[s] ?? null) })),
   ];
 
-  // Arrow keys move between rows; Enter opens (it is a link).
-  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp' && e.key !== 'Home' && e.key !== 'End') return;
-    const current = Number((document.activeElement as HTMLElement | null)?.dataset.index ?? -1);
-    const next = e.key === 'Home' ? 0 : e.key === 'End' ? jobs.length - 1 : Math.max(0, Math.min(jobs.length - 1, current + (e.key === 'ArrowDown' ? 1 : -1)));
-    e.preventDefault();
-    virtualizer.scrollToIndex(next, { align: 'auto' });
-    requestAnimationFrame(() => scroller.current?.querySelector<HTMLElement>(`[data-index="${next}"]`)?.focus());
-  };
-
+  // Another filter, search or order is another list, with its own scroll position: it starts at the top.
+  const viewKey = `${view.status}|${view.kind}|${view.q}|${view.sort}`;
   const filtered = view.status !== 'all' || view.kind !== 'all' || view.q.trim() !== '';
   const shownTotal = counts.data ? (view.status === 'all' ? counts.data.total : counts.data.by_status[view.status]) : null;
   const orderText = { '-created': 'newest first', created: 'oldest first', '-duration': 'longest first', duration: 'shortest first', '-cost': 'dearest first', cost: 'cheapest first' }[view.sort];
@@ -282,29 +309,7 @@ export function JobsPage() {
           </EmptyState>
         )
       ) : (
-        <div className="vlist" ref={scroller} onKeyDown={onKeyDown} data-testid="jobs-list" aria-busy={list.isFetching && !isFetchingNextPage}>
-          <div className="vhead">
-            <span>Status</span>
-            <span>Kind</span>
-            <span>Model</span>
-            <SortHeader column="created" label="Created" sort={view.sort} onSort={(c) => setView({ sort: toggleSort(view.sort, c) })} />
-            <SortHeader column="duration" label="Duration" sort={view.sort} onSort={(c) => setView({ sort: toggleSort(view.sort, c) })} className="right" />
-            <SortHeader column="cost" label="Cost" sort={view.sort} onSort={(c) => setView({ sort: toggleSort(view.sort, c) })} className="right" />
-            <span>Message</span>
-            <span>Job ID</span>
-          </div>
-          <div role="list" aria-label={`Jobs, ${orderText} (${formatCount(shownTotal ?? jobs.length)})`} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-            {items.map((item) => {
-              const job = jobs[item.index];
-              return job ? <JobRow key={job.job_id} job={job} index={item.index} top={item.start} /> : null;
-            })}
-          </div>
-          {isFetchingNextPage ? (
-            <div className="loading" style={{ height: ROW_HEIGHT }} role="status">
-              Loading more…
-            </div>
-          ) : null}
-        </div>
+        <JobList key={viewKey} jobs={jobs} list={list} view={view} total={shownTotal} orderText={orderText} onSort={(c) => setView({ sort: toggleSort(view.sort, c) })} />
       )}
     </Page>
   );
