@@ -264,7 +264,15 @@ describe('keyboard and layout', () => {
 type Shot = { route: () => string; testId: string; name: string; prepare?: (p: Page) => Promise<void> };
 
 const PAGES: readonly Shot[] = [
-  { name: 'overview', route: () => '/', testId: 'page-overview', prepare: async (p) => void (await p.getByTestId('overview-failures').waitFor()) },
+  {
+    name: 'overview',
+    route: () => '/',
+    testId: 'page-overview',
+    prepare: async (p) => {
+      await p.getByTestId('overview-failures').waitFor();
+      await expect.poll(() => p.getByTestId('stat-spend-today').innerText(), { timeout: 15_000 }).toMatch(/\$/);
+    },
+  },
   {
     name: 'estimate',
     route: () => '/estimate',

@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, type ReactNode } from 'react';
 import type { Health, JobListResponse } from '../../shared';
 import type { BenchdeskApiError } from '../../shared/client';
@@ -61,6 +61,8 @@ export function AuthGate({ children, frame }: { children: ReactNode; frame: (scr
     retry: false,
     staleTime: Infinity,
     gcTime: 0,
+    // A new token while signed in (rotated from Settings, or a 401 to check): the pages stay while it is checked.
+    placeholderData: keepPreviousData,
   });
   const state = gateState({
     transport: api.transport,
