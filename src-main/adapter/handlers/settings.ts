@@ -2,6 +2,7 @@ import path from 'node:path';
 import { ZodError } from 'zod';
 import {
   APP_SETTING_KEYS,
+  APP_TENANT_ID,
   SETTING_EFFECTS,
   type ApiTokenResponse,
   type AppSettingKey,
@@ -43,18 +44,20 @@ export type SettingsHandlerDeps = {
 type SettingsOperation = 'getSettings' | 'updateSettings' | 'getApiToken' | 'rotateApiToken' | 'testMarketplaceKey' | 'setMarketplaceKey';
 
 /** The app token's tenant: the desktop app and the CLI act as `default`. */
-const APP_TENANT = 'default';
+const APP_TENANT = APP_TENANT_ID;
 
 export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandlers, SettingsOperation> {
   const concurrencyFromEnv = Boolean(deps.env.BENCHDESK_CONCURRENCY?.trim());
 
-  const keyStatus = (): MarketplaceKeyStatusInfo => ({
-    ...deps.marketplaceKey.state(),
-    api_url: deps.config.marketplaceApiUrl,
-    can_store: deps.marketplaceKey.canStore,
-  });
+  const keyStatus = (isApp: boolean): MarketplaceKeyStatusInfo => {
+    const state = deps.marketplaceKey.state();
+    // Even four characters of the key are the app's: other tenants learn only whether one is set.
+    return { ...state, hint: isApp ? state.hint : null, api_url: deps.config.marketplaceApiUrl, can_store: isApp && deps.marketplaceKey.canStore };
+  };
 
-  const describe = (): SettingsResponse => {
+  /** The Settings page's view; `tenantId` decides what of the key it shows and whether it may change anything. */
+  const describe = (tenantId: string = APP_TENANT): SettingsResponse => {
+    const isApp = tenantId === APP_TENANT;
     const stored = new Set(deps.settings.storedAppKeys());
     const sources: Record<string, 'default' | 'settings' | 'env'> = {};
     for (const key of APP_SETTING_KEYS) sources[key] = stored.has(key) ? 'settings' : 'default';
@@ -62,6 +65,7 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
     const api = deps.apiAddress();
     return {
       settings: deps.settings.appSettings(),
+      access: { tenant_id: tenantId, can_change: isApp },
       sources,
       effects: { ...SETTING_EFFECTS },
       // Every setting applies without a restart today (SETTING_EFFECTS has no 'restart' key).
@@ -73,7 +77,7 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
         api_host: api.host,
         api_port: api.port,
         auth: deps.auth.mode,
-        marketplace_key: keyStatus(),
+        marketplace_key: keyStatus(isApp),
         kubeconfig_env: deps.config.kubeconfig,
       },
     };
@@ -83,9 +87,9 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
   const envTokens = Boolean(deps.config.apiTokens?.trim());
 
   return {
-    async getSettings(_ctx, input) {
+    async getSettings(ctx, input) {
       parseInput('getSettings', input);
-      return describe();
+      return describe(ctx.tenantId);
     },
 
     async updateSettings(_ctx, input) {
@@ -102,15 +106,14 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
       return { ...describe(), changed };
     },
 
-    async getApiToken(ctx, input) {
+    // The app-tenant operations below are refused for other tenants before they run (app-tenant.ts).
+    async getApiToken(_ctx, input) {
       parseInput('getApiToken', input);
-      requireAppTenant(ctx.tenantId);
       return tokenAnswer(await deps.settings.readApiToken());
     },
 
-    async rotateApiToken(ctx, input) {
+    async rotateApiToken(_ctx, input) {
       parseInput('rotateApiToken', input);
-      requireAppTenant(ctx.tenantId);
       const previous = deps.settings.read().api_token_sha256;
       const token = await deps.settings.rotateApiToken();
       // The old hash is dropped before this answer leaves: the next request with it gets 401.
@@ -163,11 +166,6 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
       return describe();
     },
   };
-
-  function requireAppTenant(tenantId: string): void {
-    // The app token belongs to tenant `default`; another tenant must not read or replace it.
-    if (tenantId !== APP_TENANT) throw new ProblemError(404, 'not_found', 'the app API token belongs to the default tenant');
-  }
 
   function tokenAnswer(token: string | undefined): ApiTokenResponse {
     return {
