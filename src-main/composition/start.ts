@@ -137,6 +137,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       estimate: providers.estimate,
       catalog: providers.catalog,
       listLlmModels: providers.listLlmModels,
+      resolveDefaultBackendUrl: (url) => settings.resolveBackendUrl(url),
       // Idempotency records are aged with the clock that stamped them (the engine's `now`).
       ...(engineNow ? { now: () => engineNow().getTime() } : options.authNow ? { now: options.authNow } : {}),
     });
