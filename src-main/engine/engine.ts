@@ -57,6 +57,12 @@ export class JobEngine {
   private readonly tenants = new Map<string, string>();
   private accepting = true;
   private readonly secrets: JobSecrets;
+  /**
+   * What a job holds (or no longer holds) that a full disk kept from its record: written with the
+   * next write of the job that goes through, at the latest with its end, which is retried until
+   * space returns. So a machine the marketplace confirmed destroyed is never left `released: false`.
+   */
+  private readonly unrecordedResources = new Map<string, JobResources>();
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -344,7 +350,7 @@ export class JobEngine {
         if (!signal.aborted) controller.abort(failure);
       },
       // A workflow that cannot record what it holds keeps running (and releases it in its cleanup).
-      setResources: (patch) => this.bestEffort(jobId, 'resources', () => this.mergeResources(jobId, patch)),
+      setResources: (patch) => this.recordResources(jobId, patch),
     };
   }
 
@@ -354,8 +360,21 @@ export class JobEngine {
       emit: async (input) => {
         await this.emit(job.job_id, input);
       },
-      setResources: (patch) => this.mergeResources(job.job_id, patch),
+      setResources: (patch) => this.recordResources(job.job_id, patch),
     };
+  }
+
+  /** Merges into the job's resources; on a full disk keeps the patch for the job's next write (see unrecordedResources). */
+  private async recordResources(jobId: string, patch: JobResources): Promise<void> {
+    const pending: JobResources = { ...this.unrecordedResources.get(jobId), ...patch };
+    this.unrecordedResources.set(jobId, pending);
+    try {
+      await this.mergeResources(jobId, pending);
+      if (this.unrecordedResources.get(jobId) === pending) this.unrecordedResources.delete(jobId);
+    } catch (err) {
+      if (!(err instanceof InsufficientStorageError)) throw err;
+      this.logger.warn('resources not recorded yet (disk full): they are written with the end of the job', { job_id: jobId, resources: pending, error: err.message });
+    }
   }
 
   private async mergeResources(jobId: string, patch: JobResources): Promise<void> {
@@ -397,7 +416,10 @@ export class JobEngine {
   private async persistEnd(jobId: string, status: JobStatus, patch: Omit<JobPatch, 'status' | 'finished_at'>, retry: boolean): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.transition(jobId, status, { ...patch, finished_at: this.now().toISOString() });
+        const held = this.unrecordedResources.get(jobId);
+        const resources = held ? { ...(await this.store.getJob(jobId))?.resources, ...held } : undefined;
+        await this.transition(jobId, status, { ...patch, ...(resources ? { resources } : {}), finished_at: this.now().toISOString() });
+        if (held && this.unrecordedResources.get(jobId) === held) this.unrecordedResources.delete(jobId);
         return;
       } catch (err) {
         if (!retry || !(err instanceof InsufficientStorageError) || !this.accepting) throw err;

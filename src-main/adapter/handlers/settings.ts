@@ -17,6 +17,8 @@ import { API_TOKEN_FILE, sha256Hex, type SettingsStore } from '../../app/setting
 import { normaliseMarketplaceKey, type MarketplaceKeyHolder } from '../../app/marketplace-key';
 import { MarketplaceAuthError, MarketplaceError } from '../../marketplace/errors';
 import { VastClient } from '../../marketplace/vast-client';
+import { isOutOfSpace } from '../../store/atomic-file';
+import { InsufficientStorageError } from '../../store/types';
 import { parseInput } from '../parse-input';
 import type { OperationHandlers } from '../types';
 
@@ -162,7 +164,13 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
       const { key } = parseInput('setMarketplaceKey', input);
       // 409 headless (the key comes from VAST_API_KEY); in the app the new key is used at once:
       // the next estimate or job takes it, running jobs keep theirs.
-      await deps.marketplaceKey.store(key && key.length > 0 ? key : null);
+      try {
+        await deps.marketplaceKey.store(key && key.length > 0 ? key : null);
+      } catch (err) {
+        // The desktop app keeps the key in its data dir too: a full disk is a 507, not an internal error.
+        if (isOutOfSpace(err)) throw new InsufficientStorageError(deps.config.dataDir, err);
+        throw err;
+      }
       return describe();
     },
   };
