@@ -68,10 +68,12 @@ function ask(name: BundledDriverName, params: DriverAskParams, ctx: AskContext, 
   switch (name) {
     case 'builtin':
       return askBuiltin(params, { llmFactory: options.llmFactory, onEvent: ctx.event });
+    // The CLI stays in this driver's process group: the server stops that whole group on cancel,
+    // timeout and shutdown, and a group of its own would outlive this process.
     case 'holmes':
-      return askHolmes(params, { env: options.env, timeoutMs: options.cliTimeoutMs, onStderrLine: ctx.stderrLine });
+      return askHolmes(params, { env: options.env, timeoutMs: options.cliTimeoutMs, onStderrLine: ctx.stderrLine, processGroup: 'inherit' });
     case 'k8sgpt':
-      return askK8sgpt(params, { env: options.env, timeoutMs: options.cliTimeoutMs, onStderrLine: ctx.stderrLine });
+      return askK8sgpt(params, { env: options.env, timeoutMs: options.cliTimeoutMs, onStderrLine: ctx.stderrLine, processGroup: 'inherit' });
   }
 }
 

@@ -64,6 +64,8 @@ export class StdioDriverTransport implements DriverTransport {
       maxStderrBytes: this.options.maxStderrBytes,
       signal: callOptions.signal,
       onStderrLine: callOptions.onStderr,
+      // A temporary directory per call (TMPDIR): removed with the driver's whole process group, even one that was killed.
+      tempDir: true,
       stopAfterOutput: { done: (stdout) => firstLine(stdout) !== null && /\S[^\n]*\n/.test(stdout), graceMs: this.options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS },
     });
     return this.parse(outcome, id);

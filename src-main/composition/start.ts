@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pkg from '../../package.json' with { type: 'json' };
 import type { BenchdeskClient } from '../../shared';
+import { stopAllTrees } from '../agents/process-group';
+import { DEFAULT_KILL_GRACE_MS } from '../agents/process-runner';
 import { Authenticator } from '../api/auth';
 import type { HttpLimits } from '../api/http-limits';
 import { buildApiServer } from '../api/server';
@@ -202,6 +204,8 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
         await instances.stop();
         await app.close();
         await engine.shutdown(config.shutdownGraceMs);
+        // The engine's cancel stops each job's agent processes; anything still running is stopped here.
+        await stopAllTrees(DEFAULT_KILL_GRACE_MS);
         await store.close();
       },
     };

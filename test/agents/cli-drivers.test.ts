@@ -36,7 +36,8 @@ const params = (over: Partial<DriverAskParams> = {}): DriverAskParams => ({
   backend_url: 'http://127.0.0.1:11434/',
   ...over,
 });
-const fakeEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ ...process.env, PATH: pathWithFakeAgents(), ...extra });
+// The fakes' knobs reach them only because BENCHDESK_AGENT_ENV lists them (agent programs get an allow-listed environment).
+const fakeEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ ...process.env, PATH: pathWithFakeAgents(), BENCHDESK_AGENT_ENV: 'FAKE_HOLMES_*,FAKE_K8SGPT_*', ...extra });
 
 async function failure(p: Promise<unknown>): Promise<AgentError> {
   const err = await p.then(

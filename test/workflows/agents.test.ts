@@ -84,6 +84,8 @@ beforeAll(async () => {
       BENCHDESK_DRIVER_FAILS: `node ${driver} error`,
       MY_DRIVER_LOG: driverLog,
       FAKE_HOLMES_RECORD: holmesRecord,
+      // Agent programs get an allow-listed environment: the test knobs must be named.
+      BENCHDESK_AGENT_ENV: 'MY_DRIVER_LOG FAKE_HOLMES_*',
     },
   });
 }, 60_000);
@@ -214,7 +216,7 @@ describe('the holmes driver', () => {
   });
 
   it('talks to the llmserver it was given', async () => {
-    const h2 = await startHarness({ k8s: true, env: { PATH: pathWithFakeAgents(), FAKE_HOLMES_CALL_OLLAMA: '1' } });
+    const h2 = await startHarness({ k8s: true, env: { PATH: pathWithFakeAgents(), FAKE_HOLMES_CALL_OLLAMA: '1', BENCHDESK_AGENT_ENV: 'FAKE_HOLMES_*' } });
     try {
       const id = await submit(h2, 'agentic-agent', { question: QUESTION, model: 'qwen2.5:7b', agent: 'holmes', backend_url: h2.ollama.url });
       const { job } = await waitForEnd(h2, id, 30_000);
@@ -227,7 +229,7 @@ describe('the holmes driver', () => {
   });
 
   it('holmes failing (exit 1) fails the job with its output in the message', async () => {
-    const h2 = await startHarness({ k8s: true, env: { PATH: pathWithFakeAgents(), FAKE_HOLMES_EXIT: '1' } });
+    const h2 = await startHarness({ k8s: true, env: { PATH: pathWithFakeAgents(), FAKE_HOLMES_EXIT: '1', BENCHDESK_AGENT_ENV: 'FAKE_HOLMES_*' } });
     try {
       const id = await submit(h2, 'agentic-agent', { question: QUESTION, model: MODEL, agent: 'holmes', backend_url: h2.ollama.url, backend_warmup: false });
       const { job } = await waitForEnd(h2, id, 30_000);

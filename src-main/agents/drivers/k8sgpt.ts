@@ -5,6 +5,7 @@ import { K8sgptOutputSchema, type K8sgptOutput } from './cli-wire';
 import { type AgentResult } from '../../../shared/results';
 import { type DriverAskParams } from '../driver-wire';
 import { normaliseBackendUrl } from '../../llm/backend-url';
+import { agentEnvironment } from '../driver-env';
 import { AgentError } from '../errors';
 import { exitFailure } from '../process-runner';
 import { DEFAULT_CLI_TIMEOUT_MS, runCli, type CliDriverOptions } from './cli';
@@ -95,7 +96,7 @@ export async function askK8sgpt(params: DriverAskParams, options: CliDriverOptio
     await writeFile(configFile, k8sgptConfig(params), { mode: 0o600, flag: 'wx' });
     const outcome = await runCli(k8sgptInvocation(params, configFile), {
       ...options,
-      env: options.env ?? process.env,
+      env: agentEnvironment(options.env ?? process.env, 'k8sgpt'),
       installHint: K8SGPT_INSTALL_HINT,
       deadline,
       maxStdoutBytes: MAX_OUTPUT_BYTES,
