@@ -6,7 +6,7 @@ import { type AgentResult } from '../../shared/results';
 import { askBuiltin, type LlmFactory } from './builtin';
 import { askHolmes } from './drivers/holmes';
 import { askK8sgpt } from './drivers/k8sgpt';
-import { errorMessage } from './errors';
+import { driverWireCode, errorMessage } from './errors';
 import type { AgentEvent } from './events';
 import { AGENT_TIMEOUT_ENV, DRIVER_VERSION } from './transport';
 
@@ -103,7 +103,8 @@ async function handleLine(name: BundledDriverName, line: string, ctx: AskContext
   try {
     return { status: 'ok', result: await ask(name, askParams.data, ctx, options), id };
   } catch (err) {
-    return { status: 'error', error: errorMessage(err), id };
+    // The kind travels with the message: "not installed" must not arrive as "the agent failed".
+    return { status: 'error', error: errorMessage(err), code: driverWireCode(err), id };
   }
 }
 

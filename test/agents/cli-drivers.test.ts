@@ -180,12 +180,12 @@ describe('holmes and k8sgpt through the registry (real `driver <name>` child pro
     expect(k8sgpt.metadata).toMatchObject({ agent: 'k8sgpt', problems: 2 });
   });
 
-  it('not installed → the driver answers status:error naming what to install', async () => {
+  it('not installed → the driver answers status:error with code not_installed, naming what to install', async () => {
     const registry = createAgentRegistry({ selfCommand, env: { ...process.env, PATH: pathWithoutAgents() } });
     await expect(registry.resolveAgent('holmes').ask(params())).rejects.toMatchObject({
-      code: 'driver_error',
+      code: 'not_installed',
       message: "driver 'holmes' reported an error: holmes is not installed or not on PATH; install HolmesGPT with `pipx install holmesgpt` (it also needs kubectl on PATH)",
     });
-    await expect(registry.resolveAgent('k8sgpt').ask(params())).rejects.toThrow(/driver 'k8sgpt' reported an error: k8sgpt is not installed/);
+    await expect(registry.resolveAgent('k8sgpt').ask(params())).rejects.toMatchObject({ code: 'not_installed', message: expect.stringMatching(/driver 'k8sgpt' reported an error: k8sgpt is not installed/) });
   });
 });

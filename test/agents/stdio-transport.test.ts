@@ -112,6 +112,15 @@ describe('StdioDriverTransport', () => {
     expect(err.message).toBe("driver 'fake' reported an error: model llama9 is not available");
   });
 
+  it('the kind in an error line (`code`) is kept: not_installed, timeout, bad_output; failed or unknown is a driver error', async () => {
+    const codes: Record<string, string> = { not_installed: 'not_installed', timeout: 'timeout', bad_output: 'invalid_response', failed: 'driver_error', 'from-the-future': 'driver_error' };
+    for (const [wire, code] of Object.entries(codes)) {
+      const err = await failure(transport('error-with-code', { env: { FAKE_DRIVER_ERROR_CODE: wire } }).call('ask', {}));
+      expect(err.code, wire).toBe(code);
+      expect(err.message).toBe("driver 'fake' reported an error: something went wrong");
+    }
+  });
+
   it('an answer followed by a failing exit is not trusted', async () => {
     const err = await failure(transport('ok-then-exit1').call('ask', {}));
     expect(err.code).toBe('exit_nonzero');

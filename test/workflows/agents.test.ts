@@ -174,7 +174,7 @@ describe('a user driver registered by environment', () => {
     const id = await submit(h, 'agentic-agent', body('garbage', { backend_warmup: false }));
     const { job, events } = await waitForEnd(h, id);
     expect(job.status).toBe('failed');
-    expect(job.error_code).toBe('agent_failed');
+    expect(job.error_code).toBe('agent_bad_output');
     expect(job.error).toMatch(/garbage/);
     expect(job.error).toMatch(/JSON/i);
     expect(events.find((e) => line(e) === 'agent.ask:error')?.message).toBe(job.error);
@@ -190,11 +190,10 @@ describe('a user driver registered by environment', () => {
   it('cancel kills a driver that never answers; the job ends cancelled', async () => {
     const id = await submit(h, 'agentic-agent', body('hangs', { backend_warmup: false }));
     await waitForEvent(h, id, (e) => e.event === 'agent.stderr' && e.message === 'thinking forever', 'the driver to start');
-    const started = Date.now();
     expect((await h.post(`/v1/jobs/${id}/cancel`, {})).status).toBe(202);
+    // The driver never ends by itself: reaching `cancelled` means it was stopped.
     const { job, events } = await waitForEnd(h, id);
     expect(job.status).toBe('cancelled');
-    expect(Date.now() - started).toBeLessThan(10_000);
     expectInOrder(events, ['agent.ask:started', 'job.cancel_requested:info', 'agent.ask:error', 'job.cancelled:info']);
   });
 });

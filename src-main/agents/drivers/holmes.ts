@@ -29,10 +29,19 @@ export function holmesModelName(model: string): string {
   return LITELLM_OLLAMA_PREFIXES.some((p) => model.startsWith(p)) ? model : `ollama_chat/${model}`;
 }
 
+/** The LiteLLM route for the request's backend_type: an Ollama-compatible llmserver is LiteLLM's ollama_chat. */
+function liteLlmModel(params: DriverAskParams): string {
+  switch (params.backend_type) {
+    case 'llmserver':
+    case 'ollama':
+      return holmesModelName(params.model);
+  }
+}
+
 export function holmesInvocation(params: DriverAskParams, outputFile: string, baseEnv: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv } {
   return {
     // `--` ends the options, so a question starting with "-" stays the prompt.
-    argv: ['holmes', 'ask', `--model=${holmesModelName(params.model)}`, '--no-interactive', '--json-output-file', outputFile, '--', params.question],
+    argv: ['holmes', 'ask', `--model=${liteLlmModel(params)}`, '--no-interactive', '--json-output-file', outputFile, '--', params.question],
     env: agentEnvironment(baseEnv, 'holmes', {
       KUBECONFIG: params.kubeconfig,
       OLLAMA_API_BASE: normaliseBackendUrl(params.backend_url),
