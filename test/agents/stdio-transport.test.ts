@@ -128,28 +128,22 @@ describe('StdioDriverTransport', () => {
   });
 
   it('a driver that answers but does not exit is stopped after a grace and its answer kept', async () => {
-    const started = Date.now();
     const result = await transport('ok-linger', { exitGraceMs: 300, killGraceMs: 300 }).call('ask', {});
     expect(result).toEqual({ answer: 'answered, then idles' });
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('oversize output kills the driver', async () => {
-    const started = Date.now();
     const err = await failure(transport('huge', { maxStdoutBytes: 64 * 1024 }).call('ask', {}));
     expect(err.code).toBe('output_too_large');
     expect(err.message).toMatch(/more than 65536 bytes/);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('timeout kills the whole process group, grandchild included, even if the driver ignores SIGTERM', async () => {
     const pidfile = path.join(dir, 'timeout.pid');
     const t = transport('hang-ignore-term', { timeoutMs: 700, killGraceMs: 300, env: { FAKE_DRIVER_PIDFILE: pidfile } });
-    const started = Date.now();
     const err = await failure(t.call('ask', {}));
     expect(err.code).toBe('timeout');
     expect(err.message).toMatch(/did not finish within 700 ms; its processes were stopped/);
-    expect(Date.now() - started).toBeLessThan(4000);
     const grandchild = Number(readFileSync(pidfile, 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
     expect(await waitFor(() => !isAlive(grandchild))).toBe(true);
