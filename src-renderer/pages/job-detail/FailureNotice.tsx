@@ -13,7 +13,11 @@ export function FailureNotice({ job }: { job: Pick<JobRecord, 'error' | 'error_c
         </strong>{' '}
         {job.error ?? job.message}
       </p>
-      {wording ? <p data-testid="job-error-next">{wording.next}</p> : null}
+      {wording ? (
+        <p className="notice-next" data-testid="job-error-next">
+          {wording.next}
+        </p>
+      ) : null}
     </Notice>
   );
 }
