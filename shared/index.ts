@@ -11,3 +11,4 @@ export * from './api-paths';
 export * from './operations';
 export * from './ipc';
 export * from './settings';
+export * from './job-errors';

@@ -17,6 +17,7 @@ import { useCancelJob, useCreateJob, useJob } from '../../queries/jobs';
 import { jobPath, ROUTES } from '../../router/routes';
 import { useJobStream } from '../../state/event-stream';
 import { EventLog } from './EventLog';
+import { FailureNotice } from './FailureNotice';
 import { phaseBars, toolCalls, type PhaseBar } from './phases';
 
 function rentsMachine(job: JobRecord): boolean {
@@ -235,13 +236,7 @@ function Loaded({ job }: { job: JobRecord }) {
         </dl>
       </Panel>
 
-      {job.status === 'failed' ? (
-        <Notice tone="error" testId="job-error">
-          <p>
-            <strong>Failed{job.error_code ? ` (${job.error_code})` : ''}:</strong> {job.error ?? job.message}
-          </p>
-        </Notice>
-      ) : null}
+      {job.status === 'failed' ? <FailureNotice job={job} /> : null}
       {job.status === 'cancelled' ? <Notice tone="warn">Cancelled: {job.message}</Notice> : null}
 
       <Panel title="Headline metrics">
