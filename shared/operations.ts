@@ -47,6 +47,9 @@ import {
  * the envelope that every transport must deliver.
  */
 
+/** The app's own tenant: the desktop app and the CLI act as it; it owns settings, the marketplace key and the app token. */
+export const APP_TENANT_ID = 'default';
+
 const JobIdSchema = z.string().min(1).max(128);
 const AnyObjectSchema = z.record(z.string(), z.unknown());
 const NoInputSchema = z.object({}).strict();
@@ -95,6 +98,12 @@ export type OperationDef = {
   readonly stream?: boolean;
   /** Public: answered without credentials (only /healthz). */
   readonly public?: boolean;
+  /**
+   * Only the app's own tenant (APP_TENANT_ID) may call it: settings, the marketplace key and the
+   * app token are the app's, and a change reaches every tenant's jobs and machines. Any other
+   * tenant gets 403 `forbidden_tenant`, over HTTP, IPC and the in-process client alike.
+   */
+  readonly appTenantOnly?: boolean;
   /** Richer schemas for the OpenAPI document where `input` leaves the deep checks to the service. */
   readonly docs?: { readonly body?: z.ZodType; readonly querystring?: z.ZodType };
   /**
@@ -158,7 +167,7 @@ export const OPERATIONS = {
     input: JobListQuerySchema,
     output: JobListResponseSchema,
     status: 200,
-    query: ['status', 'kind', 'limit', 'cursor'],
+    query: ['status', 'kind', 'q', 'sort', 'limit', 'cursor'],
   },
   getJobCounts: {
     summary: "How many of the caller's jobs are in each status and of each kind",
@@ -170,7 +179,7 @@ export const OPERATIONS = {
     input: JobCountsQuerySchema,
     output: JobCountsSchema,
     status: 200,
-    query: ['kind'],
+    query: ['kind', 'q'],
   },
   getJob: {
     summary: 'Get one job',
@@ -320,7 +329,6 @@ export const OPERATIONS = {
     input: z.object({}).strict(),
     output: SettingsResponseSchema,
     status: 200,
-    errors: { 403: "Settings belong to the app's own tenant (`default`): other tenants may not read or change them" },
   },
   updateSettings: {
     summary: 'Change some settings (partial; null resets one); answers the new settings and which changed',
@@ -330,9 +338,9 @@ export const OPERATIONS = {
     path: '/v1/settings',
     input: SettingsUpdateSchema,
     output: UpdateSettingsResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
-    errors: { 403: "Settings belong to the app's own tenant (`default`): other tenants may not read or change them" },
   },
   getApiToken: {
     summary: "The app's API token in plaintext (tenant `default`; shown only when asked)",
@@ -342,8 +350,8 @@ export const OPERATIONS = {
     path: '/v1/settings/api-token',
     input: z.object({}).strict(),
     output: ApiTokenResponseSchema,
+    appTenantOnly: true,
     status: 200,
-    errors: { 403: "The token belongs to the app's own tenant (`default`)" },
   },
   rotateApiToken: {
     summary: 'Replace the app token: the old one gets 401 from the next request, the `api-token` file is rewritten (0600)',
@@ -353,9 +361,9 @@ export const OPERATIONS = {
     path: '/v1/settings/api-token/rotate',
     input: z.object({}).strict(),
     output: ApiTokenResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
-    errors: { 403: "The token belongs to the app's own tenant (`default`)" },
   },
   testMarketplaceKey: {
     summary: 'Ask the marketplace whether the key in use (or a candidate `key`) works (GET /users/current)',
@@ -365,9 +373,9 @@ export const OPERATIONS = {
     path: '/v1/settings/marketplace-key/test',
     input: MarketplaceKeyTestInputSchema,
     output: MarketplaceKeyTestResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
-    errors: { 403: "The marketplace key belongs to the app's own tenant (`default`)" },
   },
   setMarketplaceKey: {
     summary: 'Set or clear (null) the app\'s marketplace key (desktop app: encrypted with safeStorage); 409 where the key can only come from VAST_API_KEY',
@@ -377,12 +385,10 @@ export const OPERATIONS = {
     path: '/v1/settings/marketplace-key',
     input: SetMarketplaceKeyInputSchema,
     output: SettingsResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
-    errors: {
-      403: "The marketplace key belongs to the app's own tenant (`default`)",
-      409: 'The key comes from the environment here and cannot be changed (`marketplace_not_configured`)',
-    },
+    errors: { 409: 'The key comes from the environment here and cannot be changed (`marketplace_not_configured`)' },
   },
   getSpendSummary: {
     summary: "Spend today and this month from the tenant's jobs' recorded cost",
@@ -443,7 +449,15 @@ export type OperationInputs = {
 export type OperationOutput<O extends OperationName> = z.output<Ops[O]['output']>;
 export type OperationInput<O extends OperationName> = OperationInputs[O];
 
-export type CallOptions = { signal?: AbortSignal };
+export type CallOptions = {
+  signal?: AbortSignal;
+  /**
+   * Streams over HTTP: told when a connection is open (`open`) and when it broke, or sent nothing,
+   * not even a heartbeat, for the client's idle timeout (`lost`); the stream then reconnects on its
+   * own. Transports without a connection (IPC, in process) never call it.
+   */
+  onConnection?: (state: 'open' | 'lost') => void;
+};
 
 /**
  * The one typed interface every front end uses. Three implementations: the HTTP client

@@ -167,6 +167,14 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
   507: { name: 'InsufficientStorage', description: 'The data directory is full: nothing was stored' },
 };
 
+/** The 403 of an app-tenant operation (`appTenantOnly` in the operation table): another tenant, or a foreign browser request. */
+const FORBIDDEN_TENANT_RESPONSE = {
+  name: 'ForbiddenTenant',
+  description:
+    "The caller's tenant is not the app's own (`default`): settings, the marketplace key and the app token belong to it (`forbidden_tenant`); " +
+    'or a browser request from another origin or site, refused before authentication (`forbidden_origin`)',
+};
+
 /** The statuses every route of this kind can answer, whatever the operation. */
 function commonErrorStatuses(op: OperationDef | null, method: string, path: string): Set<string> {
   // 400 (framing, Host), 403 (browser origins), 408 and 431 (node's HTTP limits), 500, 503 (shutdown, connection cap).
@@ -325,7 +333,7 @@ function finishOperation(method: string, path: string, operation: Json, info: Ro
     }
   }
   for (const code of [...statuses].sort()) {
-    const component = ERROR_RESPONSES[code] ?? { name: 'InternalError', description: '' };
+    const component = code === '403' && op?.appTenantOnly ? FORBIDDEN_TENANT_RESPONSE : (ERROR_RESPONSES[code] ?? { name: 'InternalError', description: '' });
     const whys = specific.get(code);
     if (!whys) {
       responses[code] = { $ref: `#/components/responses/${component.name}` };
@@ -438,7 +446,7 @@ export function makeFinishOpenApi(options: OpenApiOptions = {}): (document: Swag
     };
     const usedResponses = new Set(JSON.stringify(doc.paths).match(/#\/components\/responses\/\w+/g)?.map((r) => r.split('/').pop() ?? '') ?? []);
     components.responses = Object.fromEntries(
-      Object.entries(ERROR_RESPONSES)
+      [...Object.entries(ERROR_RESPONSES), ['403', FORBIDDEN_TENANT_RESPONSE] as const]
         .filter(([, { name }]) => usedResponses.has(name))
         .map(([code, { name, description }]) => {
           const headers = code === '401' || code === '503' ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : code === '405' ? { Allow: { $ref: '#/components/headers/Allow' } } : undefined;

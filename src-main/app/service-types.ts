@@ -43,6 +43,6 @@ export interface BenchdeskService {
   /** The highest event seq this server may have handed out: a resume position above it is unknown here. */
   lastSeq(): number;
   listCatalog(): CatalogResponse;
-  listLlmModels(query: unknown): Promise<LlmModelsResponse>;
+  listLlmModels(tenantId: string, query: unknown): Promise<LlmModelsResponse>;
   metricsSummary(tenantId: string, query: unknown): Promise<MetricsSummary>;
 }

@@ -155,6 +155,7 @@ function operationSection(name: OperationName): string {
     '',
   );
   if (op.public) lines.push('Public: answered without credentials.', '');
+  if (op.appTenantOnly) lines.push("Only the app's own tenant (`default`) may call it; any other tenant gets **403** `forbidden_tenant`.", '');
   const headers = Object.values(op.headers ?? {});
   if (headers.length > 0) lines.push(`Headers read: ${headers.map((h) => `\`${HEADER_NAMES[h] ?? h}\``).join(', ')} (optional).`, '');
   const errors = Object.entries(op.errors ?? {});
@@ -209,7 +210,7 @@ export function renderApiReference(): string {
     '|---|---|',
     '| 400 | malformed JSON, a body that is not an object, a bad header |',
     '| 401 | missing or wrong credentials (`WWW-Authenticate: Bearer`), or the address is blocked (`auth_blocked`) |',
-    '| 403 | a browser request from another origin or site |',
+    "| 403 | a browser request from another origin or site (`forbidden_origin`); a tenant other than `default` changing settings, setting or testing the marketplace key, or showing or rotating the app token (`forbidden_tenant`) |",
     '| 404 | unknown route or job |',
     '| 405 | wrong method, a method this server does not know included (`Allow` lists the right ones) |',
     "| 406 | a stream-only route (`/v1/events`) asked for without `Accept: text/event-stream` |",

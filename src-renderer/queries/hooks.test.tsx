@@ -3,13 +3,12 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JobEvent, JobListResponse, JobStreamItem } from '../../shared';
+import type { JobEvent, JobListResponse } from '../../shared';
 import { ApiProvider, type RendererApi } from '../bridge';
 import { useEventStreamStore } from '../state/event-stream';
 import { agentJob, ev } from '../test-helpers';
 import { useJobEventStream } from './job-events';
 import { useJobList } from './jobs';
-import { useLiveFeed } from './live-feed';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -100,53 +99,5 @@ describe('useJobList', () => {
       { limit: 100, status: 'failed' },
       { limit: 100, status: 'failed', cursor: 'c1' },
     ]);
-  });
-});
-
-describe('useLiveFeed', () => {
-  it('refetches the jobs shown when the feed says events were missed (reset)', async () => {
-    let listCalls = 0;
-    const feedInputs: unknown[] = [];
-    let hold: () => void = () => undefined;
-    let sendReset: () => void = () => undefined;
-    const resetSent = new Promise<void>((r) => (sendReset = r));
-    const api = {
-      listJobs: async (): Promise<JobListResponse> => {
-        listCalls++;
-        return { jobs: [agentJob('a')], next_cursor: null };
-      },
-      streamEvents: (input: unknown, options?: { signal?: AbortSignal }) => {
-        feedInputs.push(input);
-        return {
-          async *[Symbol.asyncIterator](): AsyncIterator<JobStreamItem> {
-            // Only the first connection resets; a later one waits until the test ends.
-            if (feedInputs.length === 1) {
-              await resetSent;
-              yield { reset: true, seq: 41, after: 3, oldest_seq: 40, message: 'events after 3 are no longer held' };
-              throw new Error('dropped');
-            }
-            await new Promise<void>((r) => {
-              hold = r;
-              options?.signal?.addEventListener('abort', () => r());
-            });
-          },
-        };
-      },
-    } as unknown as RendererApi;
-    let list: ReturnType<typeof useJobList> | undefined;
-    function Probe() {
-      useLiveFeed();
-      list = useJobList({});
-      return null;
-    }
-    const view = mount(api, <Probe />);
-    await until(() => list?.data !== undefined);
-    expect(listCalls).toBe(1);
-    sendReset();
-    // The reset asks for the list again (the loop's own refetch after a drop comes seconds later).
-    await until(() => listCalls >= 2);
-    expect(listCalls).toBe(2);
-    view.unmount();
-    hold();
   });
 });

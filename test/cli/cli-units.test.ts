@@ -7,6 +7,8 @@ import { buildCli } from '../../src-main/cli/main';
 import { defaultKubeconfig, expandPath, parsePercentage } from '../../src-main/cli/parsers';
 import { applyEvent, costNow, initialState } from '../../src-main/cli/progress';
 import { closest } from '../../src-main/cli/suggest';
+import { printJob } from '../../src-main/cli/render';
+import { makeJob } from '../helpers/store';
 
 /** The CLI's pure parts, in-process (the child-process tests cover the behaviour end to end). */
 
@@ -125,5 +127,33 @@ describe('following a job', () => {
     expect(gets).toBeGreaterThanOrEqual(2);
     expect(stderr.join('')).toMatch(/event stream restarted: another server; checking job j1 again/);
     expect(stderr.join('')).toMatch(/job j1 failed \[test_failure\]: boom/);
+  });
+});
+
+describe('a failed job in `jobs show`', () => {
+  function shown(job: JobRecord): string {
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      printJob(job);
+    } finally {
+      spy.mockRestore();
+    }
+    return lines.join('');
+  }
+  const failed = (error_code: string | null): JobRecord => makeJob({ status: 'failed', error: "driver 'holmes' reported an error: nope", error_code, message: 'failed' });
+
+  it('words the agent failure by its error code and says what to do next', () => {
+    expect(shown(failed('agent_not_installed'))).toMatch(/The agent is not installed \[agent_not_installed\]: driver 'holmes' reported an error: nope\nInstall the agent program/);
+    expect(shown(failed('agent_timeout'))).toMatch(/did not answer in time \[agent_timeout\][^\n]*\n[^\n]*BENCHDESK_AGENT_TIMEOUT_S/);
+    expect(shown(failed('agent_bad_output'))).toMatch(/cannot read \[agent_bad_output\]/);
+    expect(shown(failed('agent_failed'))).toMatch(/The agent failed \[agent_failed\]/);
+  });
+
+  it('an unknown code is shown as it is', () => {
+    expect(shown(failed('something_new'))).toContain("error [something_new]: driver 'holmes' reported an error: nope\n");
   });
 });
