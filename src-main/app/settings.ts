@@ -3,6 +3,7 @@ import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Conf from 'conf';
 import { z } from 'zod';
+import { INSTALL_ID_PATTERN } from '../marketplace/labels';
 import { APP_SETTINGS_DEFAULTS, AppSettingsSchema, ExtraCatalogEntrySchema, SettingsUpdateSchema, type AppSettingKey, type AppSettings } from '../../shared';
 
 /** Settings persisted in the data dir (conf: the same file electron-store would write). */
@@ -13,12 +14,22 @@ export const StoredSettingsSchema = z.object({
   drivers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), z.string().min(1)).optional(),
   /** When the app token was last created or rotated (RFC 3339). */
   api_token_rotated_at: z.string().optional(),
+  /**
+   * This data dir's install id, created once: the labels of the machines it rents carry it
+   * (`benchdesk:<install_id>:<job_id>`), so another install's machines are never taken for its own.
+   */
+  install_id: z.string().regex(INSTALL_ID_PATTERN, 'an install id is 6–32 lower-case letters and digits').optional(),
   // The Settings page's keys (shared/settings.ts); absent = the default.
   ...AppSettingsSchema.partial().shape,
 });
 export type StoredSettings = z.infer<typeof StoredSettingsSchema>;
 
 export const API_TOKEN_FILE = 'api-token';
+
+/** A new install id: 12 lower-case hex characters (48 random bits). */
+export function newInstallId(): string {
+  return randomBytes(6).toString('hex');
+}
 
 export class SettingsStore {
   private readonly conf: Conf<StoredSettings>;
@@ -86,6 +97,15 @@ export class SettingsStore {
 
   get filePath(): string {
     return this.conf.path;
+  }
+
+  /** The data dir's install id, created and stored on first use; it never changes afterwards. */
+  ensureInstallId(): string {
+    const existing = this.read().install_id;
+    if (existing) return existing;
+    const id = newInstallId();
+    this.set({ install_id: id });
+    return id;
   }
 
   /** The app token from its 0600 file, when the file matches the stored hash. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../shared';
-import { classifyInstance, jobIdOfLabel } from '../../src-main/app/instances';
+import { classifyByJob as classifyInstance, classifyMachine } from '../../src-main/app/instances';
+import { parseLabel } from '../../src-main/marketplace/labels';
 import type { EmitInput, JobFailure } from '../../src-main/engine/types';
 import { CostMeter, costBetween } from '../../src-main/engine/workflows/cost-meter';
 
@@ -24,13 +25,29 @@ describe('classifyInstance', () => {
     expect(classifyInstance(undefined)).toBe('orphaned');
   });
 
-  it('reads the job id only from a benchdesk: label', () => {
-    expect(jobIdOfLabel('benchdesk:abc-123')).toBe('abc-123');
-    expect(jobIdOfLabel('benchdesk:')).toBeNull();
-    expect(jobIdOfLabel('training-run-7')).toBeNull();
-    expect(jobIdOfLabel('xbenchdesk:abc')).toBeNull();
-    expect(jobIdOfLabel(null)).toBeNull();
-    expect(jobIdOfLabel(`benchdesk:${'a'.repeat(129)}`)).toBeNull();
+  it('reads a benchdesk: label: install id and job id, or the older form with the job id alone', () => {
+    expect(parseLabel('benchdesk:a1b2c3d4e5f6:abc-123')).toEqual({ installId: 'a1b2c3d4e5f6', jobId: 'abc-123' });
+    expect(parseLabel('benchdesk:abc-123')).toEqual({ installId: null, jobId: 'abc-123' });
+    expect(parseLabel('benchdesk:')).toBeNull();
+    expect(parseLabel('benchdesk:a1b2c3d4e5f6:')).toBeNull();
+    expect(parseLabel('benchdesk:NOT_AN_ID:abc')).toBeNull();
+    expect(parseLabel('training-run-7')).toBeNull();
+    expect(parseLabel('xbenchdesk:abc')).toBeNull();
+    expect(parseLabel(null)).toBeNull();
+    expect(parseLabel(`benchdesk:${'a'.repeat(129)}`)).toBeNull();
+  });
+
+  it('only this install\'s machines (or older labels naming one of its jobs) can be orphans; the rest are foreign', () => {
+    const ours = 'a1b2c3d4e5f6';
+    const ended = job({ status: 'failed' });
+    expect(classifyMachine({ installId: ours, jobId: 'j1' }, ended, ours)).toBe('orphaned');
+    expect(classifyMachine({ installId: ours, jobId: 'gone' }, undefined, ours)).toBe('orphaned');
+    expect(classifyMachine({ installId: 'ffffffffffff', jobId: 'j9' }, undefined, ours)).toBe('foreign');
+    // A job id this data dir also knows does not make another install's machine ours.
+    expect(classifyMachine({ installId: 'ffffffffffff', jobId: 'j1' }, ended, ours)).toBe('foreign');
+    expect(classifyMachine({ installId: null, jobId: 'j1' }, ended, ours)).toBe('orphaned');
+    expect(classifyMachine({ installId: null, jobId: 'j1' }, job({ status: 'running' }), ours)).toBe('active');
+    expect(classifyMachine({ installId: null, jobId: 'unknown' }, undefined, ours)).toBe('foreign');
   });
 });
 
