@@ -1,6 +1,10 @@
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../shared';
-import { classifyByJob as classifyInstance, classifyMachine } from '../../src-main/app/instances';
+import { classifyByJob as classifyInstance, classifyMachine, createInstanceService } from '../../src-main/app/instances';
+import { HeldKeys } from '../../src-main/marketplace/held-keys';
+import type { VastApi } from '../../src-main/marketplace/vast-client';
 import { parseLabel } from '../../src-main/marketplace/labels';
 import type { EmitInput, JobFailure } from '../../src-main/engine/types';
 import { CostMeter, costBetween } from '../../src-main/engine/workflows/cost-meter';
@@ -116,5 +120,57 @@ describe('CostMeter', () => {
     expect(meter.exceeded?.code).toBe('budget_exceeded');
     expect(events.map((e) => e.event)).toEqual(['cost.update', 'cost.limit_reached', 'cost.update']);
     expect(events[1]?.message).toBe('spend limit reached after the work finished: instance 7 cost $0.020000 (20 s at $3.6/h), max_cost_usd is $0.01; the result is kept and the machine released');
+  });
+});
+
+describe('background work is supervised: a failure is logged, never thrown into the process', () => {
+  it('the cost meter: a tick whose stop throws is logged by the timer, and the download joins the running cost', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const logged: string[] = [];
+    const events: EmitInput[] = [];
+    const meter = new CostMeter(
+      {
+        emit: async (e) => void events.push(e),
+        setCost: async () => undefined,
+        stop: () => {
+          throw new Error('stop failed');
+        },
+        logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      },
+      { instanceId: 7, dphTotal: 3.6, rentedAt: new Date(clock).toISOString(), maxCostUsd: 0.01, intervalMs: 10, now: () => clock, logError: (m, f) => void logged.push(`${m}: ${String(f.error)}`) },
+    );
+    meter.addDownload(0.004);
+    clock += 6_000; // $0.006 of machine time + $0.004 of download: the limit
+    meter.start();
+    const deadline = Date.now() + 2_000;
+    while (logged.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    meter.stop();
+    expect(logged[0]).toBe('the cost meter failed a tick: stop failed');
+    expect(events[0]?.labels).toMatchObject({ cost_usd: 0.01, download_usd: 0.004 });
+  });
+
+  it('the orphan sweep: a sweep that fails (here: settings.json cannot be read) is logged and resolves, and the next one runs', async () => {
+    const errors: string[] = [];
+    let calls = 0;
+    const client = { listInstances: async () => [] } as unknown as VastApi;
+    const service = createInstanceService({
+      access: { current: () => ({ key: 'k', client }), clientFor: () => client },
+      heldKeys: new HeldKeys(path.join(tmpdir(), `benchdesk-nothing-${process.pid}`)),
+      installId: 'a1b2c3d4e5f6',
+      dataDir: tmpdir(),
+      getJob: async () => undefined,
+      recordRelease: async () => undefined,
+      emit: async () => undefined,
+      releaseOrphansAutomatically: () => {
+        calls++;
+        throw new Error('settings file settings.json is invalid');
+      },
+      maxCostDefault: () => null,
+      log: { info: () => undefined, warn: () => undefined, error: (m, f) => void errors.push(`${m}: ${String(f?.error)}`) },
+    });
+    await expect(service.sweep()).resolves.toEqual({ orphaned: [], released: [], failed: [] });
+    await expect(service.sweep()).resolves.toEqual({ orphaned: [], released: [], failed: [] });
+    expect(calls).toBe(2);
+    expect(errors).toEqual(['orphan sweep failed: settings file settings.json is invalid', 'orphan sweep failed: settings file settings.json is invalid']);
   });
 });
