@@ -8,7 +8,7 @@ import type {
   MarketplaceInstanceList,
   ReleaseInstanceResponse,
 } from '../../shared';
-import { isTerminal } from '../../shared';
+import { APP_TENANT_ID, isTerminal } from '../../shared';
 import type { EmitInput, Logger } from '../engine/types';
 import { costBetween } from '../engine/workflows/cost-meter';
 import type { MarketplaceAccess } from '../marketplace/access';
@@ -413,6 +413,10 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
           'instance_foreign',
           `instance ${instanceId} belongs to another benchdesk install (label "${instance.label ?? ''}"): release it from that install, or send {"force": true} to release it from here`,
         );
+      }
+      // Another install's machine is nobody's here: only the app's own tenant may force its release.
+      if (row.entry.classification === 'foreign' && tenantId !== APP_TENANT_ID) {
+        throw new ProblemError(403, 'forbidden_tenant', `instance ${instanceId} belongs to another benchdesk install; only the app's own tenant ('${APP_TENANT_ID}') may force its release`);
       }
       if (row.entry.job && job && job.tenant_id !== tenantId) throw new ProblemError(404, 'instance_not_found', `instance ${instanceId} is not one of this tenant's machines`);
       if (row.entry.classification === 'active') {

@@ -129,6 +129,17 @@ describe('install ids', () => {
     expect(String(refused.body.detail)).toContain(`benchdesk:${mine.bd.installId}:${kept.jobId}`);
     expect(shared.vast.liveInstances().map((i) => i.id)).toContain(kept.instanceId);
 
+    // Forcing it is the app's own tenant's call: another tenant of install B is refused, and nothing is destroyed.
+    const byTenant = await other.bd.app.inject({
+      method: 'POST',
+      url: `/v1/marketplace/instances/${kept.instanceId}/release`,
+      headers: { 'x-tenant-id': 'team-b' },
+      payload: { force: true },
+    });
+    expect(byTenant.statusCode, byTenant.body).toBe(403);
+    expect(JSON.parse(byTenant.body)).toMatchObject({ code: 'forbidden_tenant' });
+    expect(shared.vast.liveInstances().map((i) => i.id)).toContain(kept.instanceId);
+
     const forced = await other.post(`/v1/marketplace/instances/${kept.instanceId}/release`, { force: true });
     expect(forced.status, JSON.stringify(forced.body)).toBe(200);
     expect(forced.body).toMatchObject({ released: true, verified: true, job_id: null });
