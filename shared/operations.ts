@@ -14,7 +14,7 @@ import {
   SeqParamSchema,
   type JobKind,
 } from './jobs';
-import { ListInstancesQuerySchema, MarketplaceInstanceListSchema, ReleaseInstanceInputSchema, ReleaseInstanceResponseSchema } from './instances';
+import { ListInstancesQuerySchema, MarketplaceInstanceListSchema, ReleaseInstanceBodySchema, ReleaseInstanceInputSchema, ReleaseInstanceResponseSchema } from './instances';
 import { MetricsSummaryQuerySchema, MetricsSummarySchema } from './metrics';
 import { CatalogResponseSchema, LlmModelsQuerySchema, LlmModelsResponseSchema } from './models';
 import {
@@ -91,6 +91,10 @@ export type OperationDef = {
   /** Success status over HTTP. */
   readonly status: number;
   readonly query?: readonly string[];
+  /**
+   * What the HTTP body carries: `'*'` the whole input; a field name, that field; REST_BODY, the input's
+   * fields that are not in the path (one JSON object, optional).
+   */
   readonly body?: string;
   /** input field → HTTP header name. */
   readonly headers?: Readonly<Record<string, string>>;
@@ -113,6 +117,9 @@ export type OperationDef = {
    */
   readonly errors?: Readonly<Record<number, string>>;
 };
+
+/** `body` value: the input's fields outside the path travel as the JSON body (no input field can be named so). */
+export const REST_BODY = '...rest';
 
 export const OPERATIONS = {
   getHealth: {
@@ -305,18 +312,23 @@ export const OPERATIONS = {
     errors: { 502: 'The marketplace did not answer the instance list, or answered an error' },
   },
   releaseInstance: {
-    summary: 'Destroy one benchdesk machine and confirm it is gone (409 `instance_active` while its job runs: cancel the job instead)',
+    summary:
+      'Destroy one benchdesk machine and confirm it is gone (409 `instance_active` while its job runs: cancel the job instead; 409 `instance_foreign` for another install\'s machine unless the body says `{"force": true}`)',
     description:
       'Destroys the machine and answers once the marketplace confirms it is gone. A machine whose job is still active answers 409 (cancel the job instead); ' +
-      'one that is not a benchdesk machine of this tenant answers 404.',
+      "a machine another benchdesk install rented answers 409 unless the body says `{\"force\": true}` (only the app's own tenant may force); one that is not a benchdesk machine answers 404.",
     tags: ['marketplace'],
     method: 'POST',
     path: '/v1/marketplace/instances/{instance_id}/release',
     input: ReleaseInstanceInputSchema,
+    // The id travels in the path, `force` in the (optional) body.
+    body: REST_BODY,
+    docs: { body: ReleaseInstanceBodySchema },
     output: ReleaseInstanceResponseSchema,
     status: 200,
     errors: {
-      409: 'Its job is still active (`instance_active`), or no marketplace key is set (`marketplace_not_configured`)',
+      403: "`force` from a tenant other than the app's own (`forbidden_tenant`)",
+      409: "Its job is still active (`instance_active`), another install's machine without `force` (`instance_foreign`), or no marketplace key is set (`marketplace_not_configured`)",
       502: 'The marketplace did not confirm the release, or answered an error',
     },
   },

@@ -253,7 +253,9 @@ function isJson(value: unknown): value is Json {
 /** Whether the server answers the operation without a body (it reads a missing one as `{}`). */
 function bodyOptional(op: OperationDef): boolean {
   const body = op.docs?.body ?? (op.body === '*' ? op.input : undefined);
-  return body !== undefined && body.safeParse({}).success && op.input.safeParse({}).success;
+  if (!body?.safeParse({}).success) return false;
+  // A body that is the whole input may be left out only if the input may be empty.
+  return op.body !== '*' || op.input.safeParse({}).success;
 }
 
 /** The stream operation answering the same route as a unary one (Accept: text/event-stream). */
