@@ -10,3 +10,6 @@ export * from './api-paths';
 export * from './operations';
 export * from './ipc';
 export * from './settings';
+export * from './agents';
+export * from './templates';
+export * from './issue-words';

@@ -19,7 +19,8 @@ import { IDEMPOTENCY_RETENTION_MS, createService } from '../app/service';
 import type { BenchdeskService } from '../app/service-types';
 import { SettingsStore } from '../app/settings';
 import { SpendCache } from '../app/spend';
-import { createWorkflows } from './workflows';
+import { createAgents, createWorkflows } from './workflows';
+import { createTemplateSearch } from '../app/templates';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
 
 export const VERSION: string = pkg.version;
@@ -120,9 +121,11 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
     // Tests replace some provider calls; the rest are the real ones (no I/O until called).
     const marketplaceKey = createMarketplaceKey(config, options.appMarketplaceKey);
     const providers: Providers = { ...createProviders({ config, settings, log, marketplaceKey }), ...options.providers };
+    // One registry: the workflows ask its agents, the Launch form lists them.
+    const agents = createAgents({ config, settings, log, env });
     const engine = new JobEngine({
       store,
-      handlers: options.handlers ?? createWorkflows({ config, providers, settings, log, env, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
+      handlers: options.handlers ?? createWorkflows({ config, providers, settings, log, env, agents, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
       // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
       concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
       logger: log,
@@ -150,6 +153,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       instances,
       overview: { spend },
+      choices: { agents, templates: createTemplateSearch({ marketplace: providers.marketplace }) },
       settings: {
         settings,
         auth,
