@@ -41,14 +41,22 @@ describe('template search', () => {
     expect(m.calls).toHaveLength(2);
   });
 
-  it('a hash is one exact lookup; a name is one exact lookup plus the recommended names that contain it', async () => {
+  it('a hash is one exact lookup, asked every time (a deleted template must show as gone); a name is one exact lookup plus the recommended names that contain it', async () => {
     const m = market();
     const search = createTemplateSearch({ marketplace: () => m.client });
     expect((await search({ q: TEAM })).templates.map((x) => x.hash_id)).toEqual([TEAM]);
     expect(m.calls.at(-1)).toEqual({ hash_id: { eq: TEAM } });
+    // Two at once share the call; the next one asks again.
+    await Promise.all([search({ q: TEAM }), search({ q: TEAM })]);
+    expect(m.calls).toHaveLength(2);
+    await search({ q: TEAM });
+    expect(m.calls).toHaveLength(3);
     expect((await search({ q: 'f'.repeat(32) })).templates).toEqual([]);
     // Before the recommended list was read, a name finds only its exact match.
     expect((await search({ q: 'Ollama (team)' })).templates.map((x) => x.name)).toEqual(['Ollama (team)']);
+    const named = m.calls.length;
+    await search({ q: 'Ollama (team)' });
+    expect(m.calls.length).toBe(named);
     await search({});
     const calls = m.calls.length;
     const found = await search({ q: 'ollama' });

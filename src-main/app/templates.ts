@@ -8,8 +8,9 @@ import { ProblemError } from './problem-error';
  * Marketplace templates for the Launch form's picker (GET /v1/marketplace/templates). The
  * marketplace allows one template call per 3 s and has no text search, so: the recommended list
  * is read once and kept a while (a name search filters it here), and a search makes at most one
- * call (a hash, or an exact name), its answer kept a minute. Identical searches in flight share
- * one call.
+ * call (a hash, or an exact name). A name's answer is kept a minute; a hash is always asked (it
+ * is how Launch checks the template still exists before renting). Identical searches in flight
+ * share one call.
  */
 
 const RECOMMENDED_TTL_MS = 10 * 60_000;
@@ -25,7 +26,7 @@ export type TemplateSearchDeps = {
 
 export type TemplateSearch = (query: TemplateSearchQuery) => Promise<MarketplaceTemplateList>;
 
-type Cached = { at: number; value: Promise<MarketplaceTemplate[]> };
+type Cached = { at: number; value: Promise<MarketplaceTemplate[]>; inFlight: boolean };
 
 export function toTemplateEntry(t: MarketplaceTemplate): MarketplaceTemplateEntry {
   return {
@@ -51,11 +52,18 @@ export function createTemplateSearch(deps: TemplateSearchDeps): TemplateSearch {
       cachedClient = client;
     }
     const hit = cache.get(key);
-    if (hit && now() - hit.at < ttl) return hit.value;
+    if (hit && (now() - hit.at < ttl || hit.inFlight)) return hit.value;
     const value = client.searchTemplates(filters, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
-    cache.set(key, { at: now(), value });
-    // A failure is not kept: the next search asks again.
-    value.catch(() => cache.delete(key));
+    const entry: Cached = { at: now(), value, inFlight: true };
+    cache.set(key, entry);
+    value.then(
+      () => {
+        entry.inFlight = false;
+        entry.at = now();
+      },
+      // A failure is not kept: the next search asks again.
+      () => cache.delete(key),
+    );
     return value;
   }
 
@@ -68,8 +76,8 @@ export function createTemplateSearch(deps: TemplateSearchDeps): TemplateSearch {
         const recommended = await cachedCall(client, 'recommended', RECOMMENDED_TTL_MS, { recommended: { eq: true } });
         return { templates: rank(recommended, ''), note: null };
       }
-      const filters: Record<string, FieldFilter> = HASH_LIKE.test(q) ? { hash_id: { eq: q } } : { name: { eq: q } };
-      const found = await cachedCall(client, `q:${q}`, SEARCH_TTL_MS, filters);
+      const hash = HASH_LIKE.test(q);
+      const found = await cachedCall(client, `q:${q}`, hash ? 0 : SEARCH_TTL_MS, hash ? { hash_id: { eq: q } } : { name: { eq: q } });
       // Names containing the text, from the recommended list when it was read already (no extra call).
       const recommended = cache.get('recommended');
       const listed = recommended ? await recommended.value.catch(() => []) : [];

@@ -12,6 +12,7 @@ export function ConfirmDialog({
   cancelLabel = 'Cancel',
   tone = 'primary',
   busy = false,
+  confirmDisabled = false,
   onConfirm,
   onCancel,
   testId,
@@ -23,6 +24,8 @@ export function ConfirmDialog({
   cancelLabel?: string;
   tone?: 'primary' | 'danger';
   busy?: boolean;
+  /** Keeps the confirm button off until the dialog's own conditions are met (e.g. an acknowledgement). */
+  confirmDisabled?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
   testId?: string;
@@ -56,7 +59,7 @@ export function ConfirmDialog({
           type="button"
           className={`button ${tone === 'danger' ? 'button-danger' : 'button-primary'}`}
           onClick={onConfirm}
-          disabled={busy}
+          disabled={busy || confirmDisabled}
           data-testid="confirm-ok"
           autoFocus
         >
