@@ -389,20 +389,23 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
         </div>
       </form>
 
-      <SpendConfirm
-        preflight={pending}
-        kind={kind}
-        threshold={threshold}
-        busy={create.isPending}
-        error={create.isError && pending ? create.error : null}
-        onCancel={() => {
-          setPending(null);
-          create.reset();
-        }}
-        onConfirm={() => {
-          if (pending) void submit(pending.input, pending.key);
-        }}
-      />
+      {/* Without a key nothing can be rented: no "Rent and launch" anywhere on the page. */}
+      {keyConfigured ? (
+        <SpendConfirm
+          preflight={pending}
+          kind={kind}
+          threshold={threshold}
+          busy={create.isPending}
+          error={create.isError && pending ? create.error : null}
+          onCancel={() => {
+            setPending(null);
+            create.reset();
+          }}
+          onConfirm={() => {
+            if (pending) void submit(pending.input, pending.key);
+          }}
+        />
+      ) : null}
     </>
   );
 }
