@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -15,7 +16,7 @@ import { SCREENSHOT_DIR, apiCall, go, launchBrowser, openApp, startUiServer, typ
  * kind-specific job page, Launch from the saved defaults with the "ask from $X" threshold, the
  * template chosen by name and checked before renting, an Estimate that never misleads (nothing
  * fits; invalid inputs), Estimate → Launch, and Edit and re-run. Screenshots of every page
- * touched, both themes, at 1024, 1440 and 1920 px, land in screenshots/ui-a/.
+ * touched, both themes, at 1024, 1440 and 1920 px, land in screenshots/widths/.
  */
 
 const CRASH = SCENARIO.crashLoopPod;
@@ -29,7 +30,7 @@ const SCRIPT: ChatTurn[] = [
 const BIG_MODEL = 'qwen2.5:32b';
 const SMALL_MODEL = 'llama3.1:8b';
 const WIDTHS = [1024, 1440, 1920] as const;
-const SHOTS = path.join(SCREENSHOT_DIR, 'ui-a');
+const SHOTS = path.join(SCREENSHOT_DIR, 'widths');
 /** zod's wording and the API's field names: never on a page. */
 const NOT_THE_FORMS_WORDS = /Too (small|big)|expected (number|string|int)|received (NaN|undefined)|>=|<=|\bmin_dph\b|\bmax_dph\b|\btemplate_hash\b/;
 
@@ -92,6 +93,13 @@ async function shoot(p: Page, name: string, settle = 250, fullPage = true): Prom
   await p.setViewportSize(original);
 }
 
+/** axe-core on the page as it is now (a dialog open, a machine billing…): no serious or critical violation. */
+async function expectAccessible(p: Page, what: string): Promise<void> {
+  const result = await new AxeBuilder({ page: p }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const blocking = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(blocking, what).toEqual([]);
+}
+
 /** A fresh tab (so the Launch form starts from the saved settings, not from a draft of this session). */
 async function freshTab(target: UiServer = server): Promise<UiPage> {
   return openApp(browser, target);
@@ -140,6 +148,7 @@ describe('machines you can stop (item 1)', () => {
     expect(table).toContain('kept after its job');
     expect(table).toContain(job.job_id.slice(0, 12));
     await shoot(page, 'overview-kept');
+    await expectAccessible(page, 'Overview with a kept machine');
 
     await page.getByTestId(`release-${instanceId}`).click();
     const dialog = page.locator('[data-testid="release-confirm"][open]');
@@ -149,6 +158,7 @@ describe('machines you can stop (item 1)', () => {
     expect(facts).toMatch(/\$0\.\d+\/h/);
     expect(await dialog.getByTestId('release-cost').innerText()).toMatch(/\$\d/);
     await shoot(page, 'overview-release-confirm', 150, false);
+    await expectAccessible(page, 'the release confirmation');
     await dialog.getByTestId('confirm-ok').click();
     await row.waitFor({ state: 'detached', timeout: 20_000 });
     expect(vast.state.instances.get(instanceId)?.destroyed).toBe(true);
@@ -183,6 +193,7 @@ describe('machines you can stop (item 1)', () => {
     expect(await page.getByTestId('machine-time').innerText()).toMatch(/Machine time[\s\S]*still billing/);
     expect(await page.getByTestId('machine-kept-note').innerText()).toContain('bills until you release it');
     await shoot(page, 'job-llm-instance-kept');
+    await expectAccessible(page, 'the job page of a kept llm-instance');
 
     await page.getByTestId('job-release').click();
     const dialog = page.locator('[data-testid="release-confirm"][open]');
@@ -290,6 +301,7 @@ describe('Launch from the saved defaults (items 3 and 6)', () => {
       await p.getByTestId('launch-model').selectOption(BIG_MODEL);
       await p.getByTestId('launch-question').fill('Why is the shop down?');
       await shoot(p, 'launch-marketplace');
+      await expectAccessible(p, 'Launch, renting a GPU');
 
       await go(p, '/models');
       await expect.poll(() => p.getByTestId('backend-url').inputValue(), { timeout: 15_000 }).toBe(server.h.ollama.url);

@@ -113,7 +113,7 @@ export function ReleaseMachineButton({
               </>
             ) : null}
           </dl>
-          <p>{WHY[target.classification]}</p>
+          <p>{foreign ? <strong>{WHY.foreign}</strong> : WHY[target.classification]}</p>
           <p>The marketplace destroys it (its disk too), then benchdesk reads it back to confirm it is gone; billing stops there.</p>
           {foreign ? (
             <label className="check release-ack">

@@ -101,7 +101,7 @@ function offerColumns(hours: number, cheapestId: number | null, launchOn: (o: Of
       id: 'launch',
       header: <span className="visually-hidden">Launch</span>,
       cell: (o) => (
-        <button type="button" className="button button-small" onClick={() => launchOn(o)} data-testid={`launch-on-${o.id}`} aria-label={`Launch on ${offerGpu(o)} at ${formatDph(o.dph_total)}`}>
+        <button type="button" className="button button-small" onClick={() => launchOn(o)} data-testid={`launch-on-${o.id}`} aria-label={`Launch on this: ${offerGpu(o)} at ${formatDph(o.dph_total)}`}>
           Launch on this
         </button>
       ),

@@ -134,6 +134,16 @@ function MachineAction({ machine }: { machine: MarketplaceInstanceEntry }) {
   );
 }
 
+/** Why the last release of this machine failed (it is still billing), on its row. */
+function ReleaseError({ machine }: { machine: MarketplaceInstanceEntry }) {
+  if (!machine.release_error) return null;
+  return (
+    <span className="release-error" data-testid={`release-error-${machine.instance_id}`}>
+      Last release failed: {machine.release_error}
+    </span>
+  );
+}
+
 function machineColumns(foreign: boolean): Column<MarketplaceInstanceEntry>[] {
   return [
     { id: 'id', header: 'Instance', cell: (i) => <span className="code-id">{i.instance_id}</span> },
@@ -148,7 +158,18 @@ function machineColumns(foreign: boolean): Column<MarketplaceInstanceEntry>[] {
       ),
     },
     foreign
-      ? { id: 'label', header: 'Label', cell: (i) => <code className="machine-label" title={i.label}>{i.label}</code> }
+      ? {
+          id: 'label',
+          header: 'Label',
+          cell: (i) => (
+            <span className="cell-stack">
+              <code className="machine-label" title={i.label}>
+                {i.label}
+              </code>
+              <ReleaseError machine={i} />
+            </span>
+          ),
+        }
       : {
           id: 'class',
           header: 'Why it is up',
@@ -158,6 +179,7 @@ function machineColumns(foreign: boolean): Column<MarketplaceInstanceEntry>[] {
                 <span className={`badge ${CLASS_TONE[i.classification]}`}>{CLASS_TEXT[i.classification]}</span>
               </span>
               {i.job ? <JobLink job={i.job} /> : <span className="muted">job unknown here</span>}
+              <ReleaseError machine={i} />
             </span>
           ),
         },
@@ -175,11 +197,6 @@ function machineColumns(foreign: boolean): Column<MarketplaceInstanceEntry>[] {
       align: 'right',
       cell: (i) => (
         <span className="machine-action" data-testid={`machine-${i.instance_id}`} data-classification={i.classification}>
-          {i.release_error ? (
-            <span className="release-error" data-testid={`release-error-${i.instance_id}`} title={i.release_error}>
-              Last release failed: {i.release_error}
-            </span>
-          ) : null}
           <MachineAction machine={i} />
         </span>
       ),
