@@ -52,14 +52,25 @@ function factsOf(job: JobRecord): Facts {
     facts.dph ??= res.dph_total;
     facts.rentedAt ??= res.rented_at;
   }
-  if (job.kind === 'benchmark' && job.result?.instance) {
-    const i = job.result.instance;
+  // Any kind whose result reports its machine the way a benchmark does (instance + cost).
+  const withMachine = machineResultOf(job);
+  if (withMachine) {
+    const i = withMachine.instance;
     facts.instanceId ??= i.id;
     facts.gpu = i.gpu_name ? `${i.num_gpus ?? 1}× ${i.gpu_name}` : null;
-    facts.dph ??= job.result.cost.dph_total || null;
+    facts.dph ??= withMachine.cost.dph_total || null;
     facts.releasedByRecord ||= i.released;
   }
   return facts;
+}
+
+type MachineResult = { instance: { id: number; gpu_name: string | null; num_gpus: number | null; released: boolean }; cost: { dph_total: number; cost_usd: number; download_usd?: number | undefined } };
+
+/** The result's machine and cost, for a kind that reports them as a benchmark does (benchmark, and kinds built on it). */
+export function machineResultOf(job: JobRecord): MachineResult | null {
+  const r = job.result as Partial<MachineResult> | null;
+  if (!r || typeof r !== 'object' || !r.instance || typeof r.instance.id !== 'number' || !r.cost || typeof r.cost.cost_usd !== 'number') return null;
+  return r as MachineResult;
 }
 
 /** The last successful destroy of the machine in the job's events (when billing stopped). */

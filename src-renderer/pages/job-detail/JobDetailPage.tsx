@@ -15,7 +15,7 @@ import { useCancelJob, useCreateJob, useJob } from '../../queries/jobs';
 import { jobPath, ROUTES } from '../../router/routes';
 import { useJobStream } from '../../state/event-stream';
 import { useUiStore } from '../../state/ui-store';
-import { draftFromRequest } from '../launch/launch-form';
+import { draftFromRequest, EDITABLE_KINDS } from '../launch/launch-form';
 import { EventLog } from './EventLog';
 import { KIND_VIEWS, type KindView } from './kinds';
 import { MachinePanel } from './MachinePanel';
@@ -27,16 +27,9 @@ function KindSection<K extends JobKind>({ job, events, terminal }: { job: JobRec
   return <View job={job} events={events} terminal={terminal} />;
 }
 
-/** The same request again, as a new job. */
+/** The same request again, as a new job (the stored request is what the kind's schema accepted). */
 function rerunInput(job: JobRecord): CreateJobInput {
-  switch (job.kind) {
-    case 'benchmark':
-      return { kind: 'benchmark', request: job.request };
-    case 'agentic-agent':
-      return { kind: 'agentic-agent', request: job.request };
-    case 'llm-instance':
-      return { kind: 'llm-instance', request: job.request };
-  }
+  return { kind: job.kind, request: job.request } as CreateJobInput;
 }
 
 function Loaded({ job }: { job: JobRecord }) {
@@ -74,9 +67,11 @@ function Loaded({ job }: { job: JobRecord }) {
       actions={
         <>
           <CopyButton text={job.job_id} label="Copy job ID" testId="copy-job-id" />
-          <button type="button" className="button" onClick={editAndRerun} data-testid="edit-rerun" title="Open Launch with this request filled in">
-            Edit and re-run
-          </button>
+          {EDITABLE_KINDS.includes(job.kind) ? (
+            <button type="button" className="button" onClick={editAndRerun} data-testid="edit-rerun" title="Open Launch with this request filled in">
+              Edit and re-run
+            </button>
+          ) : null}
           {job.status === 'succeeded' ? (
             <button type="button" className="button" onClick={() => setConfirm('rerun')} data-testid="rerun">
               Re-run

@@ -4,12 +4,13 @@ import { Panel, Stat } from '../../components/Page';
 import { ReleaseMachineButton } from '../../components/ReleaseMachine';
 import { Notice } from '../../components/States';
 import { elapsedMs, formatDph, formatUsd } from '../../lib/format';
-import { jobMachine, type RentedMachine } from '../../lib/machines';
+import { jobMachine, machineResultOf, type RentedMachine } from '../../lib/machines';
 import { useInstances } from '../../queries/settings';
 
 /** The final cost of a released machine: the job's own figure when it recorded one (download included). */
 function releasedCost(job: JobRecord, m: RentedMachine): number | null {
-  if (job.kind === 'benchmark' && job.result) return job.result.cost.cost_usd;
+  const recorded = machineResultOf(job);
+  if (recorded) return recorded.cost.cost_usd;
   if (m.dph === null || !m.rentedAt || !m.releasedAt) return null;
   return (m.dph * (elapsedMs(m.rentedAt, m.releasedAt) ?? 0)) / 3_600_000;
 }
@@ -82,7 +83,7 @@ export function MachinePanel({ job, events, onCancelJob }: { job: JobRecord; eve
               <Money usd={releasedCost(job, m)} />
             )
           }
-          hint={job.kind === 'benchmark' && job.result?.cost.download_usd ? `incl. ${formatUsd(job.result.cost.download_usd)} download` : undefined}
+          hint={machineResultOf(job)?.cost.download_usd ? `incl. ${formatUsd(machineResultOf(job)?.cost.download_usd)} download` : undefined}
           testId="machine-cost"
         />
         <Stat

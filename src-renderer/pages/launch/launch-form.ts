@@ -70,6 +70,9 @@ export function draftDefaults(settings: Pick<AppSettings, 'default_backend_url' 
   };
 }
 
+/** The kinds this form edits: Launch opens them filled in from a job ("Edit and re-run"). */
+export const EDITABLE_KINDS: readonly JobKind[] = ['benchmark', 'agentic-agent', 'llm-instance'];
+
 /** Which kinds can rent a machine (their request has the marketplace fields). */
 export function canRent(kind: JobKind): boolean {
   return kind !== 'agentic-agent';
