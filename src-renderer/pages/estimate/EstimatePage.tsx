@@ -70,12 +70,13 @@ function offerColumns(hours: number, cheapestId: number | null, launchOn: (o: Of
             {offerGpu(o)}
             {o.id === cheapestId ? <span className="badge badge-ok offer-cheapest">cheapest</span> : null}
           </span>
-          <span className="muted">{o.geolocation ?? 'location unknown'}</span>
+          <span className="muted">
+            {formatMb(o.gpu_ram)} per GPU · {o.geolocation ?? 'location unknown'}
+          </span>
         </span>
       ),
       sortValue: (o) => o.gpu_name,
     },
-    { id: 'vram', header: 'VRAM per GPU', cell: (o) => formatMb(o.gpu_ram), sortValue: (o) => o.gpu_ram, align: 'right' },
     { id: 'dph', header: '$/h', cell: (o) => <Money usd={o.dph_total} perHour />, sortValue: (o) => o.dph_total, align: 'right' },
     {
       id: 'download',
@@ -165,8 +166,8 @@ function NothingFits({ estimate, form, onRaise }: { estimate: CostEstimationResp
         <p>{nearest ? 'The nearest offer fits everything but your price ceiling:' : 'No offer fits this model at any price: pick a smaller model or lower the reliability.'}</p>
       </Notice>
       {nearest ? (
-        <div className="stats">
-          <div className="stat stat-action" data-testid="estimate-nearest">
+        <div className="stat nearest-offer" data-testid="estimate-nearest">
+          <div>
             <div className="stat-label">Nearest offer, above your ceiling</div>
             <div className="stat-value">
               <Money usd={nearest.dph_total} perHour />
@@ -175,10 +176,10 @@ function NothingFits({ estimate, form, onRaise }: { estimate: CostEstimationResp
               {offerGpu(nearest)} · {formatMb(nearest.gpu_ram)} per GPU
               {nearest.download_usd != null ? ` · ${formatUsd(nearest.download_usd)} download` : ''}
             </div>
-            <button type="button" className="button button-small button-primary" onClick={() => onRaise(ceilingFor(nearest.dph_total))} data-testid="estimate-raise-ceiling">
-              Raise Max $/h to {formatDph(ceilingFor(nearest.dph_total))}
-            </button>
           </div>
+          <button type="button" className="button button-primary" onClick={() => onRaise(ceilingFor(nearest.dph_total))} data-testid="estimate-raise-ceiling">
+            Raise Max $/h to {formatDph(ceilingFor(nearest.dph_total))}
+          </button>
         </div>
       ) : null}
     </div>
