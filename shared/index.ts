@@ -1,4 +1,5 @@
 export * from './jobs';
+export * from './job-facts';
 export * from './requests';
 export * from './results';
 export * from './models';

@@ -140,7 +140,7 @@ export const OPERATIONS = {
     input: JobListQuerySchema,
     output: JobListResponseSchema,
     status: 200,
-    query: ['status', 'kind', 'limit', 'cursor'],
+    query: ['status', 'kind', 'q', 'sort', 'limit', 'cursor'],
   },
   getJobCounts: {
     summary: "How many of the caller's jobs are in each status and of each kind",
@@ -151,7 +151,7 @@ export const OPERATIONS = {
     input: JobCountsQuerySchema,
     output: JobCountsSchema,
     status: 200,
-    query: ['kind'],
+    query: ['kind', 'q'],
   },
   getJob: {
     summary: 'Get one job',
@@ -391,7 +391,15 @@ export type OperationInputs = {
 export type OperationOutput<O extends OperationName> = z.output<Ops[O]['output']>;
 export type OperationInput<O extends OperationName> = OperationInputs[O];
 
-export type CallOptions = { signal?: AbortSignal };
+export type CallOptions = {
+  signal?: AbortSignal;
+  /**
+   * Streams over HTTP: told when a connection is open (`open`) and when it broke, or sent nothing,
+   * not even a heartbeat, for the client's idle timeout (`lost`); the stream then reconnects on its
+   * own. Transports without a connection (IPC, in process) never call it.
+   */
+  onConnection?: (state: 'open' | 'lost') => void;
+};
 
 /**
  * The one typed interface every front end uses. Three implementations: the HTTP client

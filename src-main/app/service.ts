@@ -30,6 +30,8 @@ export type ServiceDeps = {
   store: JobStore;
   version: string;
   authMode: Health['auth'];
+  /** /healthz's token_sources (while auth is enabled). */
+  tokenSources?: () => NonNullable<Health['token_sources']>;
   estimate(request: CostEstimationRequest): Promise<CostEstimationResponse>;
   catalog(): CatalogEntry[];
   listLlmModels(query: LlmModelsQuery): Promise<LlmModelsResponse>;
@@ -93,9 +95,9 @@ export function createService(deps: ServiceDeps): BenchdeskService {
     health: () => {
       // A full data dir does not stop the API (reads still work), so health stays 200 and says why it is degraded.
       const storage = store.storageHealth();
-      return storage.status === 'ok'
-        ? { status: 'ok', version: deps.version, auth: deps.authMode }
-        : { status: 'degraded', reason: storage.reason, version: deps.version, auth: deps.authMode };
+      const sources = deps.authMode === 'enabled' ? deps.tokenSources?.() : undefined;
+      const auth = { auth: deps.authMode, ...(sources && sources.length > 0 ? { token_sources: sources } : {}) };
+      return storage.status === 'ok' ? { status: 'ok', version: deps.version, ...auth } : { status: 'degraded', reason: storage.reason, version: deps.version, ...auth };
     },
 
     async estimate(body) {

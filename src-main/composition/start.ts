@@ -137,6 +137,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       version: VERSION,
       authMode: auth.mode,
+      tokenSources: () => auth.tokenSources(),
       estimate: providers.estimate,
       catalog: providers.catalog,
       listLlmModels: providers.listLlmModels,

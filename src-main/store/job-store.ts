@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { JOB_LIST_DEFAULT_LIMIT, assertTransition, type JobCounts, type JobEvent, type JobKind, type JobRecord, type JobStatus } from '../../shared';
+import { JOB_LIST_DEFAULT_LIMIT, assertTransition, searchWords, type JobCounts, type JobEvent, type JobKind, type JobRecord, type JobStatus } from '../../shared';
 import { DIR_MODE, FILE_MODE, forEachLimit, fsyncPath, isErrno, isOutOfSpace } from './atomic-file';
 import { decodeCursor, encodeCursor } from './cursor';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
@@ -474,23 +474,26 @@ class FileJobStore implements JobStore {
 
   async listJobs(filter: JobListFilter): Promise<JobListPage> {
     const limit = Number.isFinite(filter.limit) ? Math.max(1, Math.floor(filter.limit)) : JOB_LIST_DEFAULT_LIMIT;
-    const before = filter.cursor ? decodeCursor(filter.cursor) : undefined;
+    const sort = filter.sort ?? '-created';
+    const after = filter.cursor ? decodeCursor(filter.cursor, sort) : undefined;
+    const words = searchWords(filter.q);
+    // One clock for the whole page: a machine still billing is ranked by its cost at this moment.
+    const now = Date.now();
     // A record that turns out corrupt is dropped from the index: recompute the page without it.
     for (let attempt = 0; ; attempt++) {
-      const { entries, more } = this.index.page(filter.tenant_id, filter, limit, before);
+      const { entries, more, last } = this.index.page(filter.tenant_id, { status: filter.status, kind: filter.kind, words, sort }, limit, after, now);
       // A page of jobs in memory (the usual case) is read without a promise per job.
       const hot = entries.map((e) => this.peekJob(e.job_id));
       const records = hot.every((r) => r !== undefined) ? hot : await Promise.all(entries.map((e, i) => hot[i] ?? this.current(e.job_id)));
       const jobs = records.filter((r): r is JobRecord => r !== undefined);
       if (jobs.length === entries.length || attempt >= 4) {
-        const last = entries[entries.length - 1];
-        return { jobs, next_cursor: more && last ? encodeCursor(last) : null };
+        return { jobs, next_cursor: more && last ? encodeCursor(sort, last) : null };
       }
     }
   }
 
-  countJobs(tenantId: string, kind?: JobKind): JobCounts {
-    return this.index.counts(tenantId, kind);
+  countJobs(tenantId: string, kind?: JobKind, q?: string): JobCounts {
+    return this.index.counts(tenantId, kind, searchWords(q));
   }
 
   async listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]> {

@@ -1,4 +1,5 @@
 import { isTerminal, type JobEvent, type JobRecord, type MarketplaceInstanceEntry } from '../../shared';
+import { formatGpus } from './format';
 
 /**
  * The rented machine of a job, as the job page shows it: from the job's record (what it rented,
@@ -48,7 +49,7 @@ function factsOf(job: JobRecord): Facts {
   if (job.kind === 'llm-instance' && job.result?.mode === 'marketplace') {
     const res = job.result;
     facts.instanceId ??= res.contract_id;
-    facts.gpu = `${res.offer.num_gpus}× ${res.offer.gpu_name}`;
+    facts.gpu = formatGpus(res.offer.num_gpus, res.offer.gpu_name);
     facts.dph ??= res.dph_total;
     facts.rentedAt ??= res.rented_at;
   }
@@ -57,7 +58,7 @@ function factsOf(job: JobRecord): Facts {
   if (withMachine) {
     const i = withMachine.instance;
     facts.instanceId ??= i.id;
-    facts.gpu = i.gpu_name ? `${i.num_gpus ?? 1}× ${i.gpu_name}` : null;
+    facts.gpu = i.gpu_name ? formatGpus(i.num_gpus ?? 1, i.gpu_name) : null;
     facts.dph ??= withMachine.cost.dph_total || null;
     facts.releasedByRecord ||= i.released;
   }
@@ -99,7 +100,7 @@ export function jobMachine(job: JobRecord, live: LiveMachines, events: readonly 
   const kept = entry?.classification === 'kept' || (job.kind === 'llm-instance' && job.status === 'succeeded') || (job.kind === 'benchmark' && job.request.marketplace_stop_instance === false);
   const base = {
     instanceId: facts.instanceId,
-    gpu: facts.gpu ?? (entry?.gpu_name ? `${entry.num_gpus ?? 1}× ${entry.gpu_name}` : null),
+    gpu: facts.gpu ?? (entry?.gpu_name ? formatGpus(entry.num_gpus ?? 1, entry.gpu_name) : null),
     dph: facts.dph ?? entry?.dph_total ?? null,
     rentedAt: facts.rentedAt ?? entry?.rented_at ?? null,
     live: entry,

@@ -67,7 +67,7 @@ describe('Estimate', () => {
     // The table's total is machine time plus the download: 2 h × $0.1623 + $0.19.
     const firstRow = document.querySelectorAll('[data-testid="offers-table"] tbody tr')[0]?.textContent ?? '';
     expect(firstRow).toContain('$0.19');
-    expect(firstRow).toContain('$0.5146');
+    expect(firstRow).toContain('$0.51');
   });
 
   it("invalid inputs grey the result and say what is wrong in the form's words; nothing is asked", async () => {

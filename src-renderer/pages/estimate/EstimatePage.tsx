@@ -7,7 +7,7 @@ import { Money } from '../../components/Format';
 import { ModelField } from '../../components/ModelField';
 import { Page, Panel, Stat } from '../../components/Page';
 import { EmptyState, ErrorState, Loading, Notice } from '../../components/States';
-import { formatCount, formatDph, formatHours, formatMb, formatPercent, formatUsd } from '../../lib/format';
+import { formatCount, formatDph, formatGb, formatGpus, formatHours, formatMb, formatPercent, formatUsd } from '../../lib/format';
 import { useCatalog } from '../../queries/catalog';
 import { useDebounced, useEstimate } from '../../queries/estimate';
 import { ROUTES } from '../../router/routes';
@@ -18,15 +18,13 @@ import { CostDurationChart, OfferPriceChart } from './EstimateCharts';
 import { estimateFieldErrors, parseEstimateForm } from './estimate-input';
 import './estimate.css';
 
-const IMPACT_TONE = { low: 'badge-ok', medium: 'badge-warn', high: 'badge-error' } as const;
-
 /** What renting this offer for the duration costs: the machine time plus the model's download there. */
 export function offerTotal(o: OfferSummary, hours: number): number {
   return o.dph_total * hours + (o.download_usd ?? 0);
 }
 
 function offerGpu(o: OfferSummary): string {
-  return `${o.num_gpus}× ${o.gpu_name}`;
+  return formatGpus(o.num_gpus, o.gpu_name);
 }
 
 const BASIS_TEXT: Record<CostEstimationResponse['basis'], string> = {
@@ -116,12 +114,7 @@ function Summary({ estimate, onLaunch }: { estimate: CostEstimationResponse; onL
   const cheapest = estimate.offers?.cheapest ?? null;
   return (
     <div className="stats" data-testid="estimate-summary">
-      <Stat
-        label={`Expected cost (${formatHours(estimate.hours)})`}
-        value={<Money usd={range.expected} />}
-        testId="estimate-expected"
-        hint={<span className={`badge ${IMPACT_TONE[estimate.resource_impact]}`}>{estimate.resource_impact} impact</span>}
-      />
+      <Stat label={`Expected cost (${formatHours(estimate.hours)})`} value={<Money usd={range.expected} />} testId="estimate-expected" />
       <Stat
         label="Range low – high"
         value={
@@ -219,7 +212,7 @@ export function EstimatePage() {
     >
       <Panel title="What to run">
         <form className="form-grid" onSubmit={(e) => e.preventDefault()} aria-label="Estimate inputs">
-          <Field label="Model" hint={selectedModel ? `needs ${formatMb(selectedModel.vram_mb)} VRAM, ${selectedModel.required_disk_gb} GB disk` : 'Sizes the GPU: offers with too little memory are left out.'} error={errors.model}>
+          <Field label="Model" hint={selectedModel ? `needs ${formatMb(selectedModel.vram_mb)} VRAM, ${formatGb(selectedModel.required_disk_gb)} disk` : 'Sizes the GPU: offers with too little memory are left out.'} error={errors.model}>
             <ModelField value={form.model} onChange={(v) => setForm({ model: v })} catalog={catalog.data?.models} none="Any GPU (no model)" testId="estimate-model" />
           </Field>
           <Field label="Min $/h" hint="Lowest price to consider." error={errors.min_dph}>

@@ -6,11 +6,6 @@ import { Panel, Stat } from '../../components/Page';
 import { formatCount, formatDuration, formatRate } from '../../lib/format';
 import type { PhaseBar, ToolCall } from './phases';
 
-/** "1 tool call", "3 tool calls". */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${formatCount(n)} ${n === 1 ? one : many}`;
-}
-
 export function Timeline({ bars }: { bars: PhaseBar[] }) {
   const total = Math.max(1, ...bars.map((b) => b.offsetMs + b.durationMs));
   return (
@@ -44,7 +39,7 @@ export function ToolCalls({ calls, terminal }: { calls: readonly ToolCall[]; ter
             {c.step !== null ? <span className="muted">step {c.step}</span> : null}
             <span className="muted num" style={{ marginLeft: 'auto' }}>
               {formatDuration(c.durationMs)}
-              {c.resultChars !== null ? ` · ${plural(c.resultChars, 'char')}` : ''}
+              {c.resultChars !== null ? ` · ${formatCount(c.resultChars, 'character')}` : ''}
             </span>
           </summary>
           <pre>{c.args ? `arguments: ${c.args}` : 'no arguments'}</pre>
@@ -57,7 +52,7 @@ export function ToolCalls({ calls, terminal }: { calls: readonly ToolCall[]; ter
 
 export function ToolCallsPanel({ calls, terminal }: { calls: readonly ToolCall[]; terminal: boolean }) {
   return (
-    <Panel title={calls.length === 1 ? '1 tool call' : `${formatCount(calls.length)} tool calls`} testId="tool-calls-panel">
+    <Panel title={formatCount(calls.length, 'tool call')} testId="tool-calls-panel">
       <div className="tool-calls-scroll">
         <ToolCalls calls={calls} terminal={terminal} />
       </div>
@@ -73,7 +68,7 @@ export function AgentMetrics({ metadata }: { metadata: AgentMetadata | null }) {
       <Stat label="Tokens/s" value={formatRate(m?.tokens_per_second)} />
       <Stat label="Prompt tokens" value={formatCount(m?.prompt_tokens)} />
       <Stat label="Completion tokens" value={formatCount(m?.completion_tokens)} />
-      <Stat label="Steps" value={formatCount(m?.steps)} hint={m?.tool_calls !== null && m?.tool_calls !== undefined ? plural(m.tool_calls, 'tool call') : undefined} />
+      <Stat label="Steps" value={formatCount(m?.steps)} hint={m?.tool_calls !== null && m?.tool_calls !== undefined ? formatCount(m.tool_calls, 'tool call') : undefined} />
       <Stat label="Agent time" value={<Duration ms={m?.duration_ms ?? null} />} />
     </div>
   );

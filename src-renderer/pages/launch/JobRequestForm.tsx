@@ -8,7 +8,8 @@ import { Field } from '../../components/Field';
 import { ModelField } from '../../components/ModelField';
 import { Panel } from '../../components/Page';
 import { ErrorState, Loading, Notice } from '../../components/States';
-import { formatDph, formatMb, formatUsd } from '../../lib/format';
+import { ToggleGroup } from '../../components/ToggleGroup';
+import { formatDph, formatGb, formatGpus, formatMb, formatUsd } from '../../lib/format';
 import { KIND_LABELS, kindInSentence } from '../../lib/job';
 import { useCatalog } from '../../queries/catalog';
 import { choiceKeys } from '../../queries/choices';
@@ -231,7 +232,7 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
             ) : null}
             <Field
               label="Model"
-              hint={selectedModel ? `Catalog: needs ${formatMb(selectedModel.vram_mb)} VRAM, ${selectedModel.required_disk_gb} GB disk.` : marketplace ? 'From the marketplace catalog: it sizes the GPU.' : 'A model on the backend, e.g. qwen3:8b (Other to type one).'}
+              hint={selectedModel ? `Catalog: needs ${formatMb(selectedModel.vram_mb)} VRAM, ${formatGb(selectedModel.required_disk_gb)} disk.` : marketplace ? 'From the marketplace catalog: it sizes the GPU.' : 'A model on the backend, e.g. qwen3:8b (Other to type one).'}
               error={errorOf('model')}
             >
               <ModelField value={draft.model} onChange={(v) => set({ model: v })} onBlur={() => touch('model')} catalog={catalog.data?.models} testId="launch-model" />
@@ -245,23 +246,23 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
 
         <Panel title="Where the model runs">
           {canRent(kind) ? (
-            <div className="segmented segmented-lg launch-target" role="radiogroup" aria-label="Backend">
-              <button type="button" role="radio" aria-checked={draft.target === 'existing'} className="segmented-item" onClick={() => set({ target: 'existing' })} data-testid="target-existing">
-                An llmserver I run
-              </button>
-              <button
-                type="button"
-                role="radio"
-                aria-checked={draft.target === 'marketplace'}
-                className="segmented-item"
-                onClick={() => set({ target: 'marketplace' })}
-                disabled={!keyConfigured && draft.target !== 'marketplace'}
-                title={keyConfigured ? undefined : 'Needs a marketplace key'}
-                data-testid="target-marketplace"
-              >
-                Rent a GPU (marketplace)
-              </button>
-            </div>
+            <ToggleGroup
+              label="Backend"
+              size="large"
+              className="launch-target"
+              value={draft.target}
+              onChange={(target) => set({ target })}
+              options={[
+                { value: 'existing', label: 'An llmserver I run', testId: 'target-existing' },
+                {
+                  value: 'marketplace',
+                  label: 'Rent a GPU (marketplace)',
+                  testId: 'target-marketplace',
+                  disabled: !keyConfigured && draft.target !== 'marketplace',
+                  ...(keyConfigured ? {} : { title: 'Needs a marketplace key' }),
+                },
+              ]}
+            />
           ) : null}
           {canRent(kind) && !keyConfigured ? (
             <Notice tone={marketplace ? 'error' : 'info'} testId="launch-no-key">
@@ -336,7 +337,7 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
               {blocked.nearest ? (
                 <>
                   {' '}
-                  The cheapest that fits everything else costs <strong>{formatDph(blocked.nearest.dph_total)}</strong> ({blocked.nearest.num_gpus}× {blocked.nearest.gpu_name}).
+                  The cheapest that fits everything else costs <strong>{formatDph(blocked.nearest.dph_total)}</strong> ({formatGpus(blocked.nearest.num_gpus, blocked.nearest.gpu_name)}).
                 </>
               ) : (
                 ' No offer fits this model at any price: pick a smaller model or lower the reliability.'

@@ -1,4 +1,5 @@
 import { Page } from '../../components/Page';
+import { ToggleGroup } from '../../components/ToggleGroup';
 import { useUiStore } from '../../state/ui-store';
 import { LAUNCH_KINDS } from './launch-kinds';
 import './launch.css';
@@ -9,42 +10,17 @@ export function LaunchPage() {
   const setKind = useUiStore((s) => s.setLaunchKind);
   const entry = LAUNCH_KINDS.find((k) => k.kind === kind) ?? LAUNCH_KINDS[0];
   if (!entry) return null;
-  const move = (delta: number) => {
-    const i = LAUNCH_KINDS.findIndex((k) => k.kind === entry.kind);
-    const next = LAUNCH_KINDS[(i + delta + LAUNCH_KINDS.length) % LAUNCH_KINDS.length];
-    if (next) {
-      setKind(next.kind);
-      requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-testid="launch-kind-${next.kind}"]`)?.focus());
-    }
-  };
   return (
     <Page title="Launch" subtitle="Start a benchmark, an agent run or an LLM instance. Fields start from your saved defaults and are checked as you type, with the rules the API applies." testId="page-launch">
-      <div className="launch-kinds">
-        <div className="segmented segmented-lg" role="radiogroup" aria-label="Job kind">
-          {LAUNCH_KINDS.map((k) => (
-            <button
-              key={k.kind}
-              type="button"
-              role="radio"
-              aria-checked={entry.kind === k.kind}
-              tabIndex={entry.kind === k.kind ? 0 : -1}
-              className="segmented-item"
-              onClick={() => setKind(k.kind)}
-              onKeyDown={(e) => {
-                if (e.key === 'ArrowRight' || e.key === 'ArrowDown') {
-                  e.preventDefault();
-                  move(1);
-                } else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') {
-                  e.preventDefault();
-                  move(-1);
-                }
-              }}
-              data-testid={`launch-kind-${k.kind}`}
-            >
-              {k.label}
-            </button>
-          ))}
-        </div>
+      <div className="launch-kind-row">
+        <ToggleGroup
+          label="Job kind"
+          size="large"
+          className="launch-kinds"
+          value={entry.kind}
+          options={LAUNCH_KINDS.map((k) => ({ value: k.kind, label: k.label, testId: `launch-kind-${k.kind}` }))}
+          onChange={setKind}
+        />
         <p className="muted launch-what">{entry.what}</p>
       </div>
       <entry.Form key={entry.kind} kind={entry.kind} />

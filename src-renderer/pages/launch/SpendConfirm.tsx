@@ -3,7 +3,7 @@ import type { JobKind } from '../../../shared';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorState } from '../../components/States';
 import type { BenchdeskApiError } from '../../../shared/client';
-import { formatDph, formatHours, formatUsd } from '../../lib/format';
+import { formatDph, formatGpus, formatHours, formatUsd } from '../../lib/format';
 import type { Preflight } from './spend';
 
 function SpendSummary({ p, kind, threshold }: { p: Preflight; kind: JobKind; threshold: number }) {
@@ -19,7 +19,7 @@ function SpendSummary({ p, kind, threshold }: { p: Preflight; kind: JobKind; thr
         <dt>Expected rate</dt>
         <dd className="num" data-testid="spend-expected-dph">
           {cheapest ? formatDph(cheapest.dph_total) : <span className="muted">unknown</span>}
-          {cheapest ? <span className="muted"> (cheapest fitting offer: {cheapest.num_gpus}× {cheapest.gpu_name})</span> : null}
+          {cheapest ? <span className="muted"> (cheapest fitting offer: {formatGpus(cheapest.num_gpus, cheapest.gpu_name)})</span> : null}
         </dd>
         <dt>Maximum rate</dt>
         <dd className="num" data-testid="spend-max-dph">

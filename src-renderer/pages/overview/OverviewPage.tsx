@@ -11,7 +11,7 @@ import { Page, Panel, Stat } from '../../components/Page';
 import { ReleaseMachineButton } from '../../components/ReleaseMachine';
 import { EmptyState, ErrorState, Loading } from '../../components/States';
 import { StatusBadge } from '../../components/StatusBadge';
-import { formatCount, formatDph, formatUsd } from '../../lib/format';
+import { formatCount, formatDph, formatGpus, formatUsd } from '../../lib/format';
 import { useHealth } from '../../queries/health';
 import { useJobCounts, useJobList } from '../../queries/jobs';
 import { settingsKeys, useInstances, useSettings, useSpend } from '../../queries/settings';
@@ -78,7 +78,7 @@ const CLASS_TEXT: Record<MarketplaceInstanceEntry['classification'], string> = {
 };
 
 function gpuOf(i: MarketplaceInstanceEntry): string | null {
-  return i.gpu_name ? `${i.num_gpus ?? 1}× ${i.gpu_name}` : null;
+  return i.gpu_name ? formatGpus(i.num_gpus ?? 1, i.gpu_name) : null;
 }
 
 /** Cancel for a machine in use: the job stops, and its cleanup releases the machine. */
@@ -272,6 +272,9 @@ function ApiPanel() {
   const state = health.isError ? 'error' : health.isPending ? 'checking' : health.data.status === 'ok' ? 'ok' : 'warn';
   const address = api.transport === 'http' ? window.location.origin : (settings.data?.environment.api_url ?? '…');
   const tokenFile = settings.data ? `${settings.data.environment.data_dir}/api-token` : '<data dir>/api-token';
+  // The api-token file exists only for the app's own token; tokens from SERVICE_API_TOKENS are the user's.
+  const fromEnvOnly = health.data?.token_sources?.includes('environment') === true && !health.data.token_sources.includes('app_token');
+  const tokenLine = fromEnvOnly ? 'TOKEN=$BENCHDESK_TOKEN   # a token of SERVICE_API_TOKENS' : `TOKEN=$(cat '${tokenFile}')`;
   return (
     <Panel
       title="API"
@@ -299,7 +302,7 @@ function ApiPanel() {
         ) : null}
       </dl>
       <p className="muted note-small">From a shell on this machine:</p>
-      <pre className="snippet">{`TOKEN=$(cat '${tokenFile}')\ncurl -H "Authorization: Bearer $TOKEN" ${address}/v1/jobs\nbenchdesk jobs list --api-url ${address}`}</pre>
+      <pre className="snippet">{`${tokenLine}\ncurl -H "Authorization: Bearer $TOKEN" ${address}/v1/jobs\nbenchdesk jobs list --api-url ${address}`}</pre>
     </Panel>
   );
 }
@@ -329,13 +332,13 @@ export function OverviewPage() {
         <Stat
           label="Spend today"
           value={spend.data ? formatUsd(spend.data.today.cost_usd) : '…'}
-          hint={spend.data ? `${formatCount(spend.data.today.jobs)} job(s) with a cost` : undefined}
+          hint={spend.data ? `${formatCount(spend.data.today.jobs, 'job')} with a cost` : undefined}
           testId="stat-spend-today"
         />
         <Stat
           label="Spend this month"
           value={spend.data ? formatUsd(spend.data.this_month.cost_usd) : '…'}
-          hint={spend.data ? `${formatCount(spend.data.this_month.jobs)} job(s) with a cost` : undefined}
+          hint={spend.data ? `${formatCount(spend.data.this_month.jobs, 'job')} with a cost` : undefined}
           testId="stat-spend-month"
         />
         <Stat label="Jobs in total" value={n(counts.data?.total)} hint={counts.data ? `${formatCount(counts.data.by_status.failed)} failed` : undefined} testId="stat-total" />
