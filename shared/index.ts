@@ -11,6 +11,7 @@ export * from './api-paths';
 export * from './operations';
 export * from './ipc';
 export * from './settings';
+export * from './job-errors';
 export * from './agents';
 export * from './templates';
 export * from './issue-words';

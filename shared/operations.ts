@@ -48,6 +48,9 @@ import { MarketplaceTemplateListSchema, TemplateSearchQuerySchema } from './temp
  * the envelope that every transport must deliver.
  */
 
+/** The app's own tenant: the desktop app and the CLI act as it; it owns settings, the marketplace key and the app token. */
+export const APP_TENANT_ID = 'default';
+
 const JobIdSchema = z.string().min(1).max(128);
 const AnyObjectSchema = z.record(z.string(), z.unknown());
 const NoInputSchema = z.object({}).strict();
@@ -94,6 +97,12 @@ export type OperationDef = {
   readonly stream?: boolean;
   /** Public: answered without credentials (only /healthz). */
   readonly public?: boolean;
+  /**
+   * Only the app's own tenant (APP_TENANT_ID) may call it: settings, the marketplace key and the
+   * app token are the app's, and a change reaches every tenant's jobs and machines. Any other
+   * tenant gets 403 `forbidden_tenant`, over HTTP, IPC and the in-process client alike.
+   */
+  readonly appTenantOnly?: boolean;
   /** Richer schemas for the OpenAPI document where `input` leaves the deep checks to the service. */
   readonly docs?: { readonly body?: z.ZodType; readonly querystring?: z.ZodType };
 };
@@ -289,6 +298,7 @@ export const OPERATIONS = {
     path: '/v1/settings',
     input: SettingsUpdateSchema,
     output: UpdateSettingsResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
   },
@@ -299,6 +309,7 @@ export const OPERATIONS = {
     path: '/v1/settings/api-token',
     input: z.object({}).strict(),
     output: ApiTokenResponseSchema,
+    appTenantOnly: true,
     status: 200,
   },
   rotateApiToken: {
@@ -308,6 +319,7 @@ export const OPERATIONS = {
     path: '/v1/settings/api-token/rotate',
     input: z.object({}).strict(),
     output: ApiTokenResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
   },
@@ -318,6 +330,7 @@ export const OPERATIONS = {
     path: '/v1/settings/marketplace-key/test',
     input: MarketplaceKeyTestInputSchema,
     output: MarketplaceKeyTestResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
   },
@@ -328,6 +341,7 @@ export const OPERATIONS = {
     path: '/v1/settings/marketplace-key',
     input: SetMarketplaceKeyInputSchema,
     output: SettingsResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
   },

@@ -17,7 +17,9 @@ import { serializeResponse } from './serialize';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const UI_PREFIX = '/ui/';
-const UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'";
+// frame-ancestors and X-Frame-Options: no other page may frame the UI (clickjacking a Cancel or Release button).
+const UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+const UI_HEADERS: Readonly<Record<string, string>> = { 'content-security-policy': UI_CSP, 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff' };
 
 /**
  * Heartbeat of the event streams. A client that hears nothing for a few of these knows the server
@@ -204,11 +206,10 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
       root: options.uiDir,
       prefix: UI_PREFIX,
       setHeaders: (res) => {
-        res.setHeader('content-security-policy', UI_CSP);
-        res.setHeader('x-content-type-options', 'nosniff');
+        for (const [name, value] of Object.entries(UI_HEADERS)) res.setHeader(name, value);
       },
     });
-    app.get('/ui', { schema: { hide: true } }, async (_request, reply) => reply.redirect(UI_PREFIX));
+    app.get('/ui', { schema: { hide: true } }, async (_request, reply) => reply.headers(UI_HEADERS).redirect(UI_PREFIX));
   }
 
   return app;

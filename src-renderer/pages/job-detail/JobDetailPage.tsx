@@ -20,6 +20,7 @@ import { EventLog } from './EventLog';
 import { KIND_VIEWS, type KindView } from './kinds';
 import { MachinePanel } from './MachinePanel';
 import './job-detail.css';
+import { FailureNotice } from './FailureNotice';
 
 /** The kind's own section, typed by its kind. */
 function KindSection<K extends JobKind>({ job, events, terminal }: { job: JobRecordOf<K>; events: readonly JobEvent[]; terminal: boolean }) {
@@ -128,13 +129,7 @@ function Loaded({ job }: { job: JobRecord }) {
         </dl>
       </Panel>
 
-      {job.status === 'failed' ? (
-        <Notice tone="error" testId="job-error">
-          <p>
-            <strong>Failed{job.error_code ? ` (${job.error_code})` : ''}:</strong> {job.error ?? job.message}
-          </p>
-        </Notice>
-      ) : null}
+      {job.status === 'failed' ? <FailureNotice job={job} /> : null}
       {job.status === 'cancelled' ? <Notice tone="warn">Cancelled: {job.message}</Notice> : null}
 
       {rents ? <MachinePanel job={job} events={stream.events} onCancelJob={() => setConfirm('cancel')} /> : null}

@@ -21,6 +21,7 @@ function settingsOf(patch: Partial<AppSettings>, key = true): SettingsResponse {
     sources: {},
     effects: {},
     restart_required: [],
+    access: { tenant_id: 'default', can_change: true },
     environment: {
       data_dir: '/d', settings_file: '/d/settings.json', api_url: 'http://127.0.0.1:8080', api_host: '127.0.0.1', api_port: 8080, auth: 'enabled', kubeconfig_env: '/k',
       marketplace_key: { configured: key, source: key ? 'env' : null, hint: key ? 'abcd' : null, environment_key: key, api_url: 'https://console.vast.ai/api/v0', can_store: false },
