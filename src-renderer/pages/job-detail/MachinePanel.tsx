@@ -78,7 +78,7 @@ export function MachinePanel({ job, events, onCancelJob }: { job: JobRecord; eve
           label={m.state === 'billing' ? 'Cost so far' : 'Cost'}
           value={
             m.state === 'billing' ? (
-              m.dph !== null && m.rentedAt ? <RunningCost dph={m.dph} since={m.rentedAt} /> : <Money usd={m.live?.cost_usd_so_far ?? null} />
+              <span data-testid="running-cost">{m.dph !== null && m.rentedAt ? <RunningCost dph={m.dph} since={m.rentedAt} /> : <Money usd={m.live?.cost_usd_so_far ?? null} />}</span>
             ) : (
               <Money usd={releasedCost(job, m)} />
             )
