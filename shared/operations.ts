@@ -14,6 +14,7 @@ import {
   SeqParamSchema,
   type JobKind,
 } from './jobs';
+import { AgentListSchema } from './agents';
 import { ListInstancesQuerySchema, MarketplaceInstanceListSchema, ReleaseInstanceBodySchema, ReleaseInstanceInputSchema, ReleaseInstanceResponseSchema } from './instances';
 import { MetricsSummaryQuerySchema, MetricsSummarySchema } from './metrics';
 import { CatalogResponseSchema, LlmModelsQuerySchema, LlmModelsResponseSchema } from './models';
@@ -34,6 +35,7 @@ import {
   SpendSummarySchema,
   UpdateSettingsResponseSchema,
 } from './settings';
+import { MarketplaceTemplateListSchema, TemplateSearchQuerySchema } from './templates';
 
 /**
  * The operation table: every operation benchdesk offers, once. The HTTP routes, the OpenAPI
@@ -332,6 +334,30 @@ export const OPERATIONS = {
       502: 'The marketplace did not confirm the release, or answered an error',
     },
   },
+  searchTemplates: {
+    summary: "The marketplace's templates by name or hash (`q`; absent: the recommended ones), for choosing what a rented machine runs",
+    description:
+      'Searches the marketplace templates by exact name or hash (names containing `q` come from the recommended list already read); without `q`, the recommended ones. ' +
+      'Without a marketplace key the list is empty and `note` says why.',
+    tags: ['marketplace'],
+    method: 'GET',
+    path: '/v1/marketplace/templates',
+    input: TemplateSearchQuerySchema,
+    output: MarketplaceTemplateListSchema,
+    status: 200,
+    query: ['q'],
+    errors: { 502: 'The marketplace did not answer the template search, or answered an error' },
+  },
+  listAgents: {
+    summary: 'The agents a job can ask: builtin, the bundled holmes and k8sgpt drivers, and registered drivers',
+    description: 'Every agent this server knows, with where it comes from (built in, bundled, settings, environment) and how it is reached: the values `agent` takes in a job request.',
+    tags: ['agents'],
+    method: 'GET',
+    path: '/v1/agents',
+    input: z.object({}).strict(),
+    output: AgentListSchema,
+    status: 200,
+  },
   getSettings: {
     summary: 'The Settings page: editable settings, where each comes from, when a change applies, and the environment (data dir, API address, marketplace key status)',
     description: 'Each editable setting with its value, where it comes from (default, settings file, environment) and when a change applies; plus the data directory, the API address and whether a marketplace key is set.',
@@ -449,6 +475,8 @@ export type OperationInputs = {
   getMetricsSummary: z.input<typeof MetricsSummaryQuerySchema> | undefined;
   listInstances: z.input<typeof ListInstancesQuerySchema> | undefined;
   releaseInstance: z.input<typeof ReleaseInstanceInputSchema>;
+  searchTemplates: z.input<typeof TemplateSearchQuerySchema> | undefined;
+  listAgents: Record<string, never> | undefined;
   getSettings: Record<string, never> | undefined;
   updateSettings: z.input<typeof SettingsUpdateSchema>;
   getApiToken: Record<string, never> | undefined;

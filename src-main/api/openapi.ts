@@ -401,6 +401,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   marketplace: 'GPU marketplace: estimates, the model catalog, rented machines',
   llmserver: 'llmserver (Ollama) backends',
   settings: "App settings, the API token and the marketplace key (the app's own tenant, `default`)",
+  agents: 'The agents a job can ask',
 };
 
 export type OpenApiOptions = {

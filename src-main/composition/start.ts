@@ -25,6 +25,7 @@ import type { BenchdeskService } from '../app/service-types';
 import { SettingsStore } from '../app/settings';
 import { SpendCache } from '../app/spend';
 import { createAgents, createWorkflows } from './workflows';
+import { createTemplateSearch } from '../app/templates';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
 
 export const VERSION: string = pkg.version;
@@ -134,13 +135,13 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
     // Created once per data dir: the labels of its machines tell them from another install's.
     const installId = settings.ensureInstallId();
     const heldKeys = new HeldKeys(path.join(config.dataDir, 'secrets'));
-    // The agents jobs can ask; the OpenAPI document lists them.
+    // One registry: the workflows ask its agents, the Launch form lists them.
     const agents = createAgents({ config, settings, log, env });
     const engine = new JobEngine({
       store,
       handlers:
         options.handlers ??
-        createWorkflows({ config, providers, settings, log, env, agents, installId, heldKeys, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
+        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, agents, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
       // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
       concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
       logger: log,
@@ -181,6 +182,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       instances,
       overview: { spend },
+      choices: { agents, templates: createTemplateSearch({ marketplace: providers.marketplace }) },
       settings: {
         settings,
         auth,
