@@ -10,3 +10,5 @@ export * from './api-paths';
 export * from './operations';
 export * from './ipc';
 export * from './settings';
+export * from './snapshots';
+export * from './kube-display';

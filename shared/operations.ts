@@ -33,6 +33,7 @@ import {
   SpendSummarySchema,
   UpdateSettingsResponseSchema,
 } from './settings';
+import { RecordSnapshotInputSchema, SnapshotDocumentSchema, SnapshotListSchema, SnapshotRefSchema, SnapshotSummarySchema, type SnapshotDocumentInput } from './snapshots';
 
 /**
  * The operation table: every operation benchdesk offers, once. The HTTP routes, the OpenAPI
@@ -69,7 +70,7 @@ export const JobEventsInputSchema = z
 
 export const EventFeedInputSchema = z.object({ after: z.coerce.number().int().min(0).optional() }).strict();
 
-type HttpMethod = 'GET' | 'POST';
+type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
 export type OperationDef = {
   readonly summary: string;
@@ -94,7 +95,14 @@ export type OperationDef = {
   readonly public?: boolean;
   /** Richer schemas for the OpenAPI document where `input` leaves the deep checks to the service. */
   readonly docs?: { readonly body?: z.ZodType; readonly querystring?: z.ZodType };
+  /** Error statuses this operation answers beyond the ones every route can (e.g. 409 while in use, 502 from an upstream). */
+  readonly errors?: readonly number[];
+  /** A larger body limit than the API's 1 MiB (a snapshot document), in bytes. */
+  readonly bodyLimit?: number;
 };
+
+/** The largest snapshot document `POST /v1/snapshots/import` takes. */
+export const SNAPSHOT_IMPORT_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export const OPERATIONS = {
   getHealth: {
@@ -319,6 +327,70 @@ export const OPERATIONS = {
     output: SpendSummarySchema,
     status: 200,
   },
+  recordSnapshot: {
+    summary: "Record a cluster from a kubeconfig on the server's machine: a read-only snapshot of its objects, events and container logs (bounded to 60 s; 502 when the cluster cannot be reached; tenant `default` only)",
+    tags: ['snapshots'],
+    method: 'POST',
+    path: '/v1/snapshots',
+    // The service checks the body (after the tenant check) with RecordSnapshotInputSchema.
+    input: z.unknown(),
+    docs: { body: RecordSnapshotInputSchema },
+    output: SnapshotSummarySchema,
+    status: 201,
+    body: '*',
+    errors: [403, 502],
+  },
+  listSnapshots: {
+    summary: 'The recorded clusters (snapshots) of this install, newest recording first',
+    tags: ['snapshots'],
+    method: 'GET',
+    path: '/v1/snapshots',
+    input: NoInputSchema,
+    output: SnapshotListSchema,
+    status: 200,
+  },
+  getSnapshot: {
+    summary: "One snapshot's summary: when and where it was recorded, what it holds, who uses it",
+    tags: ['snapshots'],
+    method: 'GET',
+    path: '/v1/snapshots/{snapshot_id}',
+    input: SnapshotRefSchema,
+    output: SnapshotSummarySchema,
+    status: 200,
+  },
+  exportSnapshot: {
+    summary: 'The whole snapshot as one portable JSON document (format benchdesk.snapshot/v1), for import elsewhere',
+    tags: ['snapshots'],
+    method: 'GET',
+    path: '/v1/snapshots/{snapshot_id}/export',
+    input: SnapshotRefSchema,
+    output: SnapshotDocumentSchema,
+    status: 200,
+  },
+  importSnapshot: {
+    summary: 'Store a snapshot document (an export, or one written by hand); 422 names what is wrong and where; the same content again answers the snapshot already stored (tenant `default` only)',
+    tags: ['snapshots'],
+    method: 'POST',
+    path: '/v1/snapshots/import',
+    // The service checks the document (after the tenant check), so the 422 names the path in it.
+    input: z.unknown(),
+    docs: { body: SnapshotDocumentSchema },
+    output: SnapshotSummarySchema,
+    status: 201,
+    body: '*',
+    errors: [403],
+    bodyLimit: SNAPSHOT_IMPORT_LIMIT_BYTES,
+  },
+  deleteSnapshot: {
+    summary: 'Delete a snapshot (409 `snapshot_in_use` while a suite or a running job uses it; tenant `default` only)',
+    tags: ['snapshots'],
+    method: 'DELETE',
+    path: '/v1/snapshots/{snapshot_id}',
+    input: SnapshotRefSchema,
+    output: z.undefined(),
+    status: 204,
+    errors: [403, 409],
+  },
 } as const satisfies Record<string, OperationDef>;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -363,6 +435,12 @@ export type OperationInputs = {
   testMarketplaceKey: z.input<typeof MarketplaceKeyTestInputSchema> | undefined;
   setMarketplaceKey: z.input<typeof SetMarketplaceKeyInputSchema>;
   getSpendSummary: Record<string, never> | undefined;
+  recordSnapshot: z.input<typeof RecordSnapshotInputSchema>;
+  listSnapshots: Record<string, never> | undefined;
+  getSnapshot: z.input<typeof SnapshotRefSchema>;
+  exportSnapshot: z.input<typeof SnapshotRefSchema>;
+  importSnapshot: SnapshotDocumentInput;
+  deleteSnapshot: z.input<typeof SnapshotRefSchema>;
 };
 
 export type OperationOutput<O extends OperationName> = z.output<Ops[O]['output']>;

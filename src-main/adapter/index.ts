@@ -6,6 +6,8 @@ import { instanceHandlers, withMarketplaceHealth } from './handlers/instances';
 import { jobStatsHandlers } from './handlers/jobs-stats';
 import { overviewHandlers, type OverviewHandlerDeps } from './handlers/overview';
 import { settingsHandlers, type SettingsHandlerDeps } from './handlers/settings';
+import { snapshotHandlers } from './handlers/snapshots';
+import type { SnapshotService } from '../app/snapshots';
 import type { OperationHandlers } from './types';
 
 export type { OperationContext, OperationHandlers } from './types';
@@ -21,6 +23,8 @@ export type HandlerDeps = {
   settings: SettingsHandlerDeps;
   /** Overview: the spend summary cache. */
   overview: OverviewHandlerDeps;
+  /** Recorded clusters: record, list, export, import, delete. */
+  snapshots: SnapshotService;
 };
 
 /** Every operation's handler. Each domain contributes its operations from handlers/<domain>.ts. */
@@ -32,6 +36,7 @@ export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
     ...settingsHandlers(deps.settings),
     ...overviewHandlers(deps.overview),
     ...instanceHandlers(deps.instances),
+    ...snapshotHandlers(deps.snapshots),
     getHealth: withMarketplaceHealth(core.getHealth, deps.instances),
   };
 }

@@ -48,7 +48,8 @@ function registerSchemas(): void {
   for (const kind of JOB_KINDS) register(JOB_REQUEST_SCHEMAS[kind], `${pascal(kind)}Request`);
   for (const name of OPERATION_NAMES) {
     const op: OperationDef = OPERATIONS[name];
-    register(op.output, op.stream ? `${pascal(name)}Item` : `${pascal(name)}Response`);
+    // A 204 answers no body: nothing to name.
+    if (op.status !== 204) register(op.output, op.stream ? `${pascal(name)}Item` : `${pascal(name)}Response`);
     if (op.docs?.body) register(op.docs.body, `${pascal(name)}Request`);
     else if (op.body === '*') register(op.input, `${pascal(name)}Request`);
   }
@@ -91,14 +92,15 @@ const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: '#/compo
 const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
   400: { name: 'BadRequest', description: 'Malformed request: invalid JSON, a body that is not an object, a bad Host, a malformed URL or HTTP framing' },
   401: { name: 'Unauthorized', description: 'Missing or invalid credentials (`unauthorized`), or this address is locked out after 10 failures in 60 s (`auth_blocked`, with Retry-After)' },
-  403: { name: 'Forbidden', description: 'A browser request from another origin or site (Origin, Sec-Fetch-Site, Sec-Fetch-Mode): refused before authentication' },
+  403: { name: 'Forbidden', description: 'A browser request from another origin or site (Origin, Sec-Fetch-Site, Sec-Fetch-Mode): refused before authentication; or an operation reserved to the app\'s own tenant `default` (`forbidden_tenant`)' },
   404: { name: 'NotFound', description: 'Unknown job (or another tenant\'s), unknown path, or authentication not configured (`auth_not_configured`)' },
   405: { name: 'MethodNotAllowed', description: 'The path exists with other methods (see Allow)' },
-  409: { name: 'Conflict', description: 'The resource is not in a state that allows this (job already ended, idempotent request still in flight, …)' },
-  413: { name: 'PayloadTooLarge', description: 'The body is over 1 MiB' },
+  409: { name: 'Conflict', description: 'The resource is not in a state that allows this (job already ended, idempotent request still in flight, snapshot in use, …)' },
+  413: { name: 'PayloadTooLarge', description: 'The body is over 1 MiB (64 MiB for a snapshot import)' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json' },
   422: { name: 'ValidationFailed', description: 'The input does not validate: `errors` lists up to 20 issues and says how many more there are' },
   500: { name: 'InternalError', description: 'Unexpected server error (details only in the server log)' },
+  502: { name: 'BadGateway', description: 'A service benchdesk talks to (a Kubernetes cluster, the marketplace, an llmserver) could not be reached or gave an answer that cannot be used: the problem names it' },
   503: { name: 'Unavailable', description: 'The server is shutting down, or this address has too many open connections' },
   507: { name: 'InsufficientStorage', description: 'The data directory is full: nothing was stored' },
 };
@@ -110,6 +112,7 @@ function errorStatuses(info: RouteInfo, op: OperationDef | null, method: string,
   if (op?.query || path.includes('{')) statuses.add('422');
   if (path.includes('{')) statuses.add('404');
   if (info.name === 'createJob' || info.name === 'cancelJob' || info.name === 'releaseInstance' || info.name === 'setMarketplaceKey') statuses.add('409');
+  for (const status of op?.errors ?? []) statuses.add(String(status));
   // /v1/jobs/{job_id} names a submit path for the job kinds: GET/HEAD there is a 405.
   if (info.name === 'getJob') statuses.add('405');
   return [...statuses].sort();
@@ -153,7 +156,9 @@ function finishOperation(doc: OpenApiDoc, method: string, path: string, operatio
   const sameRouteStream = op && !op.stream
     ? OPERATION_NAMES.find((n) => (OPERATIONS[n] as OperationDef).stream === true && OPERATIONS[n].method === op.method && OPERATIONS[n].path === op.path)
     : undefined;
-  if (op?.stream) {
+  if (op?.status === 204) {
+    delete success.content;
+  } else if (op?.stream) {
     success.content = sseContent();
   } else if (sameRouteStream) {
     success.content = { ...(isJson(success.content) ? success.content : {}), ...sseContent() };
@@ -215,6 +220,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   marketplace: 'GPU marketplace: estimates, the model catalog, rented machines',
   llmserver: 'llmserver (Ollama) backends',
   settings: 'App settings, the API token and the marketplace key',
+  snapshots: 'Recorded clusters: record, list, export, import and delete read-only snapshots that jobs replay as a Kubernetes API',
 };
 
 /** fastify-swagger `transformObject`: named schemas, then everything above. */

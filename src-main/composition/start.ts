@@ -21,6 +21,7 @@ import { SettingsStore } from '../app/settings';
 import { SpendCache } from '../app/spend';
 import { createWorkflows } from './workflows';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
+import { createSnapshotService, type SnapshotService } from '../app/snapshots';
 
 export const VERSION: string = pkg.version;
 
@@ -53,6 +54,8 @@ export type BenchdeskOptions = {
   sseHeartbeatMs?: number;
   /** Request/header timeouts and the per-IP connection cap of the HTTP API (tests shorten them). */
   httpLimits?: Partial<HttpLimits>;
+  /** The snapshot recording's time bound and request timeout (tests shorten them). */
+  snapshotTuning?: { deadlineMs?: number; requestTimeoutMs?: number };
 };
 
 export type Benchdesk = {
@@ -63,6 +66,8 @@ export type Benchdesk = {
   service: BenchdeskService;
   /** Rented marketplace machines: list, release, orphan sweep. */
   instances: InstanceService;
+  /** Recorded clusters: record, store, serve to jobs; the suites register who uses which here. */
+  snapshots: SnapshotService;
   /** Every operation, for every transport (HTTP routes, IPC, in-process clients). */
   handlers: OperationHandlers;
   /** The typed client over `handlers`, in this process, as `tenantId` (default: the app's tenant). */
@@ -120,9 +125,10 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
     // Tests replace some provider calls; the rest are the real ones (no I/O until called).
     const marketplaceKey = createMarketplaceKey(config, options.appMarketplaceKey);
     const providers: Providers = { ...createProviders({ config, settings, log, marketplaceKey }), ...options.providers };
+    const snapshots = await createSnapshotService({ dataDir: config.dataDir, log, ...(options.now ? { now: options.now } : {}), ...(options.snapshotTuning ? { recordTuning: options.snapshotTuning } : {}) });
     const engine = new JobEngine({
       store,
-      handlers: options.handlers ?? createWorkflows({ config, providers, settings, log, env, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
+      handlers: options.handlers ?? createWorkflows({ config, providers, settings, log, env, snapshots, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
       // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
       concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
       logger: log,
@@ -149,6 +155,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       service,
       store,
       instances,
+      snapshots,
       overview: { spend },
       settings: {
         settings,
@@ -186,6 +193,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       service,
       instances,
+      snapshots,
       handlers,
       client: (tenantId = 'default') => createInProcessClient(handlers, tenantId, (message, err) => log.error(message, { err: String(err) })),
       settings,
@@ -201,6 +209,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
         await instances.stop();
         await app.close();
         await engine.shutdown(config.shutdownGraceMs);
+        await snapshots.close();
         await store.close();
       },
     };

@@ -85,7 +85,8 @@ function docsSchema(name: OperationName, route: Route) {
     ...(route.successor ? { deprecated: true } : {}),
     ...(body ? { body } : {}),
     ...(querystring ? { querystring } : {}),
-    response: { ...problems, [op.status]: op.output } as Record<number, z.ZodType>,
+    // A 204 has no body to describe.
+    response: (op.status === 204 ? { ...problems } : { ...problems, [op.status]: op.output }) as Record<number, z.ZodType>,
   };
 }
 
@@ -119,6 +120,7 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
         method: op.method,
         url: fastifyPath(route.path),
         schema: docsSchema(name, route),
+        ...(op.bodyLimit ? { bodyLimit: op.bodyLimit } : {}),
         handler: async (request, reply) => {
           if (route.successor) deprecate(reply, route.successor);
           if (name === 'getJob' && JOB_KIND_PATH_NAMES.has((request.params as { job_id?: string }).job_id ?? '')) {
@@ -133,6 +135,7 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
           }
           const ctx: OperationContext = { tenantId: request.tenantId, responseHeaders: {} };
           const result = await handler(ctx, inputOf(name, request, route));
+          if (op.status === 204) return reply.code(204).headers(ctx.responseHeaders ?? {}).send();
           return reply.code(op.status).headers(ctx.responseHeaders ?? {}).send(result);
         },
       });
