@@ -178,8 +178,19 @@ export function sourceHost(server: string): string {
   }
 }
 
+/** JSON with object keys sorted: the same content gives the same text, whatever order its keys were written in. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Json).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 /** SHA-256 of the document without its id: two imports of the same content are the same snapshot. */
 export function contentHash(doc: CanonicalSnapshot): string {
   const { snapshot_id: _id, ...content } = doc;
-  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+  return createHash('sha256').update(stableJson(content)).digest('hex');
 }

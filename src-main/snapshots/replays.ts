@@ -12,7 +12,7 @@ import type { SnapshotStore } from './snapshot-store';
 
 export type SnapshotLease = {
   readonly snapshotId: string;
-  /** http://127.0.0.1:<port> */
+  /** https://127.0.0.1:<port> */
   readonly url: string;
   /** A kubeconfig for the replay (0600, in a temp dir removed when the lease closes). */
   readonly kubeconfigPath: string;

@@ -1,9 +1,9 @@
 /**
- * The kubeconfig of a replay: plain HTTP on loopback, so `insecure-skip-tls-verify: true` (which
- * @kubernetes/client-node requires before it talks http://), and a bearer token the replay checks.
- * Names are quoted YAML strings, so a snapshot name cannot break the file.
+ * The kubeconfig of a replay: its https:// address on loopback, the replay's self-signed
+ * certificate as the cluster's CA (kubectl sends a bearer token only over TLS), and the token the
+ * replay checks. Names are quoted YAML strings, so a snapshot name cannot break the file.
  */
-export function replayKubeconfig(options: { server: string; token: string; contextName: string; namespace?: string }): string {
+export function replayKubeconfig(options: { server: string; token: string; contextName: string; caPem: string; namespace?: string }): string {
   const q = (text: string) => JSON.stringify(text);
   return [
     'apiVersion: v1',
@@ -14,7 +14,7 @@ export function replayKubeconfig(options: { server: string; token: string; conte
     `- name: ${q(options.contextName)}`,
     '  cluster:',
     `    server: ${q(options.server)}`,
-    '    insecure-skip-tls-verify: true',
+    `    certificate-authority-data: ${Buffer.from(options.caPem).toString('base64')}`,
     'users:',
     `- name: ${q(options.contextName)}`,
     '  user:',

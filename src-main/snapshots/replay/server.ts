@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,10 +10,11 @@ import { RESOURCES, apiVersionOf, groupVersions, type ResourceInfo } from '../re
 import { SelectorError, matchesFields, parseFieldSelector, parseLabelSelector } from '../selectors';
 import { acceptedForm, partialObjectMetadata, type IncludeObject } from '../table';
 import { replayKubeconfig } from './kubeconfig';
+import { replayCertificate } from './tls';
 import { ReplayIndex, type ReplayEntry } from './replay-index';
 
 /**
- * A read-only Kubernetes API server for one snapshot, on 127.0.0.1 (design §11): discovery, list
+ * A read-only Kubernetes API server for one snapshot, on https://127.0.0.1 (design §11): discovery, list
  * and get (cluster-wide and per namespace) with label and field selectors and limit/continue
  * paging, the Table form kubectl asks for, pod logs (container, previous, tailLines,
  * limitBytes), a watch that lists once and then stays quiet, and a 403 Status for every write.
@@ -26,8 +28,10 @@ const RESOURCE_VERSION = '1';
 const MAX_WATCH_MS = 30 * 60_000;
 
 export type ReplayServer = {
-  /** http://127.0.0.1:<port> */
+  /** https://127.0.0.1:<port> */
   readonly url: string;
+  /** The replay's certificate (PEM), for clients that do not read the kubeconfig. */
+  readonly caPem: string;
   readonly kubeconfigPath: string;
   readonly token: string;
   readonly index: ReplayIndex;
@@ -386,7 +390,8 @@ export async function startReplay(index: ReplayIndex, options: StartReplayOption
   const watches = new Set<() => void>();
   const handle = createReplayHandler(index, token, watches);
   const sockets = new Set<Socket>();
-  const server = http.createServer((req, res) => {
+  const certificate = await replayCertificate();
+  const server = https.createServer({ key: certificate.key, cert: certificate.cert }, (req, res) => {
     req.resume();
     try {
       handle(req, res);
@@ -396,7 +401,7 @@ export async function startReplay(index: ReplayIndex, options: StartReplayOption
     }
   });
   server.keepAliveTimeout = 30_000;
-  server.on('connection', (socket) => {
+  server.on('secureConnection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -408,7 +413,7 @@ export async function startReplay(index: ReplayIndex, options: StartReplayOption
     });
   });
   const address = server.address() as AddressInfo;
-  const url = `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
+  const url = `https://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`;
   let dir: string | undefined;
   const stop = async () => {
     for (const end of [...watches]) end();
@@ -421,9 +426,9 @@ export async function startReplay(index: ReplayIndex, options: StartReplayOption
   try {
     dir = await mkdtemp(path.join(options.tempRoot ?? tmpdir(), 'benchdesk-replay-'));
     const kubeconfigPath = path.join(dir, 'kubeconfig');
-    await writeFile(kubeconfigPath, replayKubeconfig({ server: url, token, contextName: options.contextName ?? 'benchdesk-snapshot' }), { mode: 0o600 });
+    await writeFile(kubeconfigPath, replayKubeconfig({ server: url, token, contextName: options.contextName ?? 'benchdesk-snapshot', caPem: certificate.cert }), { mode: 0o600 });
     let closed: Promise<void> | undefined;
-    return { url, kubeconfigPath, token, index, close: () => (closed ??= stop()) };
+    return { url, kubeconfigPath, token, index, caPem: certificate.cert, close: () => (closed ??= stop()) };
   } catch (err) {
     await stop();
     throw err;
