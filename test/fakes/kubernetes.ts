@@ -20,8 +20,10 @@
  * - `forbidden`: resources answering 403 Status, e.g. ['pods'], ['events'], ['pods/log'].
  * - `latencyMs`: delay before every answer.
  * - `kubeconfigToken`: token written into the kubeconfig (default: `token`), to test 401.
- * Lists honour `fieldSelector` (=, ==, != on dotted fields), `labelSelector` (equality and
- * set-based), `limit` and `continue`. Logs are text/plain and honour `container`, `tailLines`,
+ * - `tls`: HTTPS with a self-signed CA in the kubeconfig, for the real kubectl (it never sends a
+ *   bearer token over http://).
+ * Lists come in the API server's order (namespace, then name) and honour `fieldSelector` (=, ==,
+ * != on dotted fields), `labelSelector` (equality and set-based), `limit` and `continue`. Logs are text/plain and honour `container`, `tailLines`,
  * `previous`, `limitBytes`, with the API's 400s for multi-container pods without `container` and
  * waiting containers. kubectl's Table form (Accept: …;as=Table;g=meta.k8s.io) is answered with the
  * columns of src-main/snapshots/table.ts, the code the snapshot replay uses, ages counted from
@@ -30,12 +32,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RESOURCES, apiVersionOf, groupVersions, type ResourceInfo } from '../../src-main/snapshots/resources';
 import { parseLabelSelector, SelectorError } from '../../src-main/snapshots/selectors';
 import { acceptedForm, tableRow, toTable } from '../../src-main/snapshots/table';
+import { replayCertificate } from '../../src-main/snapshots/replay/tls';
 import type { SnapshotResource } from '../../shared/snapshots';
 
 export interface RecordedKubeCall {
@@ -53,6 +57,11 @@ export interface FakeKubernetesOptions {
   kubeconfigToken?: string;
   forbidden?: string[];
   latencyMs?: number;
+  /**
+   * Serve HTTPS with a self-signed certificate (in the kubeconfig's certificate-authority-data):
+   * the real kubectl sends its bearer token only over TLS.
+   */
+  tls?: boolean;
 }
 
 export interface FakeKubernetes {
@@ -500,7 +509,7 @@ function status(code: number, reason: string, message: string, details?: Json): 
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
 }
 
-function kubeconfigYaml(server: string, token: string): string {
+function kubeconfigYaml(server: string, token: string, caPem?: string): string {
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -509,7 +518,7 @@ function kubeconfigYaml(server: string, token: string): string {
     '- name: fake-cluster',
     '  cluster:',
     `    server: ${server}`,
-    '    insecure-skip-tls-verify: true',
+    caPem ? `    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}` : '    insecure-skip-tls-verify: true',
     'users:',
     '- name: fake-user',
     '  user:',
@@ -561,7 +570,13 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
       if (err instanceof SelectorError) return sendJson(res, 400, status(400, 'BadRequest', err.message));
       throw err;
     }
-    let filtered = items.filter((it) => matches(query.fieldSelector, (k) => getField(it, k)) && labels((it.metadata as Json).labels as Record<string, string> | undefined));
+    // In the API server's order (etcd keys: namespace, then name), as a real list comes.
+    const ordered = [...items].sort((a, b) => {
+      const ka = `${getField(a, 'metadata.namespace') ?? ''}/${getField(a, 'metadata.name') ?? ''}`;
+      const kb = `${getField(b, 'metadata.namespace') ?? ''}/${getField(b, 'metadata.name') ?? ''}`;
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
+    let filtered = ordered.filter((it) => matches(query.fieldSelector, (k) => getField(it, k)) && labels((it.metadata as Json).labels as Record<string, string> | undefined));
     const offset = query.continue ? Number(Buffer.from(query.continue, 'base64url').toString('utf8')) : 0;
     const limit = query.limit ? Number(query.limit) : 0;
     let cont: string | undefined;
@@ -689,7 +704,8 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     sendJson(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
   };
 
-  const server = http.createServer((req, res) => {
+  const certificate = options.tls ? await replayCertificate() : undefined;
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://fake');
     const query = Object.fromEntries(url.searchParams.entries());
     const call: RecordedKubeCall = { method: req.method ?? 'GET', path: url.pathname, query, headers: req.headers, clientPort: req.socket.remotePort };
@@ -707,13 +723,14 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     };
     if (options.latencyMs) setTimeout(answer, options.latencyMs);
     else answer();
-  });
+  };
+  const server = certificate ? https.createServer({ key: certificate.key, cert: certificate.cert }, handler) : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${certificate ? 'https' : 'http'}://127.0.0.1:${port}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'benchdesk-fake-k8s-'));
   const kubeconfigPath = path.join(dir, 'kubeconfig');
-  await writeFile(kubeconfigPath, kubeconfigYaml(url, options.kubeconfigToken ?? token), { mode: 0o600 });
+  await writeFile(kubeconfigPath, kubeconfigYaml(url, options.kubeconfigToken ?? token, certificate?.cert), { mode: 0o600 });
 
   return {
     url,

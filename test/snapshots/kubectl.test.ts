@@ -109,3 +109,21 @@ describe.skipIf(!HAS_KUBECTL)('kubectl against a replayed snapshot', () => {
 describe.skipIf(HAS_KUBECTL)('kubectl against a replayed snapshot', () => {
   it.skip(KUBECTL_MISSING, () => undefined);
 });
+
+describe.skipIf(!HAS_KUBECTL)('kubectl against the fake Kubernetes API of the tests', () => {
+  it('answers the Table form with the replay\'s printers: kubectl shows STATUS, not just NAME and AGE', async () => {
+    const { startFakeKubernetes } = await import('../fakes/kubernetes');
+    const fake = await startFakeKubernetes({ tls: true });
+    try {
+      const { code, stdout, stderr } = await kubectl(fake.kubeconfigPath, ['get', 'pods', '-n', 'shop']);
+      expect(code, stderr).toBe(0);
+      const table = rows(stdout);
+      expect(table[0]).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']);
+      expect(table.find((r) => r[0] === SCENARIO.crashLoopPod.name)?.slice(1, 3)).toEqual(['0/1', 'CrashLoopBackOff']);
+      const tableCalls = fake.calls.filter((c) => String(c.headers.accept).includes('as=Table'));
+      expect(tableCalls.map((c) => c.path)).toContain('/api/v1/namespaces/shop/pods');
+    } finally {
+      await fake.close();
+    }
+  });
+});
