@@ -7,7 +7,7 @@ import { z } from 'zod';
  * adds only a small envelope and the container logs. docs/snapshots.md describes the format.
  */
 
-export const SNAPSHOT_FORMAT = 'benchdesk.snapshot/v1';
+export const SNAPSHOT_FORMAT = 'benchdesk.snapshot/v1' as const;
 
 /** The resources a snapshot holds, in the order they are recorded and counted. Secrets are not among them. */
 export const SNAPSHOT_RESOURCES = [

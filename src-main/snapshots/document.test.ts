@@ -61,7 +61,7 @@ describe('canonicalSnapshot', () => {
   it('refuses a malformed document, naming the path of each problem', () => {
     const bad = handWritten() as Record<string, unknown> & { objects: Record<string, unknown[]> };
     bad.format = 'benchdesk.snapshot/v0';
-    (bad.objects.pods[0] as { metadata: { name: string } }).metadata.name = '';
+    ((bad.objects.pods as unknown[])[0] as { metadata: { name: string } }).metadata.name = '';
     bad.objects.secrets = [];
     const paths = issuesOf(bad).map((i) => i.path);
     expect(paths).toEqual(expect.arrayContaining(['format', 'objects.pods.0.metadata.name', 'objects']));

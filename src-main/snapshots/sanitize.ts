@@ -47,8 +47,9 @@ function cleanMetadata(metadata: unknown): void {
   if (!isObject(metadata)) return;
   delete metadata.managedFields;
   if (isObject(metadata.annotations)) {
-    delete metadata.annotations[LAST_APPLIED_ANNOTATION];
-    if (Object.keys(metadata.annotations).length === 0) delete metadata.annotations;
+    const { [LAST_APPLIED_ANNOTATION]: _dropped, ...kept } = metadata.annotations;
+    if (Object.keys(kept).length === 0) delete metadata.annotations;
+    else metadata.annotations = kept;
   }
 }
 

@@ -34,8 +34,8 @@ describe("kubectl's columns", () => {
     expect(tableRow('events', event, NOW).cells).toEqual(['5m', 'Warning', 'BackOff', 'pod/web-1', 'spec.containers{web}', 'kubelet, node-1', 'Back-off', '29m', 97, 'e1']);
     // An event of the new API: no first/last timestamps, eventTime only, count 1.
     const scheduler = { metadata: { name: 'e2' }, involvedObject: { kind: 'Pod', name: 'p' }, type: 'Warning', reason: 'FailedScheduling', message: 'm', eventTime: '2026-08-20T10:26:30.123456Z', firstTimestamp: null, lastTimestamp: null, reportingComponent: 'default-scheduler' };
-    expect(tableRow('events', scheduler, NOW).cells.slice(0, 4)).toEqual(['3m29s', 'Warning', 'FailedScheduling', 'pod/p']);
-    expect(tableRow('events', scheduler, NOW).cells[8]).toBe(1);
+    expect((tableRow('events', scheduler, NOW).cells as unknown[]).slice(0, 4)).toEqual(['3m29s', 'Warning', 'FailedScheduling', 'pod/p']);
+    expect((tableRow('events', scheduler, NOW).cells as unknown[])[8]).toBe(1);
     const svc = { metadata: { name: 'lb', creationTimestamp: T0 }, spec: { type: 'LoadBalancer', clusterIP: '10.0.0.9', ports: [{ port: 80, nodePort: 30080, protocol: 'TCP' }], selector: { app: 'web' } }, status: { loadBalancer: {} } };
     expect(tableRow('services', svc, NOW).cells).toEqual(['lb', 'LoadBalancer', '10.0.0.9', '<pending>', '80:30080/TCP', '30m', 'app=web']);
   });

@@ -11,7 +11,7 @@ import { SelectorError, matchesFields, parseFieldSelector, parseLabelSelector } 
 import { acceptedForm, partialObjectMetadata, type IncludeObject } from '../table';
 import { replayKubeconfig } from './kubeconfig';
 import { replayCertificate } from './tls';
-import { ReplayIndex, type ReplayEntry } from './replay-index';
+import type { ReplayEntry, ReplayIndex } from './replay-index';
 
 /**
  * A read-only Kubernetes API server for one snapshot, on https://127.0.0.1 (design §11): discovery, list

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ageAt, humanDuration, nodeRoles, nodeStatus, podDisplay, restartsText } from './kube-display';
+import { ageAt, humanDuration, nodeRoles, nodeStatus, podDisplay, restartsText } from '../../shared/kube-display';
 
 const NOW = Date.parse('2026-08-20T10:30:00Z');
 const running = (name: string, extra: Record<string, unknown> = {}) => ({ name, ready: true, restartCount: 0, state: { running: { startedAt: '2026-08-20T10:00:00Z' } }, ...extra });
