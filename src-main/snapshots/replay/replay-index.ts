@@ -6,7 +6,7 @@ import { PRINTERS, tableRow, type IncludeObject } from '../table';
 import { SelectorError, type FieldRequirement } from '../selectors';
 
 /**
- * One snapshot prepared for serving: per resource, its objects with their JSON already written
+ * One snapshot prepared for serving: per resource, its objects with their JSON bytes already written
  * (a list of 1,000 pods is assembled from cached strings, not serialised per request), their
  * Table rows built on first use, and the container logs as text. Immutable once built.
  */
@@ -18,8 +18,8 @@ export type ReplayEntry = {
   readonly namespace: string;
   readonly name: string;
   readonly labels: Readonly<Record<string, string>> | undefined;
-  /** JSON.stringify(object), written once. */
-  readonly json: string;
+  /** The UTF-8 bytes of JSON.stringify(object), written once: lists are assembled from these. */
+  readonly bytes: Buffer;
 };
 
 export type ContainerLogText = { current: string | null; previous: string | null };
@@ -72,7 +72,7 @@ export class ReplayIndex {
   readonly name: string;
   private readonly byResource = new Map<SnapshotResource, ReplayEntry[]>();
   private readonly byKey = new Map<string, ReplayEntry>();
-  private readonly rowCache = new WeakMap<ReplayEntry, string>();
+  private readonly rowCache = new WeakMap<ReplayEntry, Buffer>();
   private readonly columnsJson = new Map<SnapshotResource, string>();
   private readonly logs = new Map<string, ContainerLogText>();
 
@@ -88,7 +88,7 @@ export class ReplayIndex {
           namespace: typeof metadata.namespace === 'string' ? metadata.namespace : '',
           name: String(metadata.name),
           labels: metadata.labels as Record<string, string> | undefined,
-          json: JSON.stringify(object),
+          bytes: Buffer.from(JSON.stringify(object)),
         };
       });
       this.byResource.set(resource, entries);
@@ -111,16 +111,16 @@ export class ReplayIndex {
     return this.logs.get(`${namespace}/${pod}/${container}`);
   }
 
-  /** The JSON of an entry's Table row; the default form (metadata, meta.k8s.io/v1) is built once. */
-  rowJson(resource: SnapshotResource, entry: ReplayEntry, include: IncludeObject, tableVersion: 'v1' | 'v1beta1'): string {
+  /** The UTF-8 JSON of an entry's Table row; the default form (metadata, meta.k8s.io/v1) is built once. */
+  rowBytes(resource: SnapshotResource, entry: ReplayEntry, include: IncludeObject, tableVersion: 'v1' | 'v1beta1'): Buffer {
     const cacheable = include === 'Metadata' && tableVersion === 'v1';
     if (cacheable) {
       const cached = this.rowCache.get(entry);
       if (cached !== undefined) return cached;
     }
-    const json = JSON.stringify(tableRow(resource, entry.object, this.now, include, tableVersion));
-    if (cacheable) this.rowCache.set(entry, json);
-    return json;
+    const bytes = Buffer.from(JSON.stringify(tableRow(resource, entry.object, this.now, include, tableVersion)));
+    if (cacheable) this.rowCache.set(entry, bytes);
+    return bytes;
   }
 
   columnDefinitionsJson(resource: SnapshotResource): string {
