@@ -194,6 +194,11 @@ describe('the replay over HTTPS', () => {
       expect(answer.status, method).toBe(403);
       expect(answer.json()).toMatchObject({ kind: 'Status', reason: 'Forbidden', code: 403, message: expect.stringContaining('is forbidden: this cluster is a read-only snapshot') });
     }
+    // exec, attach and port-forward (a GET upgraded to a WebSocket by recent kubectl) are refused the same way.
+    for (const sub of ['exec?command=sh', 'attach', 'portforward']) {
+      const answer = await request(`/api/v1/namespaces/shop/pods/${SCENARIO.crashLoopPod.name}/${sub}`);
+      expect(answer.json(), sub).toMatchObject({ reason: 'Forbidden', code: 403 });
+    }
   });
 
   it('a watch lists once and then ends at its timeout', async () => {

@@ -412,6 +412,8 @@ export function createReplayHandler(index: ReplayIndex, token: string, openWatch
     if (name === null) return list(res, info, namespace, url.searchParams, accept);
     if (sub !== null) {
       if (info.resource === 'pods' && sub === 'log' && namespace !== null) return podLog(res, namespace, name, url.searchParams);
+      // exec, attach and port-forward act on a running container: there is none to act on.
+      if (info.resource === 'pods' && (sub === 'exec' || sub === 'attach' || sub === 'portforward')) return forbidWrite(res, sub, route);
       return sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource', {});
     }
     if (info.namespaced && namespace === null) return sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource', {});
