@@ -13,6 +13,7 @@ import { useCatalog } from '../../queries/catalog';
 import { useCreateJob } from '../../queries/jobs';
 import { jobPath } from '../../router/routes';
 import { useUiStore } from '../../state/ui-store';
+import { ClusterSource } from './ClusterSource';
 import { DEFAULT_DRAFT, estimateFor, fieldErrorsOf, fieldsOf, validateDraft, type DraftField, type LaunchDraft } from './launch-form';
 
 const KINDS: { kind: JobKind; label: string; what: string }[] = [
@@ -49,7 +50,7 @@ export function LaunchPage() {
     setDraftStore(kind, { ...draft, ...patch });
   };
   const touch = (f: DraftField) => setTouched((t) => (t.has(f) ? t : new Set(t).add(f)));
-  const bind = (f: Exclude<DraftField, 'backend_warmup' | 'stop_instance' | 'target'>) => ({
+  const bind = (f: Exclude<DraftField, 'backend_warmup' | 'stop_instance' | 'target' | 'cluster'>) => ({
     value: draft[f],
     onChange: (e: { target: { value: string } }) => set({ [f]: e.target.value }),
     onBlur: () => touch(f),
@@ -171,7 +172,16 @@ export function LaunchPage() {
                 <input autoComplete="off" spellCheck={false} {...bind('agent')} />
               </Field>
             ) : null}
-            {fields.has('kubeconfig') ? <KubeconfigField value={draft.kubeconfig} error={errorOf('kubeconfig')} onChange={(v) => set({ kubeconfig: v })} onBlur={() => touch('kubeconfig')} /> : null}
+            {fields.has('cluster') ? (
+              <ClusterSource
+                cluster={draft.cluster}
+                snapshot={draft.snapshot}
+                snapshotError={errorOf('snapshot')}
+                onChange={(patch) => set(patch)}
+                onBlur={() => touch('snapshot')}
+                kubeconfigField={<KubeconfigField value={draft.kubeconfig} error={errorOf('kubeconfig')} onChange={(v) => set({ kubeconfig: v })} onBlur={() => touch('kubeconfig')} />}
+              />
+            ) : null}
           </div>
         </Panel>
 

@@ -10,6 +10,10 @@ export type LaunchDraft = {
   model: string;
   agent: string;
   kubeconfig: string;
+  /** The cluster the agent reads: a live one (kubeconfig) or a recorded snapshot, served for the job's life. */
+  cluster: 'live' | 'snapshot';
+  /** A snapshot id when cluster is 'snapshot'. */
+  snapshot: string;
   target: 'marketplace' | 'existing';
   backend_url: string;
   backend_warmup: boolean;
@@ -30,6 +34,8 @@ export const DEFAULT_DRAFT: LaunchDraft = {
   model: '',
   agent: 'builtin',
   kubeconfig: '',
+  cluster: 'live',
+  snapshot: '',
   target: 'existing',
   backend_url: DEFAULT_BACKEND_URL,
   backend_warmup: true,
@@ -46,7 +52,7 @@ export const DEFAULT_DRAFT: LaunchDraft = {
 export function fieldsOf(kind: JobKind, draft: LaunchDraft): ReadonlySet<DraftField> {
   const f = new Set<DraftField>(['model']);
   const add = (...names: DraftField[]) => names.forEach((n) => f.add(n));
-  if (kind !== 'llm-instance') add('question', 'agent', 'kubeconfig');
+  if (kind !== 'llm-instance') add('question', 'agent', 'cluster', draft.cluster === 'snapshot' ? 'snapshot' : 'kubeconfig');
   const marketplace = kind !== 'agentic-agent' && draft.target === 'marketplace';
   if (kind !== 'agentic-agent') f.add('target');
   if (marketplace) {
@@ -63,6 +69,7 @@ const REQUEST_FIELD_TO_DRAFT: Record<string, DraftField> = {
   model: 'model',
   agent: 'agent',
   kubeconfig: 'kubeconfig',
+  snapshot: 'snapshot',
   backend_url: 'backend_url',
   backend_warmup: 'backend_warmup',
   backend_warmup_timeout: 'backend_warmup_timeout',
@@ -97,10 +104,8 @@ function optional(text: string): string | undefined {
 
 /** The request body this draft stands for (before validation). */
 export function buildRequest(kind: JobKind, d: LaunchDraft): Record<string, unknown> {
-  const common = {
-    model: optional(d.model),
-    ...(d.kubeconfig.trim() ? { kubeconfig: d.kubeconfig.trim() } : {}),
-  };
+  const cluster = d.cluster === 'snapshot' ? { snapshot: optional(d.snapshot) } : d.kubeconfig.trim() ? { kubeconfig: d.kubeconfig.trim() } : {};
+  const common = { model: optional(d.model), ...cluster };
   const existing = {
     backend_url: optional(d.backend_url),
     backend_warmup: d.backend_warmup,
@@ -115,10 +120,10 @@ export function buildRequest(kind: JobKind, d: LaunchDraft): Record<string, unkn
   };
   const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   if (kind === 'agentic-agent') {
-    return strip({ question: d.question, model: common.model, agent: optional(d.agent), kubeconfig: common.kubeconfig, ...existing });
+    return strip({ question: d.question, model: common.model, agent: optional(d.agent), ...cluster, ...existing });
   }
   if (kind === 'benchmark') {
-    const base = { question: d.question, model: common.model, agent: optional(d.agent), kubeconfig: common.kubeconfig };
+    const base = { question: d.question, model: common.model, agent: optional(d.agent), ...cluster };
     return strip(d.target === 'marketplace' ? { ...base, ...market, marketplace_stop_instance: d.stop_instance } : { ...base, marketplace: false, ...existing });
   }
   return strip(d.target === 'marketplace' ? { model: common.model, ...market } : { model: common.model, marketplace: false, ...existing });
@@ -133,6 +138,7 @@ export type DraftErrors = Partial<Record<DraftField, string>>;
 export function validateDraft(kind: JobKind, d: LaunchDraft): { input: CreateJobInput | null; errors: DraftErrors } {
   const errors: DraftErrors = {};
   const request = buildRequest(kind, d);
+  if (kind !== 'llm-instance' && d.cluster === 'snapshot' && !d.snapshot.trim()) errors.snapshot = 'Choose a recorded snapshot, or switch to a live cluster.';
   const marketplace = kind !== 'agentic-agent' && d.target === 'marketplace';
   if (marketplace) {
     const hours = num(d.hours);
