@@ -83,7 +83,17 @@ function printSummary(s: SnapshotSummary): void {
 }
 
 export function snapshotCommand(setExit: (code: number) => void) {
-  const snapshot = new Command('snapshot').description('recorded clusters: record one, list, show, export, import, delete, and serve one as a read-only Kubernetes API');
+  const snapshot = new Command('snapshot')
+    .description('recorded clusters: record one, list, show, export, import, delete, and serve one as a read-only Kubernetes API')
+    .addHelpText(
+      'after',
+      examples(
+        'benchdesk snapshot record --kubeconfig ~/.kube/config --name "checkout incident"',
+        'benchdesk snapshot list',
+        'benchdesk snapshot serve checkout-incident-3f9a1c',
+        'benchdesk run-agentic-agent -q "What is broken?" -m llama3.1:8b --backend-url http://127.0.0.1:11434 --snapshot checkout-incident-3f9a1c',
+      ),
+    );
 
   snapshot.addCommand(
     withConnection(
