@@ -8,6 +8,7 @@ import { overviewHandlers, type OverviewHandlerDeps } from './handlers/overview'
 import { settingsHandlers, type SettingsHandlerDeps } from './handlers/settings';
 import { snapshotHandlers } from './handlers/snapshots';
 import type { SnapshotService } from '../app/snapshots';
+import { guardAppTenantOperations } from './app-tenant';
 import type { OperationHandlers } from './types';
 
 export type { OperationContext, OperationHandlers } from './types';
@@ -27,10 +28,10 @@ export type HandlerDeps = {
   snapshots: SnapshotService;
 };
 
-/** Every operation's handler. Each domain contributes its operations from handlers/<domain>.ts. */
+/** Every operation's handler. Each domain contributes its operations from handlers/<domain>.ts; app-tenant operations are guarded. */
 export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
   const core = coreHandlers(deps.service);
-  return {
+  return guardAppTenantOperations({
     ...core,
     ...jobStatsHandlers(deps.store),
     ...settingsHandlers(deps.settings),
@@ -38,5 +39,5 @@ export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
     ...instanceHandlers(deps.instances),
     ...snapshotHandlers(deps.snapshots),
     getHealth: withMarketplaceHealth(core.getHealth, deps.instances),
-  };
+  });
 }

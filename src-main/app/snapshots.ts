@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import {
+  APP_TENANT_ID,
   RecordSnapshotInputSchema,
   type ExportedSnapshot,
   type SnapshotList,
@@ -26,7 +27,8 @@ import { ProblemError } from './problem-error';
  * what every tenant's suites run on.
  */
 
-export const SNAPSHOT_OWNER_TENANT = 'default';
+/** The operation table marks record, import and delete `appTenantOnly` too; the service checks again for callers in this process. */
+export const SNAPSHOT_OWNER_TENANT = APP_TENANT_ID;
 
 /** Says who uses a snapshot (the suites register one); an empty list = nobody. */
 export type SnapshotUsage = (snapshotId: string) => readonly string[];
@@ -69,9 +71,13 @@ function slug(name: string): string {
   return text || 'snapshot';
 }
 
-function requireOwner(tenantId: string, action: string): void {
+function requireOwner(tenantId: string): void {
   if (tenantId !== SNAPSHOT_OWNER_TENANT) {
-    throw new ProblemError(403, 'forbidden_tenant', `only the app's own tenant (${SNAPSHOT_OWNER_TENANT}) may ${action} snapshots: they are shared by every tenant of this install`);
+    throw new ProblemError(
+      403,
+      'forbidden_tenant',
+      `snapshots are shared by every tenant of this install: only the app's own tenant ('${SNAPSHOT_OWNER_TENANT}') may record, import or delete one; tenant '${tenantId}' may list, read and export them and run jobs on them`,
+    );
   }
 }
 
@@ -150,7 +156,7 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
     },
 
     async record(tenantId, input, options = {}) {
-      requireOwner(tenantId, 'record');
+      requireOwner(tenantId);
       const parsed = RecordSnapshotInputSchema.safeParse(input ?? {});
       if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'request');
       const request = parsed.data;
@@ -194,7 +200,7 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
     document: exported,
 
     async import(tenantId, document, options = {}) {
-      requireOwner(tenantId, 'import');
+      requireOwner(tenantId);
       if (typeof document !== 'object' || document === null || Array.isArray(document)) {
         throw new ProblemError(400, 'bad_request', 'a snapshot document is a JSON object (what GET /v1/snapshots/{id}/export answers)');
       }
@@ -222,7 +228,7 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
     },
 
     async delete(tenantId, snapshotId) {
-      requireOwner(tenantId, 'delete');
+      requireOwner(tenantId);
       await stored(snapshotId);
       const users = usedBy(snapshotId);
       if (users.length > 0) throw new ProblemError(409, 'snapshot_in_use', `snapshot ${snapshotId} is in use by ${users.join(', ')}; it can be deleted once nothing uses it`);

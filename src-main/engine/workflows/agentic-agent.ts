@@ -1,5 +1,6 @@
 import { access, constants } from 'node:fs/promises';
-import type { AgenticAgentRequest, AgentResult, ValidationIssue } from '../../../shared';
+import type { AgenticAgentRequest, AgentResult, BackendType, ValidationIssue } from '../../../shared';
+import { jobErrorCodeOf } from '../../agents/errors';
 import { resolveKubeconfigPath } from '../../agents/kubeconfig-path';
 import type { AgentRegistry } from '../../agents/registry';
 import type { SnapshotLeases } from '../../snapshots/replays';
@@ -38,7 +39,7 @@ export async function agentRequestIssues(
 export async function askAgent(
   ctx: JobContext,
   deps: AgentWorkflowDeps,
-  params: { agent: string; question: string; model: string; kubeconfig?: string | undefined; backendUrl: string },
+  params: { agent: string; question: string; model: string; kubeconfig?: string | undefined; backendUrl: string; backendType: BackendType },
 ): Promise<AgentResult> {
   const agent = deps.agents.resolveAgent(params.agent);
   const { sink, flush } = orderedEventSink(ctx);
@@ -49,7 +50,7 @@ export async function askAgent(
         question: params.question,
         model: params.model,
         kubeconfig: resolveKubeconfigPath(params.kubeconfig ?? null, deps.env),
-        backend_type: 'llmserver',
+        backend_type: params.backendType,
         backend_url: params.backendUrl,
       },
       {
@@ -60,7 +61,8 @@ export async function askAgent(
     );
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    throw new JobFailure('agent_failed', err instanceof Error ? err.message : String(err), { cause: err });
+    // Not installed, timed out, bad output or failed: each its own error_code (shared/job-errors.ts).
+    throw new JobFailure(jobErrorCodeOf(err), err instanceof Error ? err.message : String(err), { cause: err });
   } finally {
     await flush();
   }
@@ -86,6 +88,7 @@ export function agenticAgentWorkflow(deps: AgentWorkflowDeps): JobHandler<'agent
           kubeconfig,
           // With its credentials (if the URL has any): the agent makes its own llmserver calls.
           backendUrl: agentBackendUrl({ backendUrl: request.backend_url }),
+          backendType: request.backend_type,
         });
       });
     },
