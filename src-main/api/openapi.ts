@@ -92,7 +92,7 @@ const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: '#/compo
 const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
   400: { name: 'BadRequest', description: 'Malformed request: invalid JSON, a body that is not an object, a bad Host, a malformed URL or HTTP framing' },
   401: { name: 'Unauthorized', description: 'Missing or invalid credentials (`unauthorized`), or this address is locked out after 10 failures in 60 s (`auth_blocked`, with Retry-After)' },
-  403: { name: 'Forbidden', description: 'A browser request from another origin or site (Origin, Sec-Fetch-Site, Sec-Fetch-Mode): refused before authentication; or an operation reserved to the app\'s own tenant `default` (`forbidden_tenant`)' },
+  403: { name: 'Forbidden', description: 'A browser request from another origin or site (Origin, Sec-Fetch-Site, Sec-Fetch-Mode): refused before authentication' },
   404: { name: 'NotFound', description: 'Unknown job (or another tenant\'s), unknown path, or authentication not configured (`auth_not_configured`)' },
   405: { name: 'MethodNotAllowed', description: 'The path exists with other methods (see Allow)' },
   409: { name: 'Conflict', description: 'The resource is not in a state that allows this (job already ended, idempotent request still in flight, snapshot in use, …)' },
@@ -109,7 +109,7 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
 const FORBIDDEN_TENANT_RESPONSE = {
   name: 'ForbiddenTenant',
   description:
-    "The caller's tenant is not the app's own (`default`): settings, the marketplace key and the app token belong to it (`forbidden_tenant`); " +
+    "The caller's tenant is not the app's own (`default`): settings, the marketplace key, the app token and changes to the install's snapshots belong to it (`forbidden_tenant`); " +
     'or a browser request from another origin or site, refused before authentication (`forbidden_origin`)',
 };
 

@@ -83,6 +83,8 @@ beforeAll(async () => {
       BENCHDESK_DRIVER_READER: `${process.execPath} ${driver}`,
       BENCHDESK_DRIVER_HANGS: `${process.execPath} -e "process.stdin.resume(); process.stderr.write('thinking forever\\\\n')"`,
       FAKE_HOLMES_RECORD: holmesRecord,
+      // Agent programs get an allow-listed environment: the test knob must be named.
+      BENCHDESK_AGENT_ENV: 'FAKE_HOLMES_*',
     },
   });
   const res = await h.post('/v1/snapshots', { name: 'fake cluster', kubeconfig: mustK8s(h).kubeconfigPath });
@@ -159,7 +161,7 @@ describe('every kind of agent gets a kubeconfig of the replay', () => {
   it('the bundled drivers in-process (the desktop app) read a served snapshot too', async () => {
     const lease = await h.bd.snapshots.serve(snapshot.snapshot_id, 'test');
     try {
-      const registry = createAgentRegistry({ selfCommand: ['/nonexistent'], env: { ...process.env, PATH: pathWithFakeAgents(), FAKE_HOLMES_RECORD: holmesRecord }, bundledTransport: 'in-process' });
+      const registry = createAgentRegistry({ selfCommand: ['/nonexistent'], env: { ...process.env, PATH: pathWithFakeAgents(), FAKE_HOLMES_RECORD: holmesRecord, BENCHDESK_AGENT_ENV: 'FAKE_HOLMES_*' }, bundledTransport: 'in-process' });
       const answer = await registry.resolveAgent('holmes').ask({ question: QUESTION, model: MODEL, kubeconfig: lease.kubeconfigPath, backend_url: h.ollama.url });
       expect(answer.answer).toMatch(/CrashLoopBackOff/);
       const record = JSON.parse(await readFile(holmesRecord, 'utf8')) as { env: Record<string, string> };
