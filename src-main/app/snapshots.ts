@@ -8,6 +8,7 @@ import {
   type SnapshotList,
   type SnapshotSummary,
 } from '../../shared';
+import { resolveKubeconfigPath } from '../agents/kubeconfig-path';
 import type { Logger } from '../engine/types';
 import { canonicalSnapshot, contentHash, SnapshotDocumentError, type CanonicalSnapshot } from '../snapshots/document';
 import { KubeHttpError } from '../snapshots/kube-http';
@@ -164,7 +165,8 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
       try {
         doc = await recordCluster({
           name: request.name,
-          kubeconfig: request.kubeconfig,
+          // As a job's kubeconfig is: `~/` expanded, relative paths made absolute.
+          kubeconfig: resolveKubeconfigPath(request.kubeconfig),
           namespaces: request.namespaces,
           logTailLines: request.log_tail_lines,
           description: request.description,
