@@ -13,7 +13,7 @@ import {
   JobStatusSchema,
   type JobKind,
 } from './jobs';
-import { ListInstancesQuerySchema, MarketplaceInstanceListSchema, ReleaseInstanceInputSchema, ReleaseInstanceResponseSchema } from './instances';
+import { ListInstancesQuerySchema, MarketplaceInstanceListSchema, ReleaseInstanceBodySchema, ReleaseInstanceInputSchema, ReleaseInstanceResponseSchema } from './instances';
 import { MetricsSummaryQuerySchema, MetricsSummarySchema } from './metrics';
 import { CatalogResponseSchema, LlmModelsQuerySchema, LlmModelsResponseSchema } from './models';
 import {
@@ -89,6 +89,10 @@ export type OperationDef = {
   /** Success status over HTTP. */
   readonly status: number;
   readonly query?: readonly string[];
+  /**
+   * What the HTTP body carries: `'*'` the whole input; a field name, that field; REST_BODY, the input's
+   * fields that are not in the path (one JSON object, optional).
+   */
   readonly body?: string;
   /** input field → HTTP header name. */
   readonly headers?: Readonly<Record<string, string>>;
@@ -112,6 +116,9 @@ export type OperationDef = {
 
 /** The largest snapshot document `POST /v1/snapshots/import` takes. */
 export const SNAPSHOT_IMPORT_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** `body` value: the input's fields outside the path travel as the JSON body (no input field can be named so). */
+export const REST_BODY = '...rest';
 
 export const OPERATIONS = {
   getHealth: {
@@ -261,11 +268,15 @@ export const OPERATIONS = {
     query: ['orphaned'],
   },
   releaseInstance: {
-    summary: 'Destroy one benchdesk machine and confirm it is gone (409 `instance_active` while its job runs: cancel the job instead)',
+    summary:
+      'Destroy one benchdesk machine and confirm it is gone (409 `instance_active` while its job runs: cancel the job instead; 409 `instance_foreign` for another install\'s machine unless the body says `{"force": true}`)',
     tags: ['marketplace'],
     method: 'POST',
     path: '/v1/marketplace/instances/{instance_id}/release',
     input: ReleaseInstanceInputSchema,
+    // The id travels in the path, `force` in the (optional) body.
+    body: REST_BODY,
+    docs: { body: ReleaseInstanceBodySchema },
     output: ReleaseInstanceResponseSchema,
     status: 200,
   },

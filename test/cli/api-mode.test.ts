@@ -104,7 +104,7 @@ describe('benchdesk against the running app', () => {
     expect(estimate.basis).toBe('live_offers');
     const search = vast.callsTo('bundles').slice(before);
     expect(search.length).toBeGreaterThan(0);
-    expect((search[0]?.body as { reliability2: { gte: number } }).reliability2.gte).toBe(0.95);
+    expect((search[0]?.body as { reliability: { gte: number } }).reliability.gte).toBe(0.95);
 
     const text = await cli(['estimate', '--marketplace', '--marketplace-max-dph', '0.5', '-m', 'llama3.1:8b']);
     expect(text.code, text.stderr).toBe(0);
