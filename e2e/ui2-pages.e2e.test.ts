@@ -136,7 +136,12 @@ describe('Overview', () => {
       await page.screenshot({ path: path.join(ensureDir(DOC_SHOTS), `overview-${scheme}.png`), clip: DOC_CLIP });
     }
     await page.emulateMedia({ colorScheme: 'light' });
-    await page.getByTestId(`release-${instanceId}`).click();
+    await page.getByTestId(`orphan-release-${instanceId}`).click();
+    // The confirmation names the machine, its rate and its cost so far.
+    const dialog = page.locator('[data-testid="release-confirm"][open]');
+    await dialog.waitFor();
+    expect(await dialog.getByTestId('release-facts').innerText()).toContain(`#${instanceId}`);
+    await dialog.getByTestId('confirm-ok').click();
     await page.getByTestId('orphan-released').waitFor({ timeout: 15_000 });
     await banner.waitFor({ state: 'detached' });
     const destroyed = world.vast.calls.filter((c) => c.endpoint === 'destroy' && c.path.includes(String(instanceId)));

@@ -12,5 +12,8 @@ export * from './operations';
 export * from './ipc';
 export * from './settings';
 export * from './job-errors';
+export * from './agents';
+export * from './templates';
+export * from './issue-words';
 export * from './snapshots';
 export * from './kube-display';

@@ -13,6 +13,7 @@ import {
   JobStatusSchema,
   type JobKind,
 } from './jobs';
+import { AgentListSchema } from './agents';
 import { ListInstancesQuerySchema, MarketplaceInstanceListSchema, ReleaseInstanceBodySchema, ReleaseInstanceInputSchema, ReleaseInstanceResponseSchema } from './instances';
 import { MetricsSummaryQuerySchema, MetricsSummarySchema } from './metrics';
 import { CatalogResponseSchema, LlmModelsQuerySchema, LlmModelsResponseSchema } from './models';
@@ -33,6 +34,7 @@ import {
   SpendSummarySchema,
   UpdateSettingsResponseSchema,
 } from './settings';
+import { MarketplaceTemplateListSchema, TemplateSearchQuerySchema } from './templates';
 import { RecordSnapshotInputSchema, SnapshotDocumentSchema, SnapshotListSchema, SnapshotRefSchema, SnapshotSummarySchema, type SnapshotDocumentInput } from './snapshots';
 
 /**
@@ -280,6 +282,25 @@ export const OPERATIONS = {
     output: ReleaseInstanceResponseSchema,
     status: 200,
   },
+  searchTemplates: {
+    summary: "The marketplace's templates by name or hash (`q`; absent: the recommended ones), for choosing what a rented machine runs",
+    tags: ['marketplace'],
+    method: 'GET',
+    path: '/v1/marketplace/templates',
+    input: TemplateSearchQuerySchema,
+    output: MarketplaceTemplateListSchema,
+    status: 200,
+    query: ['q'],
+  },
+  listAgents: {
+    summary: 'The agents a job can ask: builtin, the bundled holmes and k8sgpt drivers, and registered drivers',
+    tags: ['agents'],
+    method: 'GET',
+    path: '/v1/agents',
+    input: z.object({}).strict(),
+    output: AgentListSchema,
+    status: 200,
+  },
   getSettings: {
     summary: 'The Settings page: editable settings, where each comes from, when a change applies, and the environment (data dir, API address, marketplace key status)',
     tags: ['settings'],
@@ -455,6 +476,8 @@ export type OperationInputs = {
   getMetricsSummary: z.input<typeof MetricsSummaryQuerySchema> | undefined;
   listInstances: z.input<typeof ListInstancesQuerySchema> | undefined;
   releaseInstance: z.input<typeof ReleaseInstanceInputSchema>;
+  searchTemplates: z.input<typeof TemplateSearchQuerySchema> | undefined;
+  listAgents: Record<string, never> | undefined;
   getSettings: Record<string, never> | undefined;
   updateSettings: z.input<typeof SettingsUpdateSchema>;
   getApiToken: Record<string, never> | undefined;

@@ -1,6 +1,7 @@
 import type { BenchdeskService } from '../app/service-types';
 import type { JobStore } from '../store/types';
 import type { InstanceService } from '../app/instances';
+import { choiceHandlers, type ChoiceHandlerDeps } from './handlers/choices';
 import { coreHandlers } from './handlers/core';
 import { instanceHandlers, withMarketplaceHealth } from './handlers/instances';
 import { jobStatsHandlers } from './handlers/jobs-stats';
@@ -24,6 +25,8 @@ export type HandlerDeps = {
   settings: SettingsHandlerDeps;
   /** Overview: the spend summary cache. */
   overview: OverviewHandlerDeps;
+  /** Launch: the registered agents and the marketplace's templates. */
+  choices: ChoiceHandlerDeps;
   /** Recorded clusters: record, list, export, import, delete. */
   snapshots: SnapshotService;
 };
@@ -37,6 +40,7 @@ export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
     ...settingsHandlers(deps.settings),
     ...overviewHandlers(deps.overview),
     ...instanceHandlers(deps.instances),
+    ...choiceHandlers(deps.choices),
     ...snapshotHandlers(deps.snapshots),
     getHealth: withMarketplaceHealth(core.getHealth, deps.instances),
   });

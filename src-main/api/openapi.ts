@@ -229,6 +229,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   marketplace: 'GPU marketplace: estimates, the model catalog, rented machines',
   llmserver: 'llmserver (Ollama) backends',
   settings: 'App settings, the API token and the marketplace key',
+  agents: 'The agents a job can ask',
   snapshots: 'Recorded clusters: record, list, export, import and delete read-only snapshots that jobs replay as a Kubernetes API',
 };
 

@@ -23,7 +23,8 @@ import { IDEMPOTENCY_RETENTION_MS, createService } from '../app/service';
 import type { BenchdeskService } from '../app/service-types';
 import { SettingsStore } from '../app/settings';
 import { SpendCache } from '../app/spend';
-import { createWorkflows } from './workflows';
+import { createAgents, createWorkflows } from './workflows';
+import { createTemplateSearch } from '../app/templates';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
 import { createSnapshotService, type SnapshotService } from '../app/snapshots';
 
@@ -136,12 +137,14 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
     // Created once per data dir: the labels of its machines tell them from another install's.
     const installId = settings.ensureInstallId();
     const heldKeys = new HeldKeys(path.join(config.dataDir, 'secrets'));
+    // One registry: the workflows ask its agents, the Launch form lists them.
+    const agents = createAgents({ config, settings, log, env });
     const snapshots = await createSnapshotService({ dataDir: config.dataDir, log, ...(options.now ? { now: options.now } : {}), ...(options.snapshotTuning ? { recordTuning: options.snapshotTuning } : {}) });
     const engine = new JobEngine({
       store,
       handlers:
         options.handlers ??
-        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, snapshots, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
+        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, agents, snapshots, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
       // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
       concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
       logger: log,
@@ -183,6 +186,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       instances,
       snapshots,
       overview: { spend },
+      choices: { agents, templates: createTemplateSearch({ marketplace: providers.marketplace }) },
       settings: {
         settings,
         auth,

@@ -395,6 +395,23 @@ export class VastClient {
     return res.templates.find((t) => t.hash_id === hashId) ?? null;
   }
 
+  /**
+   * Templates matching `filters` (the marketplace's operator objects on its template fields, e.g.
+   * `{name: {eq: 'Ollama'}}` or `{recommended: {eq: true}}`), own and public ones. The marketplace
+   * has no text search: a caller that wants "names containing …" filters the answer itself.
+   */
+  async searchTemplates(filters: Record<string, FieldFilter>, opts: CallOptions = {}): Promise<MarketplaceTemplate[]> {
+    const res = await this.#call({
+      method: 'GET',
+      path: '/template/',
+      query: { select_cols: JSON.stringify(['*']), select_filters: JSON.stringify(filters) },
+      idempotent: true,
+      schema: TemplatesResponseSchema,
+      signal: opts.signal,
+    });
+    return res.templates;
+  }
+
   /** The key's account; a cheap way to check the key and show the balance. */
   async currentUser(opts: CallOptions = {}): Promise<CurrentUser> {
     return this.#call({
@@ -619,5 +636,5 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
 /** The client's operations as a type, so workflows can take a stub or a wrapped client. */
 export type VastApi = Pick<
   VastClient,
-  'searchOffers' | 'rentOffer' | 'showInstance' | 'listInstances' | 'destroyInstance' | 'getTemplateByHash' | 'currentUser'
+  'searchOffers' | 'rentOffer' | 'showInstance' | 'listInstances' | 'destroyInstance' | 'getTemplateByHash' | 'searchTemplates' | 'currentUser'
 >;

@@ -143,6 +143,10 @@ export const MarketplaceTemplateSchema = z.object({
   onstart: optStr,
   runtype: optStr,
   recommended_disk_space: optNum,
+  /** On the marketplace's recommended list. */
+  recommended: z.boolean().nullable().optional().catch(null),
+  /** Instances created from it (popularity). */
+  count_created: optNum,
 });
 export type MarketplaceTemplate = z.infer<typeof MarketplaceTemplateSchema>;
 

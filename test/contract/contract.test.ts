@@ -167,6 +167,25 @@ describe('unary operations', () => {
     expect((await t.req({ method: 'POST', url: '/v1/marketplace/instances/42/release' })).statusCode).toBe(409);
   });
 
+  it('searchTemplates without a marketplace key: an empty list that says why; a 422 for a query too long', async () => {
+    expect(await same('searchTemplates', (c) => c.searchTemplates({ q: 'Ollama' }))).toMatchObject({ ok: { templates: [], note: expect.stringMatching(/no marketplace key/) } });
+    expect(problemOf(await same('searchTemplates', (c) => c.searchTemplates({ q: 'x'.repeat(201) })))).toMatchObject({ status: 422, errors: [{ path: 'q' }] });
+  });
+
+  it('listAgents: builtin and the bundled drivers, the same on every transport', async () => {
+    const o = await same('listAgents', (c) => c.listAgents({}));
+    expect(o).toMatchObject({
+      ok: {
+        agents: [
+          { name: 'builtin', source: 'builtin', transport: 'in-process' },
+          { name: 'holmes', source: 'bundled' },
+          { name: 'k8sgpt', source: 'bundled' },
+        ],
+        warnings: [],
+      },
+    });
+  });
+
   it('settings: read, an update that changes nothing, 422s, the token (none headless), the key test, 409 on storing a key, spend', async () => {
     expect(await same('getSettings', (c) => c.getSettings({}))).toMatchObject({ ok: { settings: { concurrency: expect.any(Number) as number } } });
     // The default again: every transport answers the same, nothing changed.

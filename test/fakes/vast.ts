@@ -152,6 +152,10 @@ export const FAKE_VAST_KEY = 'test-vast-key-0123456789abcdef';
 export const OLLAMA_TEMPLATE_HASH = '4e17788f74f075dd9aab7d0d4427968f';
 export const NO_PORT_TEMPLATE_HASH = '9c2d0c1b7a3e4f5a8b6c7d8e9f001122';
 export const OPEN_TEMPLATE_HASH = '0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+/** A public template that runs no Ollama (the picker lists it; renting it would never serve a model). */
+export const PYTORCH_TEMPLATE_HASH = '7a8b9c0d1e2f30415263748596a7b8c9';
+/** The account's own template: not on the recommended list, found by its exact name or hash. */
+export const PRIVATE_TEMPLATE_HASH = 'c0ffee00c0ffee00c0ffee00c0ffee00';
 
 /** A full offer object in the shape of the official example, with the given overrides. */
 export function makeOffer(o: Partial<FakeOffer> & Pick<FakeOffer, 'id' | 'gpu_name' | 'gpu_ram' | 'dph_base'>): FakeOffer {
@@ -312,6 +316,8 @@ export function defaultTemplates(): FakeTemplate[] {
     },
     { ...base, id: 334549, hash_id: NO_PORT_TEMPLATE_HASH, name: 'Ollama (no port mapping)', env: '-e OLLAMA_MODEL=llama3.2:1b' },
     { ...base, id: 334550, hash_id: OPEN_TEMPLATE_HASH, name: 'Ollama (open)', env: '-p 11434:11434 -e AUTH_EXCLUDE=11434 -e ENABLE_HTTPS=false' },
+    { ...base, id: 334551, hash_id: PYTORCH_TEMPLATE_HASH, name: 'PyTorch (Vast)', image: 'vastai/pytorch', tag: '2.5.1', default_tag: '2.5.1', count_created: 98765, env: '-p 8080:8080' },
+    { ...base, id: 334552, hash_id: PRIVATE_TEMPLATE_HASH, name: 'Ollama (team)', recommended: false, creator_id: 123456, count_created: 3, env: '-p 11434:11434 -e OPEN_BUTTON_TOKEN=1' },
   ];
 }
 

@@ -382,9 +382,9 @@ describe('provisionLlmServer', () => {
   it('releases the instance when cancelled during the wait', async () => {
     vast.setKnob('outcome', 'never_ready');
     const ac = new AbortController();
-    const p = provisionLlmServer({ client, request, model, jobId: 'p', installId: INSTALL, signal: ac.signal, wait: { pollIntervalMs: 20, timeoutMs: 60_000 } });
-    // Cancel once the machine exists and the wait is under way (a fixed delay could fire before the rent under load).
-    while (!vast.state.instances.has(30000001)) await new Promise((r) => setTimeout(r, 5));
+    const p = provisionLlmServer({ client, request, model, jobId: 'p', installId: INSTALL, onEvent, signal: ac.signal, wait: { pollIntervalMs: 20, timeoutMs: 60_000 } });
+    // Cancel once the wait for the rented machine is under way (a fixed delay could fire before the rent under load).
+    while (!events.some((e) => e.event === 'marketplace.instance.wait_running' && e.status === 'started')) await new Promise((r) => setTimeout(r, 5));
     ac.abort();
     await expect(p).rejects.toMatchObject({ code: 'aborted', release: { released: true, verified: true } });
     expect(must(vast.state.instances.get(30000001)).destroyed).toBe(true);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MarketplaceAuthError, MarketplaceError, MarketplaceRateLimitError, MarketplaceResponseError } from '../../src-main/marketplace/errors';
 import { DEFAULT_CREATE_TIMEOUT_MS, VastClient, type RetryInfo } from '../../src-main/marketplace/vast-client';
-import { EXTERNAL_OFFER, FAKE_VAST_KEY, NO_DIRECT_PORTS_OFFER, OLLAMA_TEMPLATE_HASH, SMALL_DISK_OFFER, startFakeVast, type FakeVast } from '../fakes/vast';
+import { EXTERNAL_OFFER, FAKE_VAST_KEY, NO_DIRECT_PORTS_OFFER, OLLAMA_TEMPLATE_HASH, PRIVATE_TEMPLATE_HASH, PYTORCH_TEMPLATE_HASH, SMALL_DISK_OFFER, startFakeVast, type FakeVast } from '../fakes/vast';
 import { clientFor, expectKeyOnlyInHeader, must } from './helpers';
 
 let vast: FakeVast;
@@ -85,6 +85,22 @@ describe('VastClient against the fake', () => {
     expect(await client.getTemplateByHash('doesnotexist')).toBeNull();
     expect(JSON.parse(must(must(vast.callsTo('template')[0]).query.select_filters))).toEqual({ hash_id: { eq: OLLAMA_TEMPLATE_HASH } });
     expect(await client.currentUser()).toMatchObject({ id: 123456, credit: 25 });
+  });
+
+  it('searches templates with the operator filters (all columns), recommended ones or by exact name', async () => {
+    const client = clientFor(vast);
+    const recommended = await client.searchTemplates({ recommended: { eq: true } });
+    expect(recommended.map((t) => t.hash_id)).toContain(PYTORCH_TEMPLATE_HASH);
+    expect(recommended.map((t) => t.hash_id)).not.toContain(PRIVATE_TEMPLATE_HASH);
+    expect(recommended.find((t) => t.hash_id === PYTORCH_TEMPLATE_HASH)).toMatchObject({ name: 'PyTorch (Vast)', recommended: true, count_created: 98765 });
+    const call = must(vast.callsTo('template')[0]);
+    expect(call.path).toBe('/api/v0/template/');
+    expect(JSON.parse(must(call.query.select_cols))).toEqual(['*']);
+    expect(JSON.parse(must(call.query.select_filters))).toEqual({ recommended: { eq: true } });
+    expect(await client.searchTemplates({ name: { eq: 'Ollama (team)' } })).toMatchObject([{ hash_id: PRIVATE_TEMPLATE_HASH, recommended: false }]);
+    expect(await client.searchTemplates({ name: { eq: 'ollama (team)' } })).toEqual([]);
+    // A field the marketplace does not filter on is its 400, not an empty answer.
+    await expect(client.searchTemplates({ colour: { eq: 'blue' } })).rejects.toMatchObject({ status: 400 });
   });
 
   it('a rejected key is a MarketplaceAuthError naming VAST_API_KEY, never echoing the key', async () => {
