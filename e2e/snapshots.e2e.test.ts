@@ -52,7 +52,7 @@ describe('Launch on a recorded snapshot', () => {
     await page.locator('[data-testid="launch-snapshot"]').selectOption(snapshot.snapshot_id);
     expect(await page.locator('[data-testid="launch-cluster"]').innerText()).toContain('8 pods, 7 events');
     await page.locator('[data-testid="launch-question"]').fill('Why is the shop down?');
-    await page.locator('[data-testid="launch-model"]').fill('llama3.1:8b');
+    await page.locator('[data-testid="launch-model"]').selectOption('llama3.1:8b');
     await page.locator('[data-testid="launch-backend_url"]').fill(server.h.ollama.url);
     await shootBothThemes(page, 'launch-snapshot', 150);
 

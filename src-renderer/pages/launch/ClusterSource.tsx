@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { Field } from '../../components/Field';
+import { ToggleGroup } from '../../components/ToggleGroup';
 import { formatRelative } from '../../lib/format';
 import { useSnapshots } from '../../queries/snapshots';
 import { hrefOf, snapshotPath } from '../../router/routes';
@@ -27,17 +28,18 @@ export function ClusterSource({
 }) {
   return (
     <div className="cluster-source" data-testid="launch-cluster">
-      <span className="cluster-source-label" id="cluster-source-label">
+      <span className="cluster-source-label" aria-hidden="true">
         Cluster the agent reads
       </span>
-      <div className="segmented" role="radiogroup" aria-labelledby="cluster-source-label">
-        <button type="button" role="radio" aria-checked={cluster === 'live'} className="segmented-item" onClick={() => onChange({ cluster: 'live' })} data-testid="cluster-live">
-          Live cluster (kubeconfig)
-        </button>
-        <button type="button" role="radio" aria-checked={cluster === 'snapshot'} className="segmented-item" onClick={() => onChange({ cluster: 'snapshot' })} data-testid="cluster-snapshot">
-          Recorded snapshot (replayed read-only)
-        </button>
-      </div>
+      <ToggleGroup
+        label="Cluster the agent reads"
+        value={cluster}
+        onChange={(value) => onChange({ cluster: value })}
+        options={[
+          { value: 'live', label: 'Live cluster (kubeconfig)', testId: 'cluster-live' },
+          { value: 'snapshot', label: 'Recorded snapshot (replayed read-only)', testId: 'cluster-snapshot' },
+        ]}
+      />
       {cluster === 'live' ? kubeconfigField : <SnapshotPicker value={snapshot} error={snapshotError} onChange={(id) => onChange({ snapshot: id })} onBlur={onBlur} />}
     </div>
   );

@@ -4,6 +4,7 @@ import { DataTable, type Column } from '../../components/DataTable';
 import { Field } from '../../components/Field';
 import { EmptyState, ErrorState, Loading } from '../../components/States';
 import { FilterTabs } from '../../components/Tabs';
+import { ToggleGroup } from '../../components/ToggleGroup';
 import { formatAbsolute } from '../../lib/format';
 import { useSnapshotDocument } from '../../queries/snapshots';
 import './suites.css';
@@ -246,17 +247,19 @@ function Logs({ logs, selected, onSelect }: { logs: LogRow[]; selected: string; 
           </select>
         </Field>
         <div className="field">
-          <span className="snapshot-control-label" id="snapshot-instance-label">
+          <span className="snapshot-control-label" aria-hidden="true">
             Instance
           </span>
-          <div className="segmented segmented-lg" role="radiogroup" aria-labelledby="snapshot-instance-label">
-            <button type="button" role="radio" aria-checked={shown === 'current'} className="segmented-item" disabled={log?.current === null} onClick={() => setWhich('current')}>
-              Current
-            </button>
-            <button type="button" role="radio" aria-checked={shown === 'previous'} className="segmented-item" disabled={log?.previous === null} onClick={() => setWhich('previous')} data-testid="snapshot-log-previous">
-              Previous (before the last restart)
-            </button>
-          </div>
+          <ToggleGroup
+            label="Which instance's log"
+            size="large"
+            value={shown}
+            onChange={setWhich}
+            options={[
+              { value: 'current', label: 'Current', disabled: log?.current === null, testId: 'snapshot-log-current' },
+              { value: 'previous', label: 'Previous (before the last restart)', disabled: log?.previous === null, testId: 'snapshot-log-previous' },
+            ]}
+          />
           {/* The same reserved line as the fields beside it, so the controls line up. */}
           <span className="field-error" />
         </div>
