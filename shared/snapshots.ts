@@ -56,7 +56,7 @@ const NamespaceNameSchema = z
   .min(1)
   .max(63)
   .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'a namespace name: lower-case letters, digits and "-"');
-const TimestampSchema = z.iso.datetime({ offset: true, local: false });
+const TimestampSchema = z.iso.datetime({ offset: true, local: false, error: 'must be an RFC 3339 time, e.g. 2026-08-20T10:30:00Z' });
 
 export const RecordSnapshotInputSchema = z
   .object({

@@ -68,7 +68,8 @@ describe('benchdesk snapshot (in-process)', () => {
       await writeFile(file, JSON.stringify(doc));
       const bad = await cli(['snapshot', 'import', file, '--local']);
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toContain('objects.pods.0.metadata.name');
+      expect(bad.stderr).toContain('is not a valid snapshot document');
+      expect(bad.stderr).toMatch(/^ {2}objects\.pods\.0\.metadata\.name: /m);
       await writeFile(file, '{ not json');
       const notJson = await cli(['snapshot', 'import', file, '--local']);
       expect(notJson.code).toBe(2);
@@ -101,7 +102,7 @@ describe('benchdesk snapshot (in-process)', () => {
     expect(both.stderr).toContain('either --kubeconfig');
     const unknown = await cli(['run-agentic-agent', '-q', 'q', '-m', 'm', '--backend-url', 'http://127.0.0.1:9', '--snapshot', 'no-such-snapshot', '--local']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/--snapshot: no snapshot no-such-snapshot/);
+    expect(unknown.stderr).toMatch(/no snapshot no-such-snapshot: list them with benchdesk snapshot list/i);
   });
 
   it('delete: gone, then a failure naming it', async () => {

@@ -2,7 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import ora from 'ora';
-import { DEFAULT_LOG_TAIL_LINES, MAX_LOG_TAIL_LINES, SNAPSHOT_FORMAT, type SnapshotSummary } from '../../../shared';
+import { DEFAULT_LOG_TAIL_LINES, MAX_LOG_TAIL_LINES, SNAPSHOT_FORMAT, issueInWords, type SnapshotSummary } from '../../../shared';
+import { isBenchdeskApiError } from '../../../shared/client';
 import { canonicalSnapshot, SnapshotDocumentError } from '../../snapshots/document';
 import { KubeHttpError } from '../../snapshots/kube-http';
 import { recordCluster, type RecordProgress } from '../../snapshots/record';
@@ -234,7 +235,18 @@ export function snapshotCommand(setExit: (code: number) => void) {
         } catch (e) {
           throw new UsageError(`${source} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
         }
-        const summary = await withConnectionOpen(connectionOf(o), 'read', (conn) => conn.client.importSnapshot(document as Parameters<typeof conn.client.importSnapshot>[0]));
+        let summary: SnapshotSummary;
+        try {
+          summary = await withConnectionOpen(connectionOf(o), 'read', (conn) => conn.client.importSnapshot(document as Parameters<typeof conn.client.importSnapshot>[0]));
+        } catch (e) {
+          // In a document, where a problem is matters as much as what it is: each line names its path.
+          if (!isBenchdeskApiError(e) || e.status !== 422 || !e.problem.errors?.length) throw e;
+          if (o.json) printJson(e.problem);
+          note(`${err.red('benchdesk:')} ${source} is not a valid snapshot document (${e.problem.errors.length === 1 ? '1 problem' : `${e.problem.errors.length} problems`}; see docs/snapshots.md):`);
+          for (const issue of e.problem.errors) note(`  ${issue.path || 'the document'}: ${issueInWords(issue, {})}`);
+          setExit(EXIT.usage);
+          return;
+        }
         if (o.json) printJson(summary);
         else print(`imported ${summary.snapshot_id}: ${summary.name} (${summary.counts.pods} pods, ${summary.counts.events} events, ${summary.counts.logs} container logs)`);
         setExit(EXIT.ok);
