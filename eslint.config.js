@@ -43,7 +43,7 @@ export default tseslint.config(
   {
     // Providers and the engine sit below the app: they throw their own typed errors, and app/
     // maps them to problems. They never import app/, api/, adapter/, cli/ or electron/.
-    files: ['src-main/{llm,marketplace,agents,engine,store}/**'],
+    files: ['src-main/{llm,marketplace,agents,engine,store,snapshots}/**'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [noElectron],

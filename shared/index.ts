@@ -15,3 +15,5 @@ export * from './job-errors';
 export * from './agents';
 export * from './templates';
 export * from './issue-words';
+export * from './snapshots';
+export * from './kube-display';

@@ -36,6 +36,7 @@ import {
   UpdateSettingsResponseSchema,
 } from './settings';
 import { MarketplaceTemplateListSchema, TemplateSearchQuerySchema } from './templates';
+import { RecordSnapshotInputSchema, SnapshotDocumentSchema, SnapshotListSchema, SnapshotRefSchema, SnapshotSummarySchema, type SnapshotDocumentInput } from './snapshots';
 
 /**
  * The operation table: every operation benchdesk offers, once. The HTTP routes, the OpenAPI
@@ -74,7 +75,7 @@ export const JobEventsInputSchema = z.object({ job_id: JobIdSchema, after: SeqPa
 
 export const EventFeedInputSchema = z.object({ after: SeqParamSchema.optional(), last_event_id: SeqParamSchema.optional() }).strict();
 
-type HttpMethod = 'GET' | 'POST';
+type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
 export type OperationDef = {
   /** One line: the OpenAPI summary and the heading of docs/api.md. */
@@ -118,7 +119,12 @@ export type OperationDef = {
    * status the server answers is declared.
    */
   readonly errors?: Readonly<Record<number, string>>;
+  /** A larger body limit than the API's 1 MiB (a snapshot document), in bytes. */
+  readonly bodyLimit?: number;
 };
+
+/** The largest snapshot document `POST /v1/snapshots/import` takes. */
+export const SNAPSHOT_IMPORT_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** `body` value: the input's fields outside the path travel as the JSON body (no input field can be named so). */
 export const REST_BODY = '...rest';
@@ -438,6 +444,80 @@ export const OPERATIONS = {
     output: SpendSummarySchema,
     status: 200,
   },
+  recordSnapshot: {
+    summary: 'Record a cluster into a snapshot',
+    description:
+      "Reads the cluster of a kubeconfig on the server's machine into a read-only snapshot: its objects, events and the last lines of its containers' current and previous logs. Secrets are never read, environment values become `***`, config maps keep their keys only. Bounded to 60 s. Tenant `default` only.",
+    tags: ['snapshots'],
+    method: 'POST',
+    path: '/v1/snapshots',
+    // The service checks the body (after the tenant check) with RecordSnapshotInputSchema.
+    input: z.unknown(),
+    docs: { body: RecordSnapshotInputSchema },
+    output: SnapshotSummarySchema,
+    status: 201,
+    body: '*',
+    appTenantOnly: true,
+    errors: { 502: 'the cluster could not be reached or refused the kubeconfig; the problem names the server' },
+  },
+  listSnapshots: {
+    summary: 'List the recorded clusters',
+    description: 'The snapshots of this install, newest recording first, each with when and where it was recorded, what it holds and who uses it.',
+    tags: ['snapshots'],
+    method: 'GET',
+    path: '/v1/snapshots',
+    input: NoInputSchema,
+    output: SnapshotListSchema,
+    status: 200,
+  },
+  getSnapshot: {
+    summary: 'Get one snapshot',
+    description: "One snapshot's summary: when and where it was recorded (`recorded_at`, `source`), how many objects of each kind it holds (`counts`), its size and who uses it (`used_by`).",
+    tags: ['snapshots'],
+    method: 'GET',
+    path: '/v1/snapshots/{snapshot_id}',
+    input: SnapshotRefSchema,
+    output: SnapshotSummarySchema,
+    status: 200,
+  },
+  exportSnapshot: {
+    summary: 'Export a snapshot',
+    description: 'The whole snapshot as one portable JSON document (format `benchdesk.snapshot/v1`), to import on another install or keep beside a suite.',
+    tags: ['snapshots'],
+    method: 'GET',
+    path: '/v1/snapshots/{snapshot_id}/export',
+    input: SnapshotRefSchema,
+    output: SnapshotDocumentSchema,
+    status: 200,
+  },
+  importSnapshot: {
+    summary: 'Import a snapshot',
+    description:
+      'Stores a snapshot document (an export, or one written by hand). A malformed document is a 422 naming each wrong path; the same content again answers the snapshot already stored. Up to 64 MiB. Tenant `default` only.',
+    tags: ['snapshots'],
+    method: 'POST',
+    path: '/v1/snapshots/import',
+    // The service checks the document (after the tenant check), so the 422 names the path in it.
+    input: z.unknown(),
+    docs: { body: SnapshotDocumentSchema },
+    output: SnapshotSummarySchema,
+    status: 201,
+    body: '*',
+    appTenantOnly: true,
+    bodyLimit: SNAPSHOT_IMPORT_LIMIT_BYTES,
+  },
+  deleteSnapshot: {
+    summary: 'Delete a snapshot',
+    description: 'Deletes a snapshot and its files. Tenant `default` only.',
+    tags: ['snapshots'],
+    method: 'DELETE',
+    path: '/v1/snapshots/{snapshot_id}',
+    input: SnapshotRefSchema,
+    output: z.undefined(),
+    status: 204,
+    appTenantOnly: true,
+    errors: { 409: '`snapshot_in_use`: a suite or a running job uses it; the problem names them' },
+  },
 } as const satisfies Record<string, OperationDef>;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -484,6 +564,12 @@ export type OperationInputs = {
   testMarketplaceKey: z.input<typeof MarketplaceKeyTestInputSchema> | undefined;
   setMarketplaceKey: z.input<typeof SetMarketplaceKeyInputSchema>;
   getSpendSummary: Record<string, never> | undefined;
+  recordSnapshot: z.input<typeof RecordSnapshotInputSchema>;
+  listSnapshots: Record<string, never> | undefined;
+  getSnapshot: z.input<typeof SnapshotRefSchema>;
+  exportSnapshot: z.input<typeof SnapshotRefSchema>;
+  importSnapshot: SnapshotDocumentInput;
+  deleteSnapshot: z.input<typeof SnapshotRefSchema>;
 };
 
 export type OperationOutput<O extends OperationName> = z.output<Ops[O]['output']>;

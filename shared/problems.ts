@@ -26,6 +26,8 @@ export const PROBLEM_CODES = [
   'instance_active',
   'instance_foreign',
   'instance_not_found',
+  'snapshot_not_found',
+  'snapshot_in_use',
   'marketplace_not_configured',
   'upstream_unreachable',
   'upstream_error',

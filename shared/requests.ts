@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SnapshotIdSchema } from './snapshots';
 
 /**
  * Request records of design §3/§4/§6. All are strict: an unknown field is a 422, and types are
@@ -108,6 +109,16 @@ function marketplaceIssues(v: {
   return issues;
 }
 
+/** A job reads one cluster: the kubeconfig's, or a recorded one served for the job's life (design §11). */
+function clusterIssues(v: { kubeconfig?: string | undefined; snapshot?: string | undefined }): Issue[] {
+  if (v.kubeconfig !== undefined && v.snapshot !== undefined) {
+    return [{ path: ['snapshot'], message: 'give either kubeconfig (a live cluster) or snapshot (a recorded one), not both' }];
+  }
+  return [];
+}
+
+const snapshotField = SnapshotIdSchema.optional().describe('a recorded cluster to run on instead of a kubeconfig: the job serves it as a read-only Kubernetes API while it runs (exactly one of kubeconfig and snapshot; neither = the default kubeconfig)');
+
 function addIssues(ctx: z.RefinementCtx, issues: Issue[]): void {
   for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
 }
@@ -129,12 +140,14 @@ export const AgenticAgentRequestSchema = z
     model: ModelNameSchema,
     agent: AgentNameSchema,
     kubeconfig: KubeconfigPathSchema.optional(),
+    snapshot: snapshotField,
     backend_url: UrlStringSchema,
     backend_type: backendFields.backend_type,
     backend_warmup: backendFields.backend_warmup,
     backend_warmup_timeout: backendFields.backend_warmup_timeout,
   })
-  .strict();
+  .strict()
+  .superRefine((v, ctx) => addIssues(ctx, clusterIssues(v)));
 export type AgenticAgentRequest = z.infer<typeof AgenticAgentRequestSchema>;
 export type AgenticAgentRequestInput = z.input<typeof AgenticAgentRequestSchema>;
 
@@ -146,10 +159,11 @@ export const BenchmarkRequestSchema = z
     model: ModelNameSchema,
     agent: AgentNameSchema.default('builtin'),
     kubeconfig: KubeconfigPathSchema.optional(),
+    snapshot: snapshotField,
     marketplace_stop_instance: z.boolean().default(true),
   })
   .strict()
-  .superRefine((v, ctx) => addIssues(ctx, marketplaceIssues(v)));
+  .superRefine((v, ctx) => addIssues(ctx, [...marketplaceIssues(v), ...clusterIssues(v)]));
 export type BenchmarkRequest = z.infer<typeof BenchmarkRequestSchema>;
 export type BenchmarkRequestInput = z.input<typeof BenchmarkRequestSchema>;
 

@@ -153,6 +153,10 @@ export function createHttpClient(options: HttpClientOptions): BenchdeskClient {
   async function unary<O extends UnaryOperationName>(name: O, input: unknown, callOptions?: CallOptions): Promise<OperationOutput<O>> {
     const w = wire(name, input, 'application/json');
     const res = await send(w, callOptions?.signal);
+    if (res.status === 204) {
+      await res.body?.cancel().catch(() => undefined);
+      return checkOutput(name, undefined, w.what);
+    }
     let data: unknown;
     try {
       data = await res.json();

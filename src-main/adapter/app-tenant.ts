@@ -1,9 +1,16 @@
-import { APP_TENANT_ID, OPERATIONS, UNARY_OPERATION_NAMES, type OperationDef } from '../../shared';
+import { APP_TENANT_ID, OPERATIONS, UNARY_OPERATION_NAMES, type OperationDef, type OperationName } from '../../shared';
 import { ProblemError } from '../app/problem-error';
 import type { OperationHandlers } from './types';
 
 /** The refusal every transport answers when another tenant calls an app-tenant operation. */
-export function forbiddenTenant(tenantId: string): ProblemError {
+export function forbiddenTenant(tenantId: string, operation?: OperationName): ProblemError {
+  if (operation && (OPERATIONS[operation] as OperationDef).tags.includes('snapshots')) {
+    return new ProblemError(
+      403,
+      'forbidden_tenant',
+      `snapshots are shared by every tenant of this install: only the app's own tenant ('${APP_TENANT_ID}') may record, import or delete one; tenant '${tenantId}' may list, read and export them and run jobs on them`,
+    );
+  }
   return new ProblemError(
     403,
     'forbidden_tenant',
@@ -23,7 +30,7 @@ export function guardAppTenantOperations(handlers: OperationHandlers): Operation
     if (!op.appTenantOnly) continue;
     const inner = handlers[name] as (ctx: { tenantId: string }, input: unknown) => Promise<unknown>;
     guarded[name] = async (ctx: { tenantId: string }, input: unknown) => {
-      if (ctx.tenantId !== APP_TENANT_ID) throw forbiddenTenant(ctx.tenantId);
+      if (ctx.tenantId !== APP_TENANT_ID) throw forbiddenTenant(ctx.tenantId, name);
       return inner(ctx, input);
     };
   }

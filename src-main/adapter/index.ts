@@ -7,6 +7,8 @@ import { instanceHandlers, withMarketplaceHealth } from './handlers/instances';
 import { jobStatsHandlers } from './handlers/jobs-stats';
 import { overviewHandlers, type OverviewHandlerDeps } from './handlers/overview';
 import { settingsHandlers, type SettingsHandlerDeps } from './handlers/settings';
+import { snapshotHandlers } from './handlers/snapshots';
+import type { SnapshotService } from '../app/snapshots';
 import { guardAppTenantOperations } from './app-tenant';
 import type { OperationHandlers } from './types';
 
@@ -25,6 +27,8 @@ export type HandlerDeps = {
   overview: OverviewHandlerDeps;
   /** Launch: the registered agents and the marketplace's templates. */
   choices: ChoiceHandlerDeps;
+  /** Recorded clusters: record, list, export, import, delete. */
+  snapshots: SnapshotService;
 };
 
 /** Every operation's handler. Each domain contributes its operations from handlers/<domain>.ts; app-tenant operations are guarded. */
@@ -37,6 +41,7 @@ export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
     ...overviewHandlers(deps.overview),
     ...instanceHandlers(deps.instances),
     ...choiceHandlers(deps.choices),
+    ...snapshotHandlers(deps.snapshots),
     getHealth: withMarketplaceHealth(core.getHealth, deps.instances),
   });
 }

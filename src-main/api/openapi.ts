@@ -96,7 +96,8 @@ function registerSchemas(): void {
   }
   for (const name of OPERATION_NAMES) {
     const op: OperationDef = OPERATIONS[name];
-    register(op.output, { id: op.stream ? `${pascal(name)}Item` : `${pascal(name)}Response` });
+    // A 204 answers no body: nothing to name.
+    if (op.status !== 204) register(op.output, { id: op.stream ? `${pascal(name)}Item` : `${pascal(name)}Response` });
     if (op.docs?.body) register(op.docs.body, { id: `${pascal(name)}Request` });
     else if (op.body === '*') register(op.input, { id: `${pascal(name)}Request` });
   }
@@ -156,13 +157,13 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
   405: { name: 'MethodNotAllowed', description: 'The path exists with other methods (see Allow)' },
   406: { name: 'NotAcceptable', description: 'The request does not accept the media type this path answers' },
   408: { name: 'RequestTimeout', description: 'The request (headers and body) did not arrive in time; the connection is closed' },
-  409: { name: 'Conflict', description: 'The resource is not in a state that allows this (job already ended, idempotent request still in flight, …)' },
-  413: { name: 'PayloadTooLarge', description: 'The body is over 1 MiB' },
+  409: { name: 'Conflict', description: 'The resource is not in a state that allows this (job already ended, idempotent request still in flight, snapshot in use, …)' },
+  413: { name: 'PayloadTooLarge', description: 'The body is over 1 MiB (64 MiB for a snapshot import)' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json' },
   422: { name: 'ValidationFailed', description: 'The input does not validate: `errors` lists up to 20 issues and says how many more there are' },
   431: { name: 'RequestHeaderFieldsTooLarge', description: 'The request headers are too large; the connection is closed' },
   500: { name: 'InternalError', description: 'Unexpected server error (details only in the server log)' },
-  502: { name: 'BadGateway', description: 'A service the server asked on the caller\'s behalf (the marketplace, an llmserver) could not be reached or answered an error' },
+  502: { name: 'BadGateway', description: 'A service the server asked on the caller\'s behalf (a Kubernetes cluster, the marketplace, an llmserver) could not be reached or answered an error: the problem names it' },
   503: { name: 'Unavailable', description: 'The server is shutting down, or this address has too many open connections' },
   507: { name: 'InsufficientStorage', description: 'The data directory is full: nothing was stored' },
 };
@@ -171,7 +172,7 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
 const FORBIDDEN_TENANT_RESPONSE = {
   name: 'ForbiddenTenant',
   description:
-    "The caller's tenant is not the app's own (`default`): settings, the marketplace key and the app token belong to it (`forbidden_tenant`); " +
+    "The caller's tenant is not the app's own (`default`): settings, the marketplace key, the app token and changes to the install's snapshots belong to it (`forbidden_tenant`); " +
     'or a browser request from another origin or site, refused before authentication (`forbidden_origin`)',
 };
 
@@ -308,7 +309,9 @@ function finishOperation(method: string, path: string, operation: Json, info: Ro
   const success = existing[status] ?? existing['200'] ?? { description: 'OK' };
   if (routeInfo.operationId === 'getOpenApiDocument') success.content = { 'application/json': { schema: OPENAPI_DOCUMENT_SCHEMA } };
   success.description = typeof success.description === 'string' && success.description !== 'Default Response' ? success.description : (op?.summary ?? 'OK');
-  if (op?.stream) {
+  if (op?.status === 204) {
+    delete success.content;
+  } else if (op?.stream) {
     success.content = sseContent(componentOf(op.output));
   } else if (streamOp) {
     success.content = { ...(isJson(success.content) ? success.content : {}), ...sseContent(componentOf(streamOp.output)) };
@@ -402,6 +405,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   llmserver: 'llmserver (Ollama) backends',
   settings: "App settings, the API token and the marketplace key (the app's own tenant, `default`)",
   agents: 'The agents a job can ask',
+  snapshots: 'Recorded clusters: record, list, export, import and delete read-only snapshots that jobs replay as a Kubernetes API',
 };
 
 export type OpenApiOptions = {

@@ -38,7 +38,7 @@ export function problemFromFastifyError(err: { code?: string; statusCode?: numbe
   if (err instanceof InsufficientStorageError) return new ProblemError(507, 'insufficient_storage', err.message);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ProblemError(413, 'payload_too_large', 'request body exceeds the 1 MiB limit');
+      return new ProblemError(413, 'payload_too_large', 'request body exceeds the limit (1 MiB; 64 MiB for a snapshot import)');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ProblemError(415, 'unsupported_media_type', 'request body must be JSON (Content-Type: application/json)');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

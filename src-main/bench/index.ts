@@ -5,6 +5,7 @@ import { runBareServer } from './bare-server';
 import { engineRunChild, runEngineBench } from './engine-bench';
 import { runHttpBench } from './http-bench';
 import { ROOT, ensureWrk } from './processes';
+import { runBareTlsChild, runReplayBench, runReplayChild } from './replay-bench';
 import { Report } from './report';
 import { benchBundle, benchJobsRender, benchRunMemory, benchStartup } from './server-bench';
 import { prefillDataDir, runStoreBench } from './store-bench';
@@ -15,7 +16,7 @@ import { prefillDataDir, runStoreBench } from './store-bench';
  * `--quick` ~1 min with smaller sizes and 16 connections only). Nothing here asserts a time.
  *
  *   --quick           smaller sizes, shorter runs
- *   --only=a,b        sections: http, store, startup, memory, engine, renderer
+ *   --only=a,b        sections: http, store, startup, memory, engine, replay, renderer
  *   --cpu-prof=DIR    run the HTTP scenarios' server under --cpu-prof, profiles into DIR
  */
 const args = process.argv.slice(2);
@@ -24,6 +25,10 @@ if (args[0] === '--bare') {
   await runBareServer(args[1] ?? 'static', args[2] ?? '');
 } else if (args[0] === '--engine-run') {
   await engineRunChild(args.slice(1));
+} else if (args[0] === '--replay') {
+  await runReplayChild(args[1] ?? '');
+} else if (args[0] === '--bare-tls') {
+  await runBareTlsChild(args[1] ?? '');
 } else {
   await main();
 }
@@ -74,6 +79,11 @@ async function main(): Promise<void> {
     if (want('engine')) {
       console.log('\n# engine: concurrent benchmarks against the fakes');
       await runEngineBench(report, { jobs: quick ? 200 : 1_000, root });
+    }
+    if (want('replay')) {
+      console.log('\n# snapshot replay: 1,000 pods over HTTPS on loopback');
+      const wrk = ensureWrk();
+      await runReplayBench(report, { wrk: 'missing' in wrk ? null : wrk.path, seconds: quick ? 2 : 3, root });
     }
     if (want('renderer')) {
       console.log('\n# renderer');

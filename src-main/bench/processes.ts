@@ -20,7 +20,7 @@ export function rssMBOf(pid: number): number | undefined {
   }
 }
 
-function wrapChild(child: ChildProcess, url: string): Child {
+export function wrapChild(child: ChildProcess, url: string): Child {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     child,
@@ -37,7 +37,7 @@ function wrapChild(child: ChildProcess, url: string): Child {
 }
 
 /** Waits for a line on stdout matching `re` and returns its first group. */
-function waitForLine(child: ChildProcess, re: RegExp, what: string, timeoutMs = 60_000): Promise<string> {
+export function waitForLine(child: ChildProcess, re: RegExp, what: string, timeoutMs = 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';

@@ -50,11 +50,21 @@ export function withAgent<A extends AnyArgs, O extends OptionValues, G extends O
   return cmd
     .requiredOption('-q, --question <text>', 'the question for the agent')
     .option('--agent <name>', 'builtin, holmes, k8sgpt or a registered driver', 'builtin')
-    .option('--kubeconfig <path>', 'kubeconfig the agent reads (default $KUBECONFIG, else ~/.kube/config)');
+    .option('--kubeconfig <path>', 'kubeconfig the agent reads (default $KUBECONFIG, else ~/.kube/config)')
+    .option('--snapshot <id>', 'a recorded cluster to run on instead of a kubeconfig (see benchdesk snapshot list): served read-only while the job runs');
 }
 
 export function kubeconfigOf(value: string | undefined): string {
   return value ? expandPath(value) : defaultKubeconfig();
+}
+
+/** The cluster fields of a job request: `snapshot`, or the kubeconfig (given or the default); never both. */
+export function clusterOf(o: { kubeconfig?: string | undefined; snapshot?: string | undefined }): { kubeconfig: string } | { snapshot: string } {
+  if (o.snapshot !== undefined) {
+    if (o.kubeconfig !== undefined) throw new UsageError('give either --kubeconfig (a live cluster) or --snapshot (a recorded one), not both');
+    return { snapshot: o.snapshot };
+  }
+  return { kubeconfig: kubeconfigOf(o.kubeconfig) };
 }
 
 /** Marketplace request fields, in the API's names, from the options. */

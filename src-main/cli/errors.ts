@@ -17,6 +17,9 @@ const OPTION_OF_FIELD: Record<string, string> = {
   question: '--question',
   agent: '--agent',
   kubeconfig: '--kubeconfig',
+  snapshot: '--snapshot',
+  log_tail_lines: '--log-tail-lines',
+  namespaces: '--namespace',
   marketplace_stop_instance: '--marketplace-stop-instance',
   estimated_duration_seconds: '--duration',
 };

@@ -8,6 +8,7 @@ import { marketplaceListModelsCommand } from './commands/marketplace-list-models
 import { runAgenticAgentCommand } from './commands/run-agentic-agent';
 import { runBenchmarkCommand } from './commands/run-benchmark';
 import { runLlmserverInstanceCommand } from './commands/run-llmserver-instance';
+import { snapshotCommand } from './commands/snapshot';
 import { examples } from './common';
 import { reportError } from './errors';
 import { EXIT } from './exit-codes';
@@ -62,6 +63,7 @@ export function buildCli(setExit: (code: number) => void): Command {
     estimateCommand(setExit),
     jobsCommand(setExit),
     instancesCommand(setExit),
+    snapshotCommand(setExit),
   ] as CommandUnknownOpts[];
   for (const cmd of commands) program.addCommand(cmd as Command);
 

@@ -27,6 +27,7 @@ import { SpendCache } from '../app/spend';
 import { createAgents, createWorkflows } from './workflows';
 import { createTemplateSearch } from '../app/templates';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
+import { createSnapshotService, type SnapshotService } from '../app/snapshots';
 
 export const VERSION: string = pkg.version;
 
@@ -63,6 +64,8 @@ export type BenchdeskOptions = {
   httpLimits?: Partial<HttpLimits>;
   /** What an event stream may hold for a client that does not read (tests use small bounds). */
   streamLimits?: Partial<EventStreamLimits>;
+  /** The snapshot recording's time bound and request timeout (tests shorten them). */
+  snapshotTuning?: { deadlineMs?: number; requestTimeoutMs?: number };
 };
 
 export type Benchdesk = {
@@ -73,6 +76,8 @@ export type Benchdesk = {
   service: BenchdeskService;
   /** Rented marketplace machines: list, release, orphan sweep. */
   instances: InstanceService;
+  /** Recorded clusters: record, store, serve to jobs; the suites register who uses which here. */
+  snapshots: SnapshotService;
   /** Every operation, for every transport (HTTP routes, IPC, in-process clients). */
   handlers: OperationHandlers;
   /** The typed client over `handlers`, in this process, as `tenantId` (default: the app's tenant). */
@@ -137,11 +142,12 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
     const heldKeys = new HeldKeys(path.join(config.dataDir, 'secrets'));
     // One registry: the workflows ask its agents, the Launch form lists them.
     const agents = createAgents({ config, settings, log, env });
+    const snapshots = await createSnapshotService({ dataDir: config.dataDir, log, ...(options.now ? { now: options.now } : {}), ...(options.snapshotTuning ? { recordTuning: options.snapshotTuning } : {}) });
     const engine = new JobEngine({
       store,
       handlers:
         options.handlers ??
-        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, agents, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
+        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, agents, snapshots, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
       // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
       concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
       logger: log,
@@ -181,6 +187,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       service,
       store,
       instances,
+      snapshots,
       overview: { spend },
       choices: { agents, templates: createTemplateSearch({ marketplace: providers.marketplace }) },
       settings: {
@@ -221,6 +228,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       service,
       instances,
+      snapshots,
       handlers,
       client: (tenantId = 'default') => createInProcessClient(handlers, tenantId, (message, err) => log.error(message, { err: String(err) })),
       settings,
@@ -239,6 +247,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
         await engine.shutdown(config.shutdownGraceMs);
         // The engine's cancel stops each job's agent processes; anything still running is stopped here.
         await stopAllTrees(DEFAULT_KILL_GRACE_MS);
+        await snapshots.close();
         await store.close();
       },
     };

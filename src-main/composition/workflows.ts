@@ -10,6 +10,7 @@ import type { HeldKeys } from '../marketplace/held-keys';
 import type { Config } from '../app/config';
 import type { Providers } from './providers';
 import type { SettingsStore } from '../app/settings';
+import type { SnapshotLeases } from '../snapshots/replays';
 
 /**
  * The argv prefix that re-launches this program as `benchdesk …` (for bundled drivers such as
@@ -34,6 +35,8 @@ export type WorkflowDeps = {
   /** Test seams: faster polling against fakes. */
   marketplace?: Partial<Pick<MarketplaceDeps, 'waitTimeoutMs' | 'pollIntervalMs' | 'releaseRetryDelayMs' | 'costUpdateIntervalMs' | 'now'>>;
   agents?: AgentRegistry;
+  /** Serves recorded clusters to jobs that name a `snapshot`. */
+  snapshots?: SnapshotLeases;
 };
 
 export function createAgents(deps: Pick<WorkflowDeps, 'config' | 'settings' | 'log' | 'env'>): AgentRegistry {
@@ -65,6 +68,6 @@ export function createWorkflows(deps: WorkflowDeps): AnyJobHandler[] {
     maxCostDefault: () => deps.settings.appSettings().default_max_cost_usd,
     ...deps.marketplace,
   };
-  const agentDeps = { agents, env: deps.env };
+  const agentDeps = { agents, env: deps.env, snapshots: deps.snapshots };
   return [llmInstanceWorkflow(marketplace), agenticAgentWorkflow(agentDeps), benchmarkWorkflow({ ...agentDeps, ...marketplace })];
 }

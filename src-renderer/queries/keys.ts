@@ -11,4 +11,6 @@ export const queryKeys = {
   job: (id: string) => ['job', id] as const,
   estimate: (input: Partial<CostEstimationRequest>) => ['estimate', input] as const,
   catalog: ['catalog'] as const,
+  snapshots: ['snapshots'] as const,
+  snapshotDocument: (id: string) => ['snapshot-document', id] as const,
 };

@@ -8,6 +8,7 @@ export const ROUTES = {
   models: '/models',
   compare: '/compare',
   settings: '/settings',
+  snapshot: '/snapshots/:id',
 } as const;
 
 export type NavItem = { id: string; label: string; path: string };
@@ -25,6 +26,11 @@ export const NAV_ITEMS: readonly NavItem[] = [
 
 export function jobPath(jobId: string): string {
   return `/jobs/${encodeURIComponent(jobId)}`;
+}
+
+/** A recorded cluster's read-only browser (pods, events, logs). */
+export function snapshotPath(snapshotId: string): string {
+  return `/snapshots/${encodeURIComponent(snapshotId)}`;
 }
 
 /** An href for an <a> under the hash router. */

@@ -10,6 +10,8 @@ import {
 } from '../../shared';
 import { BenchdeskApiError, createHttpClient } from '../../shared/client';
 import { bodies } from '../helpers/handlers';
+import { SNAPSHOT_FORMAT, type SnapshotSummary } from '../../shared';
+import { startFakeKubernetes, type FakeKubernetes } from '../fakes/kubernetes';
 import { TOKENS, makeBench, removeDir, waitForStatus, type TestBench } from '../helpers/bench';
 import { threeTransports, type TransportName } from './transports';
 
@@ -47,6 +49,7 @@ function eventOf(item: JobStreamItem): JobEvent {
 }
 
 let t: TestBench;
+let k8s: FakeKubernetes;
 let clients: Record<TransportName, BenchdeskClient>;
 let removeIpc: () => void;
 const TRANSPORTS: TransportName[] = ['http', 'in-process', 'ipc'];
@@ -68,6 +71,7 @@ function problemOf(o: Outcome): Problem {
 }
 
 beforeAll(async () => {
+  k8s = await startFakeKubernetes();
   t = await makeBench({ start: true, sseHeartbeatMs: 200 });
   const bd = t.bd as typeof t.bd & { apiUrl: string };
   ({ clients, removeIpc } = threeTransports(bd, TOKENS.default));
@@ -77,6 +81,7 @@ afterAll(async () => {
   removeIpc();
   await t.close();
   await removeDir(t.dir);
+  await k8s.close();
 });
 
 describe('unary operations', () => {
@@ -203,6 +208,54 @@ describe('unary operations', () => {
     expect(await same('testMarketplaceKey', (c) => c.testMarketplaceKey({}))).toMatchObject({ ok: { ok: false, source: null } });
     expect(problemOf(await same('setMarketplaceKey', (c) => c.setMarketplaceKey({ key: 'abc' })))).toMatchObject({ status: 409, code: 'marketplace_not_configured' });
     expect(await same('getSpendSummary', (c) => c.getSpendSummary({}))).toMatchObject({ ok: { tenant_id: 'default' } });
+  });
+});
+
+describe('snapshots', () => {
+  const handWritten = (name: string) => ({
+    format: SNAPSHOT_FORMAT,
+    name,
+    recorded_at: '2026-08-20T10:30:00Z',
+    source: { server: 'https://203.0.113.10:6443' },
+    objects: { pods: [{ metadata: { name: 'web-1', namespace: 'shop' }, spec: { containers: [{ name: 'web' }] }, status: { phase: 'Pending' } }] },
+  });
+
+  it('recordSnapshot: the same 422s everywhere; one recording per transport, each a 201 summary', async () => {
+    const missing = problemOf(await same('recordSnapshot', (c) => c.recordSnapshot({ name: 'x', kubeconfig: '/nowhere/kubeconfig' })));
+    expect(missing).toMatchObject({ status: 422, errors: [{ path: 'kubeconfig' }] });
+    expect(problemOf(await same('recordSnapshot', (c) => c.recordSnapshot({ name: '', kubeconfig: k8s.kubeconfigPath })))).toMatchObject({ status: 422, errors: [{ path: 'name' }] });
+    for (const name of TRANSPORTS) {
+      const summary = await clients[name].recordSnapshot({ name: `recorded over ${name}`, kubeconfig: k8s.kubeconfigPath, namespaces: ['shop'], log_tail_lines: 5 });
+      expect(summary, name).toMatchObject({ name: `recorded over ${name}`, origin: 'recorded', namespaces: ['shop'], counts: { pods: 4 } });
+    }
+  });
+
+  it('importSnapshot, listSnapshots, getSnapshot, exportSnapshot: the same answers; a 422 naming the path', async () => {
+    const imported = await same('importSnapshot', (c) => c.importSnapshot(handWritten('contract import')));
+    const summary = (imported as { ok: SnapshotSummary }).ok;
+    expect(summary).toMatchObject({ name: 'contract import', origin: 'imported', counts: { pods: 1, namespaces: 1 } });
+    const bad = problemOf(await same('importSnapshot', (c) => c.importSnapshot({ ...handWritten('bad'), recorded_at: 'yesterday' })));
+    expect(bad).toMatchObject({ status: 422, errors: [{ path: 'recorded_at' }] });
+
+    const list = await same('listSnapshots', (c) => c.listSnapshots({}));
+    expect((list as { ok: { snapshots: SnapshotSummary[] } }).ok.snapshots.map((s) => s.snapshot_id)).toContain(summary.snapshot_id);
+    expect(await same('getSnapshot', (c) => c.getSnapshot({ snapshot_id: summary.snapshot_id }))).toEqual({ ok: summary });
+    expect(problemOf(await same('getSnapshot', (c) => c.getSnapshot({ snapshot_id: 'nope' })))).toMatchObject({ status: 404, code: 'snapshot_not_found' });
+    const exported = await same('exportSnapshot', (c) => c.exportSnapshot({ snapshot_id: summary.snapshot_id }));
+    expect(exported).toMatchObject({ ok: { format: SNAPSHOT_FORMAT, snapshot_id: summary.snapshot_id, objects: { pods: [{ metadata: { name: 'web-1', namespace: 'shop' } }] } } });
+  });
+
+  it('deleteSnapshot: nothing back on success, on every transport; the same 404 and 409', async () => {
+    expect(problemOf(await same('deleteSnapshot', (c) => c.deleteSnapshot({ snapshot_id: 'nope' })))).toMatchObject({ status: 404 });
+    const held = await clients.http.importSnapshot(handWritten('in use'));
+    const release = t.bd.snapshots.registerUsage((id) => (id === held.snapshot_id ? ['suite contract'] : []));
+    expect(problemOf(await same('deleteSnapshot', (c) => c.deleteSnapshot({ snapshot_id: held.snapshot_id })))).toMatchObject({ status: 409, code: 'snapshot_in_use' });
+    release();
+    for (const name of TRANSPORTS) {
+      const { snapshot_id } = await clients.http.importSnapshot(handWritten(`to delete over ${name}`));
+      expect(await clients[name].deleteSnapshot({ snapshot_id }), name).toBeUndefined();
+      await expect(clients.http.getSnapshot({ snapshot_id })).rejects.toMatchObject({ problem: { status: 404 } });
+    }
   });
 });
 

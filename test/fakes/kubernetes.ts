@@ -11,21 +11,36 @@
  * The seeded scenario cluster (SCENARIO) has a CrashLoopBackOff pod, an ImagePullBackOff pod, an
  * OOMKilled pod, an unschedulable Pending pod, healthy pods (one with two containers), a
  * Succeeded pod, deployments with omitted counts, a NotReady node and a cordoned one, and
- * Warning events about them (one with lastTimestamp null + eventTime). Options:
+ * Warning events about them (one with lastTimestamp null + eventTime), and the other resources a
+ * snapshot records (replica sets, a stateful set, a daemon set, a job and a cron job, services
+ * and endpoints, volumes and claims, a storage class, an ingress, config maps) plus a Secret. A
+ * secret-looking value (SCENARIO.plantedSecret) is planted in env values, a last-applied
+ * annotation, a config map and the Secret: a recording must never hold it. Options:
  * - `token`: the bearer token the server wants (a wrong or missing one gets 401 Status).
  * - `forbidden`: resources answering 403 Status, e.g. ['pods'], ['events'], ['pods/log'].
  * - `latencyMs`: delay before every answer.
  * - `kubeconfigToken`: token written into the kubeconfig (default: `token`), to test 401.
- * Lists honour `fieldSelector` (=, ==, != on dotted fields), equality `labelSelector`, `limit` and
- * `continue`. Logs are text/plain and honour `container`, `tailLines`, `previous`, `limitBytes`,
- * with the API's 400s for multi-container pods without `container` and waiting containers.
+ * - `tls`: HTTPS with a self-signed CA in the kubeconfig, for the real kubectl (it never sends a
+ *   bearer token over http://).
+ * Lists come in the API server's order (namespace, then name) and honour `fieldSelector` (=, ==,
+ * != on dotted fields), `labelSelector` (equality and set-based), `limit` and `continue`. Logs are text/plain and honour `container`, `tailLines`,
+ * `previous`, `limitBytes`, with the API's 400s for multi-container pods without `container` and
+ * waiting containers. kubectl's Table form (Accept: …;as=Table;g=meta.k8s.io) is answered with the
+ * columns of src-main/snapshots/table.ts, the code the snapshot replay uses, ages counted from
+ * now; discovery lists every resource served. Writes are 405.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { RESOURCES, apiVersionOf, groupVersions, type ResourceInfo } from '../../src-main/snapshots/resources';
+import { parseLabelSelector, SelectorError } from '../../src-main/snapshots/selectors';
+import { acceptedForm, tableRow, toTable } from '../../src-main/snapshots/table';
+import { replayCertificate } from '../../src-main/snapshots/replay/tls';
+import type { SnapshotResource } from '../../shared/snapshots';
 
 export interface RecordedKubeCall {
   method: string;
@@ -42,6 +57,11 @@ export interface FakeKubernetesOptions {
   kubeconfigToken?: string;
   forbidden?: string[];
   latencyMs?: number;
+  /**
+   * Serve HTTPS with a self-signed certificate (in the kubeconfig's certificate-authority-data):
+   * the real kubectl sends its bearer token only over TLS.
+   */
+  tls?: boolean;
 }
 
 export interface FakeKubernetes {
@@ -71,6 +91,8 @@ export const SCENARIO = {
   notReadyNode: 'node-3',
   cordonedNode: 'node-2',
   crashLogLine: 'FATAL: could not connect to database postgres.shop.svc:5432: connection refused',
+  /** Planted in env values, a last-applied annotation, a config map and a Secret: never in a recording. */
+  plantedSecret: 'hunter2-Pl4nted-S3cret-7f3a9c',
 } as const;
 
 function meta(name: string, namespace: string | null, minutes: number, extra: Json = {}): Json {
@@ -96,12 +118,27 @@ function pod(namespace: string, name: string, containers: string[], status: Json
   };
 }
 
+/** The env a real deployment of `web` would carry: a literal password, and a reference to a Secret. */
+function plantedEnv(): Json[] {
+  return [
+    { name: 'DB_HOST', value: 'postgres.shop.svc' },
+    { name: 'DB_PASSWORD', value: SCENARIO.plantedSecret },
+    { name: 'DB_USER', valueFrom: { secretKeyRef: { name: 'db-credentials', key: 'user' } } },
+  ];
+}
+
+function withEnv(p: Json): Json {
+  const spec = p.spec as Json;
+  for (const c of spec.containers as Json[]) c.env = plantedEnv();
+  return p;
+}
+
 function seedPods(): { pods: Json[]; logs: Map<string, ContainerLogs> } {
   const s = SCENARIO;
   const logs = new Map<string, ContainerLogs>();
   const key = (ns: string, p: string, c: string): string => `${ns}/${p}/${c}`;
   const pods: Json[] = [
-    pod(s.crashLoopPod.namespace, s.crashLoopPod.name, ['web'], {
+    withEnv(pod(s.crashLoopPod.namespace, s.crashLoopPod.name, ['web'], {
       phase: 'Running',
       conditions: [
         { type: 'PodScheduled', status: 'True' },
@@ -118,7 +155,7 @@ function seedPods(): { pods: Json[]; logs: Map<string, ContainerLogs> } {
           lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: at(20), finishedAt: at(21) } },
         },
       ],
-    }),
+    })),
     pod(s.imagePullPod.namespace, s.imagePullPod.name, ['api'], {
       phase: 'Pending',
       conditions: [{ type: 'PodScheduled', status: 'True' }],
@@ -221,8 +258,20 @@ function seedDeployments(): Json[] {
   const cond = (type: string, status: string, reason: string, message: string): Json => ({ type, status, reason, message, lastUpdateTime: at(20), lastTransitionTime: at(20) });
   return [
     {
-      metadata: meta('web', 'shop', 0, { generation: 3 }),
-      spec: { replicas: 3, selector: { matchLabels: { app: 'web' } } },
+      metadata: meta('web', 'shop', 0, {
+        generation: 3,
+        labels: { app: 'web' },
+        // kubectl apply keeps the whole applied object here, env values included.
+        annotations: {
+          'deployment.kubernetes.io/revision': '3',
+          'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'web', env: plantedEnv() }] } } } }),
+        },
+      }),
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'ghcr.io/acme/web:1.4.2', env: plantedEnv() }] } },
+      },
       // readyReplicas and availableReplicas omitted: they are 0.
       status: {
         observedGeneration: 3,
@@ -277,6 +326,161 @@ function seedNodes(): Json[] {
   ];
 }
 
+/** A pod template as controllers carry it, with the planted env (init containers too). */
+function template(app: string, image: string, extra: Json = {}): Json {
+  return { metadata: { labels: { app } }, spec: { containers: [{ name: app, image, env: plantedEnv() }], ...extra } };
+}
+
+/** Every other resource a snapshot records, seeded around the same scenario. */
+function seedOthers(): Partial<Record<SnapshotResource, Json[]>> {
+  const owner = (kind: string, name: string): Json[] => [{ apiVersion: 'apps/v1', kind, name, uid: `uid-${name}`, controller: true, blockOwnerDeletion: true }];
+  return {
+    replicasets: [
+      {
+        metadata: meta('web-7d9c8b6f5', 'shop', 0, { labels: { app: 'web', 'pod-template-hash': '7d9c8b6f5' }, ownerReferences: owner('Deployment', 'web') }),
+        spec: { replicas: 3, selector: { matchLabels: { app: 'web', 'pod-template-hash': '7d9c8b6f5' } }, template: template('web', 'ghcr.io/acme/web:1.4.2') },
+        status: { replicas: 3, fullyLabeledReplicas: 3, observedGeneration: 3 },
+      },
+      {
+        metadata: meta('nginx-7c5ddbdf54', 'default', 0, { labels: { app: 'nginx' }, ownerReferences: owner('Deployment', 'nginx') }),
+        spec: { replicas: 1, selector: { matchLabels: { app: 'nginx' } }, template: template('nginx', 'nginx:1.27') },
+        status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 },
+      },
+    ],
+    statefulsets: [
+      {
+        metadata: meta('search-indexer', 'shop', 0, { labels: { app: 'search' } }),
+        spec: {
+          replicas: 1,
+          serviceName: 'search',
+          selector: { matchLabels: { app: 'search' } },
+          template: template('indexer', 'ghcr.io/acme/indexer:2.0', { initContainers: [{ name: 'init-schema', image: 'ghcr.io/acme/indexer:2.0', env: plantedEnv() }] }),
+          volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast-ssd', resources: { requests: { storage: '50Gi' } } } }],
+        },
+        status: { replicas: 1, currentReplicas: 1, updatedReplicas: 1, availableReplicas: 0 },
+      },
+    ],
+    daemonsets: [
+      {
+        metadata: meta('node-exporter', 'kube-system', 0, { labels: { app: 'node-exporter' } }),
+        spec: { selector: { matchLabels: { app: 'node-exporter' } }, template: template('node-exporter', 'prom/node-exporter:v1.8.2', { nodeSelector: { 'kubernetes.io/os': 'linux' } }) },
+        status: { desiredNumberScheduled: 3, currentNumberScheduled: 3, numberReady: 2, updatedNumberScheduled: 3, numberAvailable: 2, numberUnavailable: 1 },
+      },
+    ],
+    jobs: [
+      {
+        metadata: meta('db-migrate-28734120', 'batch', 0, { labels: { 'job-name': 'db-migrate-28734120' } }),
+        spec: { completions: 1, parallelism: 1, backoffLimit: 6, template: template('migrate', 'ghcr.io/acme/migrate:1.0', { restartPolicy: 'Never' }) },
+        status: { succeeded: 1, startTime: at(1), completionTime: at(3), conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: at(3) }] },
+      },
+    ],
+    cronjobs: [
+      {
+        metadata: meta('db-migrate', 'batch', 0),
+        spec: {
+          schedule: '0 * * * *',
+          suspend: false,
+          jobTemplate: { spec: { template: template('migrate', 'ghcr.io/acme/migrate:1.0', { restartPolicy: 'Never', initContainers: [{ name: 'wait-db', image: 'busybox:1.36', env: plantedEnv() }] }) } },
+        },
+        status: { lastScheduleTime: at(0), lastSuccessfulTime: at(3) },
+      },
+    ],
+    services: [
+      {
+        metadata: meta('web', 'shop', 0, { labels: { app: 'web' } }),
+        spec: { type: 'ClusterIP', clusterIP: '10.96.12.34', clusterIPs: ['10.96.12.34'], selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+        status: { loadBalancer: {} },
+      },
+      {
+        // Its selector matches no pod.
+        metadata: meta('postgres', 'shop', 0),
+        spec: { type: 'ClusterIP', clusterIP: '10.96.40.2', clusterIPs: ['10.96.40.2'], selector: { app: 'postgresql' }, ports: [{ port: 5432, targetPort: 5432, protocol: 'TCP' }] },
+        status: { loadBalancer: {} },
+      },
+      {
+        metadata: meta('kubernetes', 'default', 0, { labels: { component: 'apiserver', provider: 'kubernetes' } }),
+        spec: { type: 'ClusterIP', clusterIP: '10.96.0.1', clusterIPs: ['10.96.0.1'], ports: [{ name: 'https', port: 443, targetPort: 6443, protocol: 'TCP' }] },
+        status: { loadBalancer: {} },
+      },
+    ],
+    endpoints: [
+      {
+        metadata: meta('web', 'shop', 0, { labels: { app: 'web' } }),
+        subsets: [{ notReadyAddresses: [{ ip: '10.244.1.17', targetRef: { kind: 'Pod', namespace: 'shop', name: SCENARIO.crashLoopPod.name } }], ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }],
+      },
+      { metadata: meta('postgres', 'shop', 0) },
+      { metadata: meta('kubernetes', 'default', 0), subsets: [{ addresses: [{ ip: '10.0.0.10' }], ports: [{ name: 'https', port: 6443, protocol: 'TCP' }] }] },
+    ],
+    persistentvolumeclaims: [
+      {
+        metadata: meta('data-search-indexer-0', 'shop', 0, { labels: { app: 'search' } }),
+        spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast-ssd', volumeMode: 'Filesystem', resources: { requests: { storage: '50Gi' } } },
+        status: { phase: 'Pending' },
+      },
+      {
+        metadata: meta('reports', 'batch', 0),
+        spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'standard', volumeName: 'pv-reports', volumeMode: 'Filesystem', resources: { requests: { storage: '10Gi' } } },
+        status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '10Gi' } },
+      },
+    ],
+    persistentvolumes: [
+      {
+        metadata: meta('pv-reports', null, 0),
+        spec: {
+          capacity: { storage: '10Gi' },
+          accessModes: ['ReadWriteOnce'],
+          persistentVolumeReclaimPolicy: 'Delete',
+          storageClassName: 'standard',
+          volumeMode: 'Filesystem',
+          claimRef: { kind: 'PersistentVolumeClaim', namespace: 'batch', name: 'reports' },
+          hostPath: { path: '/var/lib/reports' },
+        },
+        status: { phase: 'Bound' },
+      },
+    ],
+    storageclasses: [
+      {
+        metadata: meta('standard', null, 0, { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }),
+        provisioner: 'rancher.io/local-path',
+        reclaimPolicy: 'Delete',
+        volumeBindingMode: 'WaitForFirstConsumer',
+      },
+    ],
+    ingresses: [
+      {
+        metadata: meta('web', 'shop', 0),
+        spec: {
+          ingressClassName: 'nginx',
+          rules: [{ host: 'shop.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
+        },
+        status: { loadBalancer: { ingress: [{ ip: '203.0.113.20' }] } },
+      },
+    ],
+    configmaps: [
+      {
+        metadata: meta('web-config', 'shop', 0, {
+          annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ data: { DATABASE_URL: `postgres://app:${SCENARIO.plantedSecret}@postgres.shop.svc:5432/shop` } }) },
+        }),
+        data: { DATABASE_URL: `postgres://app:${SCENARIO.plantedSecret}@postgres.shop.svc:5432/shop`, LOG_LEVEL: 'info' },
+        binaryData: { 'cert.der': Buffer.from(SCENARIO.plantedSecret).toString('base64') },
+      },
+      { metadata: meta('kube-root-ca.crt', 'default', 0), data: { 'ca.crt': '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' } },
+    ],
+  };
+}
+
+/** A Secret the recorder must never read (it is served, so a read would be seen in `calls`). */
+function seedSecrets(): Json[] {
+  return [
+    {
+      metadata: meta('db-credentials', 'shop', 0),
+      type: 'Opaque',
+      data: { user: Buffer.from('app').toString('base64'), password: Buffer.from(SCENARIO.plantedSecret).toString('base64') },
+      stringData: { password: SCENARIO.plantedSecret },
+    },
+  ];
+}
+
 const NAMESPACES = ['default', 'kube-system', 'shop', 'batch'];
 
 function getField(obj: unknown, dotted: string): string | undefined {
@@ -288,7 +492,7 @@ function getField(obj: unknown, dotted: string): string | undefined {
   return cur === undefined || cur === null ? undefined : String(cur);
 }
 
-/** fieldSelector / equality labelSelector: terms joined by ",", each k=v, k==v or k!=v. */
+/** fieldSelector: terms joined by ",", each k=v, k==v or k!=v over a dotted field. */
 function matches(selector: string | undefined, read: (key: string) => string | undefined): boolean {
   if (!selector) return true;
   for (const term of selector.split(',')) {
@@ -305,7 +509,7 @@ function status(code: number, reason: string, message: string, details?: Json): 
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
 }
 
-function kubeconfigYaml(server: string, token: string): string {
+function kubeconfigYaml(server: string, token: string, caPem?: string): string {
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -314,7 +518,7 @@ function kubeconfigYaml(server: string, token: string): string {
     '- name: fake-cluster',
     '  cluster:',
     `    server: ${server}`,
-    '    insecure-skip-tls-verify: true',
+    caPem ? `    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}` : '    insecure-skip-tls-verify: true',
     'users:',
     '- name: fake-user',
     '  user:',
@@ -328,14 +532,23 @@ function kubeconfigYaml(server: string, token: string): string {
   ].join('\n');
 }
 
+/** Secrets are served (so a read would show in `calls`) but are no snapshot resource: no Table for them. */
+const SECRETS = { resource: 'secrets', group: '', version: 'v1', kind: 'Secret', singular: 'secret', namespaced: true, shortNames: [] } as unknown as ResourceInfo;
+const INFO_BY_PATH = new Map<string, ResourceInfo>(RESOURCES.map((r) => [`${r.group}/${r.version}/${r.resource}`, r]));
+
 export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): Promise<FakeKubernetes> {
   const token = options.token ?? randomBytes(16).toString('hex');
   let forbidden = new Set(options.forbidden ?? []);
   const { pods, logs } = seedPods();
-  const events = seedEvents();
-  const deployments = seedDeployments();
-  const nodes = seedNodes();
-  const namespaces = NAMESPACES.map((n) => ({ metadata: meta(n, null, 0), spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }));
+  const objects = new Map<string, Json[]>([
+    ['namespaces', NAMESPACES.map((n) => ({ metadata: meta(n, null, 0), spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }))],
+    ['nodes', seedNodes()],
+    ['pods', pods],
+    ['deployments', seedDeployments()],
+    ['events', seedEvents()],
+    ...Object.entries(seedOthers()),
+    ['secrets', seedSecrets()],
+  ]);
   const calls: RecordedKubeCall[] = [];
   let port = 0;
 
@@ -349,10 +562,21 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     res.end(body);
   };
 
-  const list = (res: ServerResponse, kind: string, items: Json[], query: Record<string, string>): void => {
-    let filtered = items.filter(
-      (it) => matches(query.fieldSelector, (k) => getField(it, k)) && matches(query.labelSelector, (k) => getField(it, `metadata.labels.${k}`)),
-    );
+  const list = (req: IncomingMessage, res: ServerResponse, info: ResourceInfo, items: Json[], query: Record<string, string>): void => {
+    let labels: ReturnType<typeof parseLabelSelector>;
+    try {
+      labels = parseLabelSelector(query.labelSelector);
+    } catch (err) {
+      if (err instanceof SelectorError) return sendJson(res, 400, status(400, 'BadRequest', err.message));
+      throw err;
+    }
+    // In the API server's order (etcd keys: namespace, then name), as a real list comes.
+    const ordered = [...items].sort((a, b) => {
+      const ka = `${getField(a, 'metadata.namespace') ?? ''}/${getField(a, 'metadata.name') ?? ''}`;
+      const kb = `${getField(b, 'metadata.namespace') ?? ''}/${getField(b, 'metadata.name') ?? ''}`;
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
+    let filtered = ordered.filter((it) => matches(query.fieldSelector, (k) => getField(it, k)) && labels((it.metadata as Json).labels as Record<string, string> | undefined));
     const offset = query.continue ? Number(Buffer.from(query.continue, 'base64url').toString('utf8')) : 0;
     const limit = query.limit ? Number(query.limit) : 0;
     let cont: string | undefined;
@@ -361,9 +585,13 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
       filtered = filtered.slice(0, limit);
       cont = Buffer.from(String(offset + limit)).toString('base64url');
     }
+    const form = acceptedForm(req.headers.accept);
+    if (form.form === 'table' && info.kind !== 'Secret') {
+      return sendJson(res, 200, toTable(info.resource, filtered, Date.now(), { resourceVersion: '2000', ...(cont ? { continueToken: cont } : {}), tableVersion: form.version }));
+    }
     sendJson(res, 200, {
-      kind,
-      apiVersion: kind === 'DeploymentList' ? 'apps/v1' : 'v1',
+      kind: `${info.kind}List`,
+      apiVersion: apiVersionOf(info),
       metadata: { resourceVersion: '2000', ...(cont ? { continue: cont } : {}) },
       items: filtered,
     });
@@ -374,10 +602,11 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     const [plural = resource, sub] = resource.split('/');
     const scope = namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
     const verb = sub === 'log' ? 'get' : 'list';
+    const group = RESOURCES.find((r) => r.resource === plural)?.group ?? '';
     sendJson(
       res,
       403,
-      status(403, 'Forbidden', `${resource} is forbidden: User "system:serviceaccount:ro:agent" cannot ${verb} resource "${plural}"${sub ? ` subresource "${sub}"` : ''} in API group "${plural === 'deployments' ? 'apps' : ''}" ${scope}`, { kind: plural }),
+      status(403, 'Forbidden', `${resource} is forbidden: User "system:serviceaccount:ro:agent" cannot ${verb} resource "${plural}"${sub ? ` subresource "${sub}"` : ''} in API group "${group}" ${scope}`, { kind: plural }),
     );
     return true;
   };
@@ -416,6 +645,24 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     sendText(res, 200, text);
   };
 
+  const notFound = (res: ServerResponse, info: ResourceInfo, name: string): void =>
+    sendJson(res, 404, status(404, 'NotFound', `${info.group ? `${info.resource}.${info.group}` : info.resource} "${name}" not found`, { name, kind: info.resource }));
+
+  /** Discovery as the real API server answers it: every resource this fake serves, with its verbs and short names. */
+  const discovery = (pathname: string): Json | undefined => {
+    if (pathname === '/api') return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }] };
+    const gvs = groupVersions();
+    if (pathname === '/apis') {
+      const groups = [...new Set(gvs.map((g) => g.group).filter(Boolean))];
+      return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map((name) => ({ name, versions: [{ groupVersion: `${name}/v1`, version: 'v1' }], preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' } })) };
+    }
+    const gv = gvs.find((g) => (g.group ? `/apis/${g.group}/${g.version}` : `/api/${g.version}`) === pathname);
+    if (!gv) return undefined;
+    const resources: Json[] = gv.resources.map((r) => ({ name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'list'], ...(r.shortNames.length ? { shortNames: r.shortNames } : {}) }));
+    if (!gv.group) resources.push({ name: 'pods/log', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get'] }, { name: 'secrets', singularName: 'secret', namespaced: true, kind: 'Secret', verbs: ['get', 'list'] });
+    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv.group ? `${gv.group}/${gv.version}` : gv.version, resources };
+  };
+
   const route = (req: IncomingMessage, res: ServerResponse, pathname: string, query: Record<string, string>): void => {
     if (req.method !== 'GET') return sendJson(res, 405, status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
     if (req.headers.authorization !== `Bearer ${token}`) return sendJson(res, 401, status(401, 'Unauthorized', 'Unauthorized'));
@@ -423,49 +670,42 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     if (pathname === '/version') {
       return sendJson(res, 200, { major: '1', minor: '31', gitVersion: 'v1.31.0', platform: 'linux/amd64', goVersion: 'go1.22.5' });
     }
-    if (pathname === '/api') {
-      return sendJson(res, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `127.0.0.1:${port}` }] });
-    }
-    if (pathname === '/apis') {
-      return sendJson(res, 200, {
-        kind: 'APIGroupList',
-        apiVersion: 'v1',
-        groups: [{ name: 'apps', versions: [{ groupVersion: 'apps/v1', version: 'v1' }], preferredVersion: { groupVersion: 'apps/v1', version: 'v1' } }],
-      });
-    }
+    const found = discovery(pathname);
+    if (found) return sendJson(res, 200, found);
 
-    const nsOf = (it: Json): string | undefined => getField(it, 'metadata.namespace');
-    let m: RegExpExecArray | null;
-    if (pathname === '/api/v1/namespaces') return forbid(res, 'namespaces') ? undefined : list(res, 'NamespaceList', namespaces, query);
-    if (pathname === '/api/v1/pods') return forbid(res, 'pods') ? undefined : list(res, 'PodList', pods, query);
-    if (pathname === '/api/v1/events') return forbid(res, 'events') ? undefined : list(res, 'EventList', events, query);
-    if (pathname === '/api/v1/nodes') return forbid(res, 'nodes') ? undefined : list(res, 'NodeList', nodes, query);
-    if (pathname === '/apis/apps/v1/deployments') return forbid(res, 'deployments') ? undefined : list(res, 'DeploymentList', deployments, query);
-    if ((m = /^\/api\/v1\/nodes\/([^/]+)$/.exec(pathname))) {
-      const node = nodes.find((n) => getField(n, 'metadata.name') === m?.[1]);
-      return node ? sendJson(res, 200, node) : sendJson(res, 404, status(404, 'NotFound', `nodes "${m[1]}" not found`, { name: m[1], kind: 'nodes' }));
-    }
-    if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/(pods|events)(?:\/([^/]+)(\/log)?)?$/.exec(pathname))) {
-      const [, ns = '', resource = '', name, log] = m;
-      if (log && name) return forbid(res, 'pods/log', ns) ? undefined : podLog(res, ns, name, query);
-      if (forbid(res, resource, ns)) return;
-      const items = (resource === 'pods' ? pods : events).filter((it) => nsOf(it) === ns);
-      if (!name) return list(res, resource === 'pods' ? 'PodList' : 'EventList', items, query);
-      const item = items.find((it) => getField(it, 'metadata.name') === name);
-      return item ? sendJson(res, 200, item) : sendJson(res, 404, status(404, 'NotFound', `${resource} "${name}" not found`, { name, kind: resource }));
-    }
-    if ((m = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments(?:\/([^/]+))?$/.exec(pathname))) {
-      const [, ns = '', name] = m;
-      if (forbid(res, 'deployments', ns)) return;
-      const items = deployments.filter((it) => nsOf(it) === ns);
-      if (!name) return list(res, 'DeploymentList', items, query);
-      const item = items.find((it) => getField(it, 'metadata.name') === name);
-      return item ? sendJson(res, 200, item) : sendJson(res, 404, status(404, 'NotFound', `deployments.apps "${name}" not found`, { name, kind: 'deployments' }));
+    // /api/v1/[namespaces/{ns}/]{resource}[/{name}[/log]] and /apis/{group}/{version}/…
+    const m = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))\/(.+)$/.exec(pathname);
+    if (m) {
+      const group = m[2] ?? '';
+      const version = m[1] ?? m[3] ?? '';
+      let rest = (m[4] ?? '').split('/');
+      let ns: string | undefined;
+      if (rest[0] === 'namespaces' && rest.length >= 3) {
+        ns = rest[1];
+        rest = rest.slice(2);
+      }
+      const [resource = '', name, sub] = rest;
+      const info = resource === 'secrets' && !group ? SECRETS : INFO_BY_PATH.get(`${group}/${version}/${resource}`);
+      if (info && rest.length <= 3 && (ns === undefined || info.namespaced)) {
+        if (sub === 'log' && resource === 'pods' && ns && name) return forbid(res, 'pods/log', ns) ? undefined : podLog(res, ns, name, query);
+        if (sub) return sendJson(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
+        if (forbid(res, resource, ns)) return;
+        const all = objects.get(resource) ?? [];
+        const items = ns === undefined ? all : all.filter((it) => getField(it, 'metadata.namespace') === ns);
+        if (!name) return list(req, res, info, items, query);
+        if (info.namespaced && ns === undefined) return sendJson(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
+        const item = items.find((it) => getField(it, 'metadata.name') === name);
+        if (!item) return notFound(res, info, name);
+        const form = acceptedForm(req.headers.accept);
+        if (form.form === 'table' && info.kind !== 'Secret') return sendJson(res, 200, { ...toTable(info.resource, [], Date.now(), { tableVersion: form.version }), rows: [tableRow(info.resource, item, Date.now())] });
+        return sendJson(res, 200, { kind: info.kind, apiVersion: apiVersionOf(info), ...item });
+      }
     }
     sendJson(res, 404, status(404, 'NotFound', 'the server could not find the requested resource'));
   };
 
-  const server = http.createServer((req, res) => {
+  const certificate = options.tls ? await replayCertificate() : undefined;
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://fake');
     const query = Object.fromEntries(url.searchParams.entries());
     const call: RecordedKubeCall = { method: req.method ?? 'GET', path: url.pathname, query, headers: req.headers, clientPort: req.socket.remotePort };
@@ -483,13 +723,14 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     };
     if (options.latencyMs) setTimeout(answer, options.latencyMs);
     else answer();
-  });
+  };
+  const server = certificate ? https.createServer({ key: certificate.key, cert: certificate.cert }, handler) : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${certificate ? 'https' : 'http'}://127.0.0.1:${port}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'benchdesk-fake-k8s-'));
   const kubeconfigPath = path.join(dir, 'kubeconfig');
-  await writeFile(kubeconfigPath, kubeconfigYaml(url, options.kubeconfigToken ?? token), { mode: 0o600 });
+  await writeFile(kubeconfigPath, kubeconfigYaml(url, options.kubeconfigToken ?? token, certificate?.cert), { mode: 0o600 });
 
   return {
     url,

@@ -110,7 +110,8 @@ function docsSchema(name: OperationName, route: Route) {
     ...(body ? { body } : {}),
     ...(querystring ? { querystring } : {}),
     ...(params ? { params } : {}),
-    response: { ...problems, [op.status]: op.output } as Record<number, z.ZodType>,
+    // A 204 has no body to describe.
+    response: (op.status === 204 ? { ...problems } : { ...problems, [op.status]: op.output }) as Record<number, z.ZodType>,
   };
 }
 
@@ -145,14 +146,20 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
         method: op.method,
         url: fastifyPath(route.path),
         schema: docsSchema(name, route),
+        ...(op.bodyLimit ? { bodyLimit: op.bodyLimit } : {}),
         handler: async (request, reply) => {
           if (route.successor) deprecate(reply, route.successor);
-          if (name === 'getJob' && JOB_KIND_PATH_NAMES.has((request.params as { job_id?: string }).job_id ?? '')) {
-            // `/v1/jobs/<kind>` is the submit route of that kind: say so instead of "job not found".
+          if (route.path.includes('{')) {
+            // A path that names a fixed route (`/v1/jobs/benchmark`, `/v1/snapshots/import`) is that route's, not an
+            // id: another method there is a 405 with its Allow, never "not found".
             const path = request.url.split('?')[0] ?? '';
-            const allowed = options.allowedMethods(path).join(', ');
-            reply.header('allow', allowed);
-            throw new ProblemError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allowed} (submit a job)`);
+            const allowedList = options.allowedMethods(path);
+            if (allowedList.length > 0 && !allowedList.includes(request.method) && !(request.method === 'HEAD' && allowedList.includes('GET'))) {
+              const allowed = allowedList.join(', ');
+              reply.header('allow', allowed);
+              const hint = name === 'getJob' && JOB_KIND_PATH_NAMES.has((request.params as { job_id?: string }).job_id ?? '') ? ' (submit a job)' : '';
+              throw new ProblemError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allowed}${hint}`);
+            }
           }
           // HEAD answers headers only: never hold a stream open for it.
           if (sharedStream && request.method === 'GET' && (request.headers.accept ?? '').includes('text/event-stream')) {
@@ -161,6 +168,7 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
           }
           const ctx: OperationContext = { tenantId: request.tenantId, responseHeaders: {} };
           const result = await handler(ctx, inputOf(name, request, route));
+          if (op.status === 204) return reply.code(204).headers(ctx.responseHeaders ?? {}).send();
           return reply.code(op.status).headers(ctx.responseHeaders ?? {}).send(result);
         },
       });

@@ -1,5 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
-import { connectionOf, examples, kubeconfigOf, submitAndFollow, withAgent, withBackend, withConnection, withConnectionOpen, withJobSubmit } from '../common';
+import { connectionOf, examples, clusterOf, submitAndFollow, withAgent, withBackend, withConnection, withConnectionOpen, withJobSubmit } from '../common';
 import { UsageError } from '../exit-codes';
 
 /** `run-agentic-agent`: an agent answers a question about a Kubernetes cluster with an LLM. */
@@ -13,6 +13,9 @@ export function runAgenticAgentCommand(setExit: (code: number) => void) {
       examples(
         'benchdesk run-agentic-agent -q "Why is the checkout pod crash-looping?" -m llama3.1:8b \\',
         '    --backend-url http://127.0.0.1:11434 --kubeconfig ~/.kube/config',
+        '# on a recorded cluster (benchdesk snapshot list) instead of a live one',
+        'benchdesk run-agentic-agent -q "Why is the checkout pod crash-looping?" -m llama3.1:8b \\',
+        '    --backend-url http://127.0.0.1:11434 --snapshot shop-3f9a1c',
         '# another agent, JSON for a script',
         'benchdesk run-agentic-agent -q "What is broken in namespace shop?" -m qwen2.5:7b --agent k8sgpt \\',
         '    --backend-url http://127.0.0.1:11434 --json | jq -r .result.answer',
@@ -24,7 +27,7 @@ export function runAgenticAgentCommand(setExit: (code: number) => void) {
         question: o.question,
         model: o.model,
         agent: o.agent,
-        kubeconfig: kubeconfigOf(o.kubeconfig),
+        ...clusterOf(o),
         backend_url: o.backendUrl,
         backend_type: o.backendType,
         ...(o.llmserverWarmup !== undefined ? { backend_warmup: o.llmserverWarmup } : {}),

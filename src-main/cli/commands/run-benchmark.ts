@@ -3,7 +3,7 @@ import type { BenchmarkRequestInput } from '../../../shared';
 import {
   connectionOf,
   examples,
-  kubeconfigOf,
+  clusterOf,
   marketplaceFields,
   submitAndFollow,
   withAgent,
@@ -43,7 +43,7 @@ export function runBenchmarkCommand(setExit: (code: number) => void) {
         question: o.question,
         model: o.model,
         agent: o.agent,
-        kubeconfig: kubeconfigOf(o.kubeconfig),
+        ...clusterOf(o),
         ...(o.backendUrl ? { backend_url: o.backendUrl } : {}),
         backend_type: o.backendType,
         ...(o.llmserverWarmup !== undefined ? { backend_warmup: o.llmserverWarmup } : {}),

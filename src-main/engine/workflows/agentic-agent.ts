@@ -3,24 +3,29 @@ import type { AgenticAgentRequest, AgentResult, BackendType, ValidationIssue } f
 import { jobErrorCodeOf } from '../../agents/errors';
 import { resolveKubeconfigPath } from '../../agents/kubeconfig-path';
 import type { AgentRegistry } from '../../agents/registry';
+import type { SnapshotLeases } from '../../snapshots/replays';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep } from './backend';
+import { snapshotIssues, withRequestCluster } from './cluster';
 import { orderedEventSink } from './event-sink';
 
 export type AgentWorkflowDeps = {
   agents: AgentRegistry;
   env: NodeJS.ProcessEnv;
+  /** Serves recorded clusters to jobs that name a `snapshot`. */
+  snapshots?: SnapshotLeases | undefined;
 };
 
-/** Submit-time checks shared by agentic-agent and benchmark: the agent exists, the kubeconfig is readable. */
+/** Submit-time checks shared by agentic-agent and benchmark: the agent exists, the kubeconfig is readable or the snapshot stored. */
 export async function agentRequestIssues(
   deps: AgentWorkflowDeps,
-  request: { agent: string; kubeconfig?: string | undefined },
+  request: { agent: string; kubeconfig?: string | undefined; snapshot?: string | undefined },
 ): Promise<ValidationIssue[]> {
   const issues: ValidationIssue[] = [];
   if (!deps.agents.hasAgent(request.agent)) {
     issues.push({ path: 'agent', message: `unknown agent '${request.agent}'; available: ${deps.agents.listAgents().join(', ')}` });
   }
+  if (request.snapshot !== undefined) return [...issues, ...(await snapshotIssues(deps.snapshots, request.snapshot))];
   const kubeconfig = resolveKubeconfigPath(request.kubeconfig ?? null, deps.env);
   try {
     await access(kubeconfig, constants.R_OK);
@@ -72,16 +77,19 @@ export function agenticAgentWorkflow(deps: AgentWorkflowDeps): JobHandler<'agent
     },
     async run(ctx: JobContext<'agentic-agent'>) {
       const { request } = ctx;
-      const client = llmClient({ backendUrl: request.backend_url });
-      if (request.backend_warmup) await warmupStep(ctx, client, request.model, request.backend_warmup_timeout);
-      return askAgent(ctx, deps, {
-        agent: request.agent,
-        question: request.question,
-        model: request.model,
-        kubeconfig: request.kubeconfig,
-        // With its credentials (if the URL has any): the agent makes its own llmserver calls.
-        backendUrl: agentBackendUrl({ backendUrl: request.backend_url }),
-        backendType: request.backend_type,
+      // A snapshot is served for the whole job, and stopped when it ends however it ends.
+      return withRequestCluster(ctx, deps.snapshots, request, async (kubeconfig) => {
+        const client = llmClient({ backendUrl: request.backend_url });
+        if (request.backend_warmup) await warmupStep(ctx, client, request.model, request.backend_warmup_timeout);
+        return askAgent(ctx, deps, {
+          agent: request.agent,
+          question: request.question,
+          model: request.model,
+          kubeconfig,
+          // With its credentials (if the URL has any): the agent makes its own llmserver calls.
+          backendUrl: agentBackendUrl({ backendUrl: request.backend_url }),
+          backendType: request.backend_type,
+        });
       });
     },
   };

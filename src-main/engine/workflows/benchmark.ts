@@ -4,6 +4,7 @@ import { elapsedMs } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { agentRequestIssues, askAgent, type AgentWorkflowDeps } from './agentic-agent';
 import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
+import { withRequestCluster } from './cluster';
 import { pullOnInstance } from './ensure-model';
 import {
   marketplaceIssues,
@@ -65,91 +66,94 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
       return [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request), ...(await agentRequestIssues(deps, request))];
     },
     recover: (job, ctx) => recoverInstances(job, ctx, deps),
-    async run(ctx: JobContext<'benchmark'>): Promise<BenchmarkResult> {
-      const { request } = ctx;
-      let instance: ProvisionedInstance | null = null;
-      const { phases, run, skip } = phaseRunner(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
-      let target: BackendTarget | null = null;
-      let answer: AgentResult | null = null;
-      let failure: unknown = null;
-      try {
-        target = await run('provision', async () => {
-          // The URL as given (credentials included): llmClient splits them off into a header.
-          if (!request.marketplace) return { backendUrl: request.backend_url ?? '' };
-          instance = await provisionInstance(ctx, deps, { ...request }, request.marketplace_stop_instance);
-          await pullOnInstance(ctx, instance, request.model);
-          return instance.target;
-        });
-        const client = llmClient(target);
-        if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, client, request.model, request.backend_warmup_timeout));
-        else skip('warmup');
-        const agentUrl = agentBackendUrl(target);
-        answer = await run('analysis', async () => {
-          const answered = await askAgent(ctx, deps, {
-            agent: request.agent,
-            question: request.question,
-            model: request.model,
-            kubeconfig: request.kubeconfig,
-            backendUrl: agentUrl,
-            backendType: request.backend_type,
-          });
-          // The answer is paid for: from here the spend limit releases the machine, it no longer fails the job.
-          (instance as ProvisionedInstance | null)?.meter.workDone();
-          return answered;
-        });
-      } catch (err) {
-        failure = err;
-      }
-
-      const provisioned = instance as ProvisionedInstance | null;
-      let release: ReleaseResult | null = null;
-      let releasedAt = Date.now();
-      // A job stopped by its spend limit gives the machine back even when it was meant to be kept.
-      if (provisioned && (request.marketplace_stop_instance || provisioned.meter.exceeded)) {
-        const outcome: { result: ReleaseResult | null } = { result: null };
-        // An unconfirmed release is a failed phase (event + phases row), but not a failed job.
-        await run('teardown', async () => {
-          provisioned.meter.stop();
-          outcome.result = await teardown(ctx, deps, provisioned);
-          releasedAt = Date.now();
-          if (!outcome.result.verified) throw new JobFailure('teardown_failed', outcome.result.message);
-        }).catch(() => undefined);
-        release = outcome.result;
-      } else {
-        if (provisioned) {
-          provisioned.meter.stop();
-          await ctx.info('marketplace.instance.kept', `instance ${provisioned.instanceId} left running as requested (marketplace_stop_instance: false); it bills $${provisioned.dphTotal}/h until you destroy it`, {
-            instance_id: provisioned.instanceId,
-          });
-        }
-        skip('teardown');
-      }
-      if (failure) throw failure;
-      // Without a failure every phase up to analysis ran, so both are set.
-      if (!answer || !target) throw new Error('benchmark ended without an answer');
-
-      const rentedSeconds = provisioned ? Math.max(0, (releasedAt - Date.parse(provisioned.rentedAt)) / 1000) : 0;
-      const dph = provisioned?.dphTotal ?? 0;
-      const download = provisioned?.download ?? null;
-      const machineUsd = dph * (rentedSeconds / 3600);
-      return {
-        ...answer,
-        model_name: request.model,
-        backend_url: llmClient(target).baseUrl,
-        contract_id: provisioned?.instanceId ?? null,
-        phases,
-        // Machine time plus the model's download on that host (design §4: cost_usd includes it).
-        cost: {
-          dph_total: dph,
-          rented_seconds: Math.round(rentedSeconds),
-          cost_usd: Math.round((machineUsd + (download?.usd ?? 0)) * 10_000) / 10_000,
-          ...(download ? { download_gb: download.gb, ...(download.usd !== null ? { download_usd: download.usd } : {}) } : {}),
-        },
-        instance: provisioned
-          ? { id: provisioned.instanceId, gpu_name: provisioned.offer.gpu_name, num_gpus: provisioned.offer.num_gpus, released: release?.released ?? false }
-          : null,
-        teardown: release ? { released: release.released, verified: release.verified, message: release.message } : null,
-      };
-    },
+    // A snapshot is served from the start (a deleted one fails the job before anything is rented) to the end.
+    run: (ctx: JobContext<'benchmark'>) => withRequestCluster(ctx, deps.snapshots, ctx.request, (kubeconfig) => runBenchmark(ctx, kubeconfig)),
   };
+
+  async function runBenchmark(ctx: JobContext<'benchmark'>, kubeconfig: string | undefined): Promise<BenchmarkResult> {
+    const { request } = ctx;
+    let instance: ProvisionedInstance | null = null;
+    const { phases, run, skip } = phaseRunner(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
+    let target: BackendTarget | null = null;
+    let answer: AgentResult | null = null;
+    let failure: unknown = null;
+    try {
+      target = await run('provision', async () => {
+        // The URL as given (credentials included): llmClient splits them off into a header.
+        if (!request.marketplace) return { backendUrl: request.backend_url ?? '' };
+        instance = await provisionInstance(ctx, deps, { ...request }, request.marketplace_stop_instance);
+        await pullOnInstance(ctx, instance, request.model);
+        return instance.target;
+      });
+      const client = llmClient(target);
+      if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, client, request.model, request.backend_warmup_timeout));
+      else skip('warmup');
+      const agentUrl = agentBackendUrl(target);
+      answer = await run('analysis', async () => {
+        const answered = await askAgent(ctx, deps, {
+          agent: request.agent,
+          question: request.question,
+          model: request.model,
+          kubeconfig,
+          backendUrl: agentUrl,
+          backendType: request.backend_type,
+        });
+        // The answer is paid for: from here the spend limit releases the machine, it no longer fails the job.
+        (instance as ProvisionedInstance | null)?.meter.workDone();
+        return answered;
+      });
+    } catch (err) {
+      failure = err;
+    }
+
+    const provisioned = instance as ProvisionedInstance | null;
+    let release: ReleaseResult | null = null;
+    let releasedAt = Date.now();
+    // A job stopped by its spend limit gives the machine back even when it was meant to be kept.
+    if (provisioned && (request.marketplace_stop_instance || provisioned.meter.exceeded)) {
+      const outcome: { result: ReleaseResult | null } = { result: null };
+      // An unconfirmed release is a failed phase (event + phases row), but not a failed job.
+      await run('teardown', async () => {
+        provisioned.meter.stop();
+        outcome.result = await teardown(ctx, deps, provisioned);
+        releasedAt = Date.now();
+        if (!outcome.result.verified) throw new JobFailure('teardown_failed', outcome.result.message);
+      }).catch(() => undefined);
+      release = outcome.result;
+    } else {
+      if (provisioned) {
+        provisioned.meter.stop();
+        await ctx.info('marketplace.instance.kept', `instance ${provisioned.instanceId} left running as requested (marketplace_stop_instance: false); it bills $${provisioned.dphTotal}/h until you destroy it`, {
+          instance_id: provisioned.instanceId,
+        });
+      }
+      skip('teardown');
+    }
+    if (failure) throw failure;
+    // Without a failure every phase up to analysis ran, so both are set.
+    if (!answer || !target) throw new Error('benchmark ended without an answer');
+
+    const rentedSeconds = provisioned ? Math.max(0, (releasedAt - Date.parse(provisioned.rentedAt)) / 1000) : 0;
+    const dph = provisioned?.dphTotal ?? 0;
+    const download = provisioned?.download ?? null;
+    const machineUsd = dph * (rentedSeconds / 3600);
+    return {
+      ...answer,
+      model_name: request.model,
+      backend_url: llmClient(target).baseUrl,
+      contract_id: provisioned?.instanceId ?? null,
+      phases,
+      // Machine time plus the model's download on that host (design §4: cost_usd includes it).
+      cost: {
+        dph_total: dph,
+        rented_seconds: Math.round(rentedSeconds),
+        cost_usd: Math.round((machineUsd + (download?.usd ?? 0)) * 10_000) / 10_000,
+        ...(download ? { download_gb: download.gb, ...(download.usd !== null ? { download_usd: download.usd } : {}) } : {}),
+      },
+      instance: provisioned
+        ? { id: provisioned.instanceId, gpu_name: provisioned.offer.gpu_name, num_gpus: provisioned.offer.num_gpus, released: release?.released ?? false }
+        : null,
+      teardown: release ? { released: release.released, verified: release.verified, message: release.message } : null,
+    };
+  }
 }

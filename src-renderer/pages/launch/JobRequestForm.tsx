@@ -18,6 +18,7 @@ import { settingsKeys, useSettings } from '../../queries/settings';
 import { jobPath } from '../../router/routes';
 import { useUiStore } from '../../state/ui-store';
 import { AgentField } from './AgentField';
+import { ClusterSource } from './ClusterSource';
 import { KubeconfigField } from './KubeconfigField';
 import { canRent, draftDefaults, estimateFor, fieldErrorsOf, fieldsOf, LAUNCH_WORDS, validateDraft, type DraftField, type LaunchDraft } from './launch-form';
 import { SpendConfirm } from './SpendConfirm';
@@ -238,8 +239,17 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
               <ModelField value={draft.model} onChange={(v) => set({ model: v })} onBlur={() => touch('model')} catalog={catalog.data?.models} testId="launch-model" />
             </Field>
             {fields.has('agent') ? <AgentField value={draft.agent} error={errorOf('agent')} onChange={(v) => set({ agent: v })} onBlur={() => touch('agent')} /> : null}
-            {fields.has('kubeconfig') ? (
-              <KubeconfigField value={draft.kubeconfig} error={errorOf('kubeconfig')} saved={saved?.default_kubeconfig ?? null} onChange={(v) => set({ kubeconfig: v })} onBlur={() => touch('kubeconfig')} />
+            {fields.has('cluster') ? (
+              <ClusterSource
+                cluster={draft.cluster}
+                snapshot={draft.snapshot}
+                snapshotError={errorOf('snapshot')}
+                onChange={(patch) => set(patch)}
+                onBlur={() => touch('snapshot')}
+                kubeconfigField={
+                  <KubeconfigField value={draft.kubeconfig} error={errorOf('kubeconfig')} saved={saved?.default_kubeconfig ?? null} onChange={(v) => set({ kubeconfig: v })} onBlur={() => touch('kubeconfig')} />
+                }
+              />
             ) : null}
           </div>
         </Panel>

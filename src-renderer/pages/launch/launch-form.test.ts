@@ -108,3 +108,23 @@ describe('the spend confirmation', () => {
     expect(ceilingFor(0.35)).toBe(0.35);
   });
 });
+
+describe('the cluster the agent reads: live or a recorded snapshot', () => {
+  const base = { question: 'Why?', model: 'llama3.1:8b', kubeconfig: '/home/me/.kube/config' };
+  it('a snapshot replaces the kubeconfig in the request', () => {
+    const { input, errors } = validateDraft('agentic-agent', draft({ ...base, cluster: 'snapshot', snapshot: 'shop-3f9a1c' }));
+    expect(errors).toEqual({});
+    expect(input?.request).toMatchObject({ snapshot: 'shop-3f9a1c' });
+    expect(input?.request).not.toHaveProperty('kubeconfig');
+    expect(buildRequest('benchmark', draft({ ...base, cluster: 'snapshot', snapshot: 'shop-3f9a1c' }))).toMatchObject({ snapshot: 'shop-3f9a1c', marketplace: false });
+  });
+  it('"Edit and re-run" of a job that ran on a snapshot picks the same snapshot', () => {
+    expect(draftFromRequest({ question: 'Why?', model: 'm', snapshot: 'shop-3f9a1c' })).toMatchObject({ cluster: 'snapshot', snapshot: 'shop-3f9a1c' });
+    expect(draftFromRequest({ question: 'Why?', model: 'm', kubeconfig: '/k' })).not.toHaveProperty('cluster');
+  });
+  it('choosing "snapshot" without picking one is an error on the snapshot field; a live cluster sends the kubeconfig', () => {
+    expect(validateDraft('benchmark', draft({ ...base, cluster: 'snapshot' })).errors.snapshot).toMatch(/Choose a recorded snapshot/);
+    expect(validateDraft('agentic-agent', draft(base)).input?.request).toMatchObject({ kubeconfig: '/home/me/.kube/config' });
+    expect(fieldErrorsOf([{ path: 'snapshot', message: 'no snapshot x: list them with benchdesk snapshot list' }])).toEqual({ snapshot: 'No snapshot x: list them with benchdesk snapshot list' });
+  });
+});

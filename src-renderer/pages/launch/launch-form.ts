@@ -22,6 +22,10 @@ export type LaunchDraft = {
   model: string;
   agent: string;
   kubeconfig: string;
+  /** The cluster the agent reads: a live one (kubeconfig) or a recorded snapshot, served for the job's life. */
+  cluster: 'live' | 'snapshot';
+  /** A snapshot id when cluster is 'snapshot'. */
+  snapshot: string;
   target: 'marketplace' | 'existing';
   backend_url: string;
   backend_warmup: boolean;
@@ -45,6 +49,8 @@ export const DEFAULT_DRAFT: LaunchDraft = {
   model: '',
   agent: 'builtin',
   kubeconfig: '',
+  cluster: 'live',
+  snapshot: '',
   target: 'existing',
   backend_url: DEFAULT_BACKEND_URL,
   backend_warmup: true,
@@ -82,7 +88,7 @@ export function canRent(kind: JobKind): boolean {
 export function fieldsOf(kind: JobKind, draft: LaunchDraft): ReadonlySet<DraftField> {
   const f = new Set<DraftField>(['model']);
   const add = (...names: DraftField[]) => names.forEach((n) => f.add(n));
-  if (kind !== 'llm-instance') add('question', 'agent', 'kubeconfig');
+  if (kind !== 'llm-instance') add('question', 'agent', 'cluster', draft.cluster === 'snapshot' ? 'snapshot' : 'kubeconfig');
   const marketplace = canRent(kind) && draft.target === 'marketplace';
   if (canRent(kind)) f.add('target');
   if (marketplace) {
@@ -99,6 +105,7 @@ const REQUEST_FIELD_TO_DRAFT: Record<string, DraftField> = {
   model: 'model',
   agent: 'agent',
   kubeconfig: 'kubeconfig',
+  snapshot: 'snapshot',
   backend_url: 'backend_url',
   backend_warmup: 'backend_warmup',
   backend_warmup_timeout: 'backend_warmup_timeout',
@@ -118,6 +125,7 @@ export const LAUNCH_WORDS: FieldVocabulary = {
   model: { name: 'Model' },
   agent: { name: 'Agent' },
   kubeconfig: { name: 'Kubeconfig' },
+  snapshot: { name: 'Snapshot' },
   backend_url: { name: 'Backend URL' },
   backend_type: { name: 'Backend type' },
   backend_warmup: { name: 'Warm the model up first' },
@@ -163,10 +171,8 @@ function seconds(hours: string): number {
 
 /** The request body this draft stands for (before validation). */
 export function buildRequest(kind: JobKind, d: LaunchDraft): Record<string, unknown> {
-  const common = {
-    model: optional(d.model),
-    ...(d.kubeconfig.trim() ? { kubeconfig: d.kubeconfig.trim() } : {}),
-  };
+  const cluster = d.cluster === 'snapshot' ? { snapshot: optional(d.snapshot) } : d.kubeconfig.trim() ? { kubeconfig: d.kubeconfig.trim() } : {};
+  const common = { model: optional(d.model), ...cluster };
   const existing = {
     backend_url: optional(d.backend_url),
     backend_warmup: d.backend_warmup,
@@ -183,10 +189,10 @@ export function buildRequest(kind: JobKind, d: LaunchDraft): Record<string, unkn
   };
   const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   if (kind === 'agentic-agent') {
-    return strip({ question: d.question, model: common.model, agent: optional(d.agent), kubeconfig: common.kubeconfig, ...existing });
+    return strip({ question: d.question, model: common.model, agent: optional(d.agent), ...cluster, ...existing });
   }
   if (kind === 'benchmark') {
-    const base = { question: d.question, model: common.model, agent: optional(d.agent), kubeconfig: common.kubeconfig };
+    const base = { question: d.question, model: common.model, agent: optional(d.agent), ...cluster };
     return strip(d.target === 'marketplace' ? { ...base, ...market, marketplace_stop_instance: d.stop_instance } : { ...base, marketplace: false, ...existing });
   }
   return strip(d.target === 'marketplace' ? { model: common.model, ...market } : { model: common.model, marketplace: false, ...existing });
@@ -212,6 +218,7 @@ export function fieldErrorsOf(issues: readonly ValidationIssue[], skip: Readonly
 export function validateDraft(kind: JobKind, d: LaunchDraft): { input: CreateJobInput | null; errors: DraftErrors } {
   let errors: DraftErrors = {};
   const request = buildRequest(kind, d);
+  if (kind !== 'llm-instance' && d.cluster === 'snapshot' && !d.snapshot.trim()) errors.snapshot = 'Choose a recorded snapshot, or switch to a live cluster.';
   const marketplace = canRent(kind) && d.target === 'marketplace';
   if (marketplace) {
     const hours = num(d.hours);
@@ -284,6 +291,11 @@ export function draftFromRequest(request: Readonly<Record<string, unknown>>): Pa
   set('model', text(request.model));
   set('agent', text(request.agent));
   set('kubeconfig', text(request.kubeconfig));
+  // A job that ran on a recorded cluster re-runs on the same one.
+  if (typeof request.snapshot === 'string') {
+    patch.cluster = 'snapshot';
+    patch.snapshot = request.snapshot;
+  }
   set('backend_url', text(request.backend_url));
   set('backend_warmup', flag(request.backend_warmup));
   set('backend_warmup_timeout', number(request.backend_warmup_timeout));

@@ -1,0 +1,194 @@
+import { z } from 'zod';
+
+/**
+ * Recorded clusters (design §11): the snapshot's summary, the record request, and the portable
+ * document (`format: "benchdesk.snapshot/v1"`) that export writes, import reads and people may
+ * write by hand. Objects are plain Kubernetes JSON as the API server answers them; the document
+ * adds only a small envelope and the container logs. docs/snapshots.md describes the format.
+ */
+
+export const SNAPSHOT_FORMAT = 'benchdesk.snapshot/v1' as const;
+
+/** The resources a snapshot holds, in the order they are recorded and counted. Secrets are not among them. */
+export const SNAPSHOT_RESOURCES = [
+  'namespaces',
+  'nodes',
+  'pods',
+  'deployments',
+  'replicasets',
+  'statefulsets',
+  'daemonsets',
+  'jobs',
+  'cronjobs',
+  'services',
+  'endpoints',
+  'persistentvolumeclaims',
+  'persistentvolumes',
+  'storageclasses',
+  'ingresses',
+  'events',
+  'configmaps',
+] as const;
+export type SnapshotResource = (typeof SNAPSHOT_RESOURCES)[number];
+
+/** Cluster-scoped resources (no metadata.namespace); every other one lives in a namespace. */
+export const CLUSTER_SCOPED_RESOURCES: readonly SnapshotResource[] = ['namespaces', 'nodes', 'persistentvolumes', 'storageclasses'];
+
+/** Lower-case letters, digits and '-', up to 64 characters: an id is also a file name. */
+export const SnapshotIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'a snapshot id is lower-case letters, digits and -');
+
+export const DEFAULT_LOG_TAIL_LINES = 200;
+export const MAX_LOG_TAIL_LINES = 5000;
+
+const SnapshotNameSchema = z.string().trim().min(1).max(200);
+/** A Kubernetes object name as the API allows it (DNS subdomain or label, up to 253 characters). */
+const KubeNameSchema = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$/, 'a Kubernetes name: letters, digits, ".", "-", "_" and ":", starting and ending with a letter or digit');
+const NamespaceNameSchema = z
+  .string()
+  .min(1)
+  .max(63)
+  .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'a namespace name: lower-case letters, digits and "-"');
+const TimestampSchema = z.iso.datetime({ offset: true, local: false, error: 'must be an RFC 3339 time, e.g. 2026-08-20T10:30:00Z' });
+
+export const RecordSnapshotInputSchema = z
+  .object({
+    name: SnapshotNameSchema.describe('a name for the snapshot, shown in lists'),
+    kubeconfig: z.string().trim().min(1).max(4096).describe("path of the kubeconfig to record (its current context's cluster), on the server's machine"),
+    namespaces: z.array(NamespaceNameSchema).min(1).max(200).optional().describe('record only these namespaces (default: all of them); nodes, volumes and storage classes are recorded either way'),
+    log_tail_lines: z.number().int().min(0).max(MAX_LOG_TAIL_LINES).default(DEFAULT_LOG_TAIL_LINES).describe('last lines kept of each container log, current and previous (0 = no logs)'),
+    description: z.string().trim().max(4000).optional().describe('free text kept with the snapshot'),
+  })
+  .strict();
+export type RecordSnapshotInput = z.input<typeof RecordSnapshotInputSchema>;
+
+export const SnapshotRefSchema = z.object({ snapshot_id: SnapshotIdSchema }).strict();
+
+export const SnapshotCountsSchema = z.object({
+  ...Object.fromEntries(SNAPSHOT_RESOURCES.map((r) => [r, z.number().int().nonnegative()])),
+  /** Container logs held (one per container with a current or previous log). */
+  logs: z.number().int().nonnegative(),
+} as Record<SnapshotResource | 'logs', z.ZodNumber>);
+export type SnapshotCounts = z.infer<typeof SnapshotCountsSchema>;
+
+export const SnapshotSummarySchema = z.object({
+  snapshot_id: SnapshotIdSchema,
+  name: z.string(),
+  description: z.string().nullable(),
+  /** When the cluster was recorded: the replay's "now" (ages are counted from it). */
+  recorded_at: TimestampSchema,
+  /** The API server's host (host:port) the snapshot was recorded from. */
+  source: z.string(),
+  kubernetes_version: z.string().nullable(),
+  counts: SnapshotCountsSchema,
+  /** The namespaces the snapshot holds. */
+  namespaces: z.array(z.string()),
+  /** Size of the stored document. */
+  size_bytes: z.number().int().nonnegative(),
+  /** `recorded` by this install, or `imported` from a document. */
+  origin: z.enum(['recorded', 'imported']),
+  /** When this install stored it. */
+  stored_at: TimestampSchema,
+  /** What could not be recorded (a resource the kubeconfig may not list, logs cut short by the time bound). */
+  warnings: z.array(z.string()),
+  /** Who uses it now (suites, running jobs): a snapshot in use cannot be deleted. */
+  used_by: z.array(z.string()),
+});
+export type SnapshotSummary = z.infer<typeof SnapshotSummarySchema>;
+
+export const SnapshotListSchema = z.object({ snapshots: z.array(SnapshotSummarySchema) });
+export type SnapshotList = z.infer<typeof SnapshotListSchema>;
+
+/**
+ * One Kubernetes object. Only `metadata.name` is required (and `metadata.namespace` for a
+ * namespaced resource, where it defaults to `default`); everything else is kept as written.
+ */
+const KubeObjectSchema = z.looseObject({
+  apiVersion: z.string().max(100).optional(),
+  kind: z.string().max(100).optional(),
+  metadata: z.looseObject({
+    name: KubeNameSchema,
+    namespace: NamespaceNameSchema.optional(),
+    uid: z.string().max(128).optional(),
+    creationTimestamp: TimestampSchema.nullable().optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
+  }),
+});
+export type SnapshotObject = z.infer<typeof KubeObjectSchema>;
+
+const ContainerRefSchema = z.looseObject({ name: KubeNameSchema });
+const PodObjectSchema = KubeObjectSchema.extend({
+  spec: z.looseObject({
+    containers: z.array(ContainerRefSchema).min(1),
+    initContainers: z.array(ContainerRefSchema).optional(),
+    nodeName: z.string().optional(),
+  }),
+  status: z.looseObject({ phase: z.string().optional() }).optional(),
+});
+const EventObjectSchema = KubeObjectSchema.extend({
+  involvedObject: z.looseObject({ kind: z.string().min(1), name: z.string().optional(), namespace: z.string().optional(), uid: z.string().optional() }),
+  type: z.string().optional(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+});
+
+const objectsShape = Object.fromEntries(
+  SNAPSHOT_RESOURCES.map((r) => [r, z.array(r === 'pods' ? PodObjectSchema : r === 'events' ? EventObjectSchema : KubeObjectSchema).max(100_000).default([])]),
+) as Record<SnapshotResource, z.ZodDefault<z.ZodArray<typeof KubeObjectSchema>>>;
+
+/** A log as lines (what export writes) or as one text (split at newlines on import). */
+const LogTextSchema = z.union([z.array(z.string()), z.string()]).nullable();
+
+export const ContainerLogSchema = z
+  .object({
+    namespace: NamespaceNameSchema,
+    pod: KubeNameSchema,
+    container: KubeNameSchema,
+    /** The running (or last) instance's log; null = none recorded. */
+    current: LogTextSchema.default(null),
+    /** The previous instance's log (`kubectl logs --previous`); null = no previous instance. */
+    previous: LogTextSchema.default(null),
+  })
+  .strict();
+export type ContainerLog = z.infer<typeof ContainerLogSchema>;
+
+export const SnapshotSourceSchema = z
+  .object({
+    /** The API server URL (no credentials). */
+    server: z.string().min(1).max(2048),
+    kubernetes_version: z.string().max(100).nullable().optional(),
+  })
+  .strict();
+
+export const SnapshotDocumentSchema = z
+  .object({
+    format: z.literal(SNAPSHOT_FORMAT, { error: () => `format must be "${SNAPSHOT_FORMAT}"` }),
+    /** Kept on import when this install has no snapshot of that id (so a suite's references still hold). */
+    snapshot_id: SnapshotIdSchema.optional(),
+    name: SnapshotNameSchema,
+    description: z.string().max(4000).nullable().optional(),
+    recorded_at: TimestampSchema,
+    source: SnapshotSourceSchema,
+    /** The last N lines kept of each log when it was recorded. */
+    log_tail_lines: z.number().int().min(0).max(MAX_LOG_TAIL_LINES).optional(),
+    objects: z.object(objectsShape).strict(),
+    logs: z.array(ContainerLogSchema).max(200_000).default([]),
+    warnings: z.array(z.string().max(2000)).max(1000).default([]),
+  })
+  .strict();
+export type SnapshotDocumentInput = z.input<typeof SnapshotDocumentSchema>;
+export type SnapshotDocument = z.infer<typeof SnapshotDocumentSchema>;
+
+/** What export writes: every collection present, logs as lines. */
+export type ExportedSnapshot = Omit<SnapshotDocument, 'logs'> & {
+  snapshot_id: string;
+  logs: (Omit<ContainerLog, 'current' | 'previous'> & { current: string[] | null; previous: string[] | null })[];
+};

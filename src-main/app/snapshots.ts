@@ -1,0 +1,253 @@
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import {
+  APP_TENANT_ID,
+  RecordSnapshotInputSchema,
+  type ExportedSnapshot,
+  type SnapshotList,
+  type SnapshotSummary,
+} from '../../shared';
+import { resolveKubeconfigPath } from '../agents/kubeconfig-path';
+import type { Logger } from '../engine/types';
+import { canonicalSnapshot, contentHash, SnapshotDocumentError, type CanonicalSnapshot } from '../snapshots/document';
+import { KubeHttpError } from '../snapshots/kube-http';
+import { recordCluster, type RecordProgress } from '../snapshots/record';
+import { SnapshotNotFoundError, SnapshotReplays, type SnapshotLease, type SnapshotLeases } from '../snapshots/replays';
+import { SnapshotStore, type StoredSummary } from '../snapshots/snapshot-store';
+import { ProblemError } from './problem-error';
+
+/**
+ * Recorded clusters as a resource of the install (design §11): record, list, show, export,
+ * import, delete, and serving one for the life of a job.
+ *
+ * Snapshots are install-wide files, like the settings: every tenant may list, read, export and
+ * run jobs on them, and only the app's own tenant (`default`) may record, import or delete one.
+ * Recording reads a kubeconfig on the server's machine with the server's rights, so another
+ * tenant could otherwise copy any cluster the owner can reach; importing and deleting change
+ * what every tenant's suites run on.
+ */
+
+/** The operation table marks record, import and delete `appTenantOnly` too; the service checks again for callers in this process. */
+export const SNAPSHOT_OWNER_TENANT = APP_TENANT_ID;
+
+/** Says who uses a snapshot (the suites register one); an empty list = nobody. */
+export type SnapshotUsage = (snapshotId: string) => readonly string[];
+
+export type SnapshotService = SnapshotLeases & {
+  record(tenantId: string, input: unknown, options?: { signal?: AbortSignal | undefined; onProgress?: (p: RecordProgress) => void }): Promise<SnapshotSummary>;
+  list(): Promise<SnapshotList>;
+  get(snapshotId: string): Promise<SnapshotSummary>;
+  export(snapshotId: string): Promise<ExportedSnapshot>;
+  /** The stored document (for the suites: a suite export carries its snapshots). */
+  document(snapshotId: string): Promise<ExportedSnapshot | undefined>;
+  import(tenantId: string, document: unknown, options?: { snapshotId?: string }): Promise<SnapshotSummary>;
+  delete(tenantId: string, snapshotId: string): Promise<void>;
+  /**
+   * Registers who uses snapshots (the suites code calls this once); a snapshot anyone names
+   * cannot be deleted (409). Returns a function that removes the source.
+   */
+  registerUsage(source: SnapshotUsage): () => void;
+  /** Who uses the snapshot now: registered sources and the jobs serving it. */
+  usedBy(snapshotId: string): string[];
+  close(): Promise<void>;
+};
+
+export type SnapshotServiceDeps = {
+  dataDir: string;
+  log: Logger;
+  now?: () => Date;
+  /** Overrides of the recording bound and request timeout (tests). */
+  recordTuning?: { deadlineMs?: number; requestTimeoutMs?: number };
+};
+
+function slug(name: string): string {
+  const text = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return text || 'snapshot';
+}
+
+function requireOwner(tenantId: string): void {
+  if (tenantId !== SNAPSHOT_OWNER_TENANT) {
+    throw new ProblemError(
+      403,
+      'forbidden_tenant',
+      `snapshots are shared by every tenant of this install: only the app's own tenant ('${SNAPSHOT_OWNER_TENANT}') may record, import or delete one; tenant '${tenantId}' may list, read and export them and run jobs on them`,
+    );
+  }
+}
+
+function recordProblem(err: unknown): ProblemError {
+  if (err instanceof KubeHttpError) {
+    switch (err.kind) {
+      case 'kubeconfig':
+        return ProblemError.validation([{ path: 'kubeconfig', message: err.message }], 'request');
+      case 'unreachable':
+      case 'timeout':
+        return new ProblemError(502, 'upstream_unreachable', err.message);
+      default:
+        return new ProblemError(502, 'upstream_error', err.message);
+    }
+  }
+  if (err instanceof SnapshotDocumentError) {
+    return new ProblemError(502, 'upstream_error', `the cluster answered objects that cannot be kept in a snapshot: ${err.message}`);
+  }
+  throw err;
+}
+
+/** Where replays keep their kubeconfigs: in the data dir (0700), emptied at start, so a crash leaves nothing behind for long. */
+export const REPLAYS_DIR = 'replays';
+
+export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<SnapshotService> {
+  const store = new SnapshotStore(deps.dataDir, deps.log);
+  const tempRoot = path.join(deps.dataDir, REPLAYS_DIR);
+  await fsp.rm(tempRoot, { recursive: true, force: true });
+  await fsp.mkdir(tempRoot, { recursive: true, mode: 0o700 });
+  const replays = new SnapshotReplays(store, { tempRoot });
+  const usage = new Set<SnapshotUsage>();
+  const now = deps.now ?? (() => new Date());
+
+  const usedBy = (snapshotId: string): string[] => {
+    const users = new Set<string>();
+    for (const source of usage) {
+      try {
+        for (const user of source(snapshotId)) users.add(user);
+      } catch (err) {
+        deps.log.warn('a snapshot usage source failed', { err: String(err) });
+      }
+    }
+    for (const holder of replays.holders(snapshotId)) users.add(holder);
+    return [...users].sort();
+  };
+
+  const withUsage = (summary: StoredSummary): SnapshotSummary => {
+    const { content_sha256: _hash, ...rest } = summary;
+    return { ...rest, used_by: usedBy(summary.snapshot_id) };
+  };
+
+  async function freeId(name: string, wanted?: string): Promise<string> {
+    if (wanted && !(await store.has(wanted))) return wanted;
+    for (;;) {
+      const id = `${slug(name)}-${randomBytes(3).toString('hex')}`;
+      if (!(await store.has(id))) return id;
+    }
+  }
+
+  async function stored(snapshotId: string): Promise<StoredSummary> {
+    const summary = await store.summary(snapshotId);
+    if (!summary) throw new ProblemError(404, 'snapshot_not_found', `no snapshot ${snapshotId}`);
+    return summary;
+  }
+
+  async function exported(snapshotId: string): Promise<ExportedSnapshot | undefined> {
+    const doc = await store.read(snapshotId);
+    return doc ? ({ ...doc, snapshot_id: snapshotId } as ExportedSnapshot) : undefined;
+  }
+
+  return {
+    has: (snapshotId) => store.has(snapshotId),
+
+    async serve(snapshotId, holder): Promise<SnapshotLease> {
+      return replays.serve(snapshotId, holder);
+    },
+
+    async record(tenantId, input, options = {}) {
+      requireOwner(tenantId);
+      const parsed = RecordSnapshotInputSchema.safeParse(input ?? {});
+      if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'request');
+      const request = parsed.data;
+      let doc: CanonicalSnapshot;
+      try {
+        doc = await recordCluster({
+          name: request.name,
+          // As a job's kubeconfig is: `~/` expanded, relative paths made absolute.
+          kubeconfig: resolveKubeconfigPath(request.kubeconfig),
+          namespaces: request.namespaces,
+          logTailLines: request.log_tail_lines,
+          description: request.description,
+          signal: options.signal,
+          onProgress: options.onProgress,
+          now,
+          ...deps.recordTuning,
+        });
+      } catch (err) {
+        throw recordProblem(err);
+      }
+      const id = await freeId(request.name);
+      const summary = await store.write(id, doc, 'recorded', now());
+      deps.log.info('recorded a snapshot', { snapshot_id: id, source: summary.source, pods: summary.counts.pods, size_bytes: summary.size_bytes });
+      return withUsage(summary);
+    },
+
+    async list() {
+      return { snapshots: (await store.list()).map(withUsage) };
+    },
+
+    async get(snapshotId) {
+      return withUsage(await stored(snapshotId));
+    },
+
+    async export(snapshotId) {
+      await stored(snapshotId);
+      const doc = await exported(snapshotId);
+      if (!doc) throw new ProblemError(404, 'snapshot_not_found', `no snapshot ${snapshotId} (its file could not be read and was set aside)`);
+      return doc;
+    },
+
+    document: exported,
+
+    async import(tenantId, document, options = {}) {
+      requireOwner(tenantId);
+      if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+        throw new ProblemError(400, 'bad_request', 'a snapshot document is a JSON object (what GET /v1/snapshots/{id}/export answers)');
+      }
+      let doc: CanonicalSnapshot;
+      try {
+        doc = canonicalSnapshot(document);
+      } catch (err) {
+        if (err instanceof SnapshotDocumentError) throw ProblemError.validation(err.issues, 'snapshot document');
+        throw err;
+      }
+      const wanted = options.snapshotId ?? doc.snapshot_id;
+      const hash = contentHash(doc);
+      // The same content again is the same snapshot: its id (and every suite that names it) stays.
+      if (wanted) {
+        const existing = await store.summary(wanted);
+        if (existing?.content_sha256 === hash) return withUsage(existing);
+      }
+      const same = await store.findByContent(hash);
+      if (same && !wanted) return withUsage(same);
+      const id = await freeId(doc.name, wanted);
+      const summary = await store.write(id, doc, 'imported', now());
+      replays.forget(id);
+      deps.log.info('imported a snapshot', { snapshot_id: id, pods: summary.counts.pods, size_bytes: summary.size_bytes });
+      return withUsage(summary);
+    },
+
+    async delete(tenantId, snapshotId) {
+      requireOwner(tenantId);
+      await stored(snapshotId);
+      const users = usedBy(snapshotId);
+      if (users.length > 0) throw new ProblemError(409, 'snapshot_in_use', `snapshot ${snapshotId} is in use by ${users.join(', ')}; it can be deleted once nothing uses it`);
+      await store.remove(snapshotId);
+      replays.forget(snapshotId);
+      deps.log.info('deleted a snapshot', { snapshot_id: snapshotId });
+    },
+
+    registerUsage(source) {
+      usage.add(source);
+      return () => void usage.delete(source);
+    },
+
+    usedBy,
+
+    close: () => replays.closeAll(),
+  };
+}
+
+export { SnapshotNotFoundError };

@@ -1,0 +1,198 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { SnapshotSummarySchema, type SnapshotSummary } from '../../shared/snapshots';
+import { DIR_MODE, isErrno, isOutOfSpace, writeFileAtomic } from '../store/atomic-file';
+import { Quarantine } from '../store/quarantine';
+import { InsufficientStorageError, type StoreLogger } from '../store/types';
+import { canonicalSnapshot, contentHash, countsOf, sourceHost, SnapshotDocumentError, type CanonicalSnapshot } from './document';
+
+/**
+ * Snapshots in the data dir: `snapshots/<id>.json` (the document, as export writes it) and
+ * `snapshots/<id>.meta.json` (its summary and content hash, so a list reads a few hundred bytes
+ * per snapshot instead of every document). Both are written like every file of the data dir:
+ * temp file, fsync, rename, mode 0600 (store/atomic-file.ts). The document is written first and
+ * removed last, so a crash leaves at worst a document without its summary, which the next list
+ * rebuilds; a document that no longer reads is set aside in corrupt/ with a warn line.
+ */
+
+export const SNAPSHOTS_DIR = 'snapshots';
+
+/** The stored summary: everything but `used_by`, which is asked of the running app each time. */
+export type StoredSummary = Omit<SnapshotSummary, 'used_by'> & { content_sha256: string };
+const StoredSummarySchema = SnapshotSummarySchema.omit({ used_by: true }).extend({ content_sha256: z.string() });
+
+export type StoredSnapshot = CanonicalSnapshot & { snapshot_id: string };
+
+const ID_FILE = /^([a-z0-9][a-z0-9-]{0,63})\.json$/;
+
+export class SnapshotStore {
+  readonly dir: string;
+  private summaries: Map<string, StoredSummary> | undefined;
+  private loading: Promise<Map<string, StoredSummary>> | undefined;
+  private readonly quarantine: Quarantine;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly logger: StoreLogger,
+  ) {
+    this.dir = path.join(dataDir, SNAPSHOTS_DIR);
+    this.quarantine = new Quarantine(dataDir, logger);
+  }
+
+  private docPath(id: string): string {
+    return path.join(this.dir, `${id}.json`);
+  }
+
+  private metaPath(id: string): string {
+    return path.join(this.dir, `${id}.meta.json`);
+  }
+
+  /** Every stored snapshot's summary, newest recording first. */
+  async list(): Promise<StoredSummary[]> {
+    const all = [...(await this.load()).values()];
+    return all.sort((a, b) => (a.recorded_at < b.recorded_at ? 1 : a.recorded_at > b.recorded_at ? -1 : a.snapshot_id.localeCompare(b.snapshot_id)));
+  }
+
+  async summary(id: string): Promise<StoredSummary | undefined> {
+    return (await this.load()).get(id);
+  }
+
+  /** The stored document, or undefined when there is none (a corrupt one is set aside). */
+  async read(id: string): Promise<StoredSnapshot | undefined> {
+    const summaries = await this.load();
+    if (!summaries.has(id)) return undefined;
+    const doc = await this.readDocument(id);
+    if (!doc) summaries.delete(id);
+    return doc;
+  }
+
+  async findByContent(hash: string): Promise<StoredSummary | undefined> {
+    for (const summary of (await this.load()).values()) if (summary.content_sha256 === hash) return summary;
+    return undefined;
+  }
+
+  async has(id: string): Promise<boolean> {
+    return (await this.load()).has(id);
+  }
+
+  /** Stores a canonical document under `id` (which must be free) and answers its summary. */
+  async write(id: string, doc: CanonicalSnapshot, origin: 'recorded' | 'imported', storedAt: Date): Promise<StoredSummary> {
+    const summaries = await this.load();
+    const stored: StoredSnapshot = { ...doc, snapshot_id: id };
+    const text = JSON.stringify(stored);
+    const summary = summaryOf(stored, { origin, storedAt: storedAt.toISOString(), sizeBytes: Buffer.byteLength(text) });
+    try {
+      await fsp.mkdir(this.dir, { recursive: true, mode: DIR_MODE });
+      await writeFileAtomic(this.docPath(id), text, { fsync: true });
+      await writeFileAtomic(this.metaPath(id), JSON.stringify(summary), { fsync: true });
+    } catch (err) {
+      await fsp.rm(this.docPath(id), { force: true }).catch(() => undefined);
+      if (isOutOfSpace(err)) throw new InsufficientStorageError(this.dataDir, err);
+      throw err;
+    }
+    summaries.set(id, summary);
+    return summary;
+  }
+
+  /** Removes a snapshot; false when there was none. */
+  async remove(id: string): Promise<boolean> {
+    const summaries = await this.load();
+    if (!summaries.has(id)) return false;
+    await fsp.rm(this.metaPath(id), { force: true });
+    await fsp.rm(this.docPath(id), { force: true });
+    summaries.delete(id);
+    return true;
+  }
+
+  private load(): Promise<Map<string, StoredSummary>> {
+    if (this.summaries) return Promise.resolve(this.summaries);
+    this.loading ??= this.scan().then((map) => {
+      this.summaries = map;
+      return map;
+    });
+    return this.loading;
+  }
+
+  private async scan(): Promise<Map<string, StoredSummary>> {
+    const map = new Map<string, StoredSummary>();
+    let names: string[];
+    try {
+      names = await fsp.readdir(this.dir);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return map;
+      throw err;
+    }
+    const present = new Set(names);
+    for (const name of names) {
+      const m = ID_FILE.exec(name);
+      if (!m || name.endsWith('.meta.json')) continue;
+      const id = m[1] as string;
+      const summary = present.has(`${id}.meta.json`) ? await this.readSummary(id) : undefined;
+      if (summary) {
+        map.set(id, summary);
+        continue;
+      }
+      // A document without a readable summary (a crash between the two writes): rebuild it.
+      const doc = await this.readDocument(id);
+      if (!doc) continue;
+      const stat = await fsp.stat(this.docPath(id));
+      const rebuilt = summaryOf(doc, { origin: 'imported', storedAt: stat.mtime.toISOString(), sizeBytes: stat.size });
+      await writeFileAtomic(this.metaPath(id), JSON.stringify(rebuilt), { fsync: true }).catch(() => undefined);
+      map.set(id, rebuilt);
+    }
+    // Summaries whose document is gone (a crash during a delete) are dropped.
+    for (const name of names) {
+      if (!name.endsWith('.meta.json')) continue;
+      const id = name.slice(0, -'.meta.json'.length);
+      if (!present.has(`${id}.json`)) await fsp.rm(path.join(this.dir, name), { force: true }).catch(() => undefined);
+    }
+    return map;
+  }
+
+  private async readSummary(id: string): Promise<StoredSummary | undefined> {
+    try {
+      const parsed = StoredSummarySchema.safeParse(JSON.parse(await fsp.readFile(this.metaPath(id), 'utf8')));
+      return parsed.success && parsed.data.snapshot_id === id ? parsed.data : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async readDocument(id: string): Promise<StoredSnapshot | undefined> {
+    let text: string;
+    try {
+      text = await fsp.readFile(this.docPath(id), 'utf8');
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return undefined;
+      throw err;
+    }
+    try {
+      const doc = canonicalSnapshot(JSON.parse(text));
+      return { ...doc, snapshot_id: id };
+    } catch (err) {
+      const reason = err instanceof SnapshotDocumentError ? err.message : 'not JSON';
+      await this.quarantine.moveAside(this.docPath(id), `snapshot ${id} does not read (${reason.slice(0, 300)})`, { snapshot_id: id });
+      await fsp.rm(this.metaPath(id), { force: true }).catch(() => undefined);
+      return undefined;
+    }
+  }
+}
+
+export function summaryOf(doc: StoredSnapshot, meta: { origin: 'recorded' | 'imported'; storedAt: string; sizeBytes: number }): StoredSummary {
+  return {
+    snapshot_id: doc.snapshot_id,
+    name: doc.name,
+    description: doc.description ?? null,
+    recorded_at: doc.recorded_at,
+    source: sourceHost(doc.source.server),
+    kubernetes_version: doc.source.kubernetes_version ?? null,
+    counts: countsOf(doc),
+    namespaces: doc.objects.namespaces.map((ns) => String(ns.metadata.name)),
+    size_bytes: meta.sizeBytes,
+    origin: meta.origin,
+    stored_at: meta.storedAt,
+    warnings: doc.warnings,
+    content_sha256: contentHash(doc),
+  };
+}
