@@ -141,6 +141,8 @@ describe('the README commands on a machine without Electron', () => {
     const run = npm(['start'], env);
     running.push(run);
     const [, url = ''] = await run.waitFor(/^Open the browser UI: (\S+)$/m, 180_000);
+    // The banner's last line: the lines before it have all arrived.
+    await run.waitFor(/^Ctrl-C stops the server\.$/m, 10_000);
 
     expect(run.output()).toContain(`${fallbackSentence('no-binary')}\n`);
     expect(run.output()).not.toMatch(/Downloading Electron binary|^\s+at /m);
