@@ -288,37 +288,46 @@ describe('Shell', () => {
     }
   });
 
-  it('an unreachable API shows a banner that says how to start it, and recovers on retry', async () => {
+  it('an API that does not answer shows one screen that says how to start it, and connects by itself once it answers', async () => {
     const cut = await openApp(browser, server);
     try {
       await cut.page.route('**/healthz', (route) => route.abort('connectionrefused'));
       await cut.page.route('**/v1/**', (route) => route.abort('connectionrefused'));
       await cut.page.reload();
       await go(cut.page, '/jobs');
-      const banner = cut.page.locator('[data-testid="connection-banner"][data-code="upstream_unreachable"]');
-      await banner.waitFor({ timeout: 20_000 });
-      expect(await banner.innerText()).toContain('benchdesk serve');
+      const screen = cut.page.locator('[data-testid="api-unreachable"][data-code="upstream_unreachable"]');
+      await screen.waitFor({ timeout: 20_000 });
+      expect(await screen.innerText()).toContain('benchdesk serve');
+      // One message, not an error per panel.
+      expect(await cut.page.locator('[data-testid="error-state"]').count()).toBe(0);
       await shootBothThemes(cut.page, 'error-unreachable', 200);
       await cut.page.unroute('**/healthz');
       await cut.page.unroute('**/v1/**');
-      await banner.getByRole('button', { name: 'Retry' }).click();
-      await banner.waitFor({ state: 'detached', timeout: 15_000 });
+      await cut.page.locator('[data-testid="page-jobs"]').waitFor({ timeout: 15_000 });
+      expect(await screen.count()).toBe(0);
     } finally {
       await cut.context.close();
     }
   });
 
-  it('a wrong token shows a 401 banner that says where the token comes from', async () => {
+  it('a wrong token brings the sign-in screen, which says the token was refused and where the right one is', async () => {
     const context = await browser.newContext();
     try {
       const p = await context.newPage();
       await p.goto(`${server.baseUrl}/ui/#token=wrong-token`);
       await go(p, '/jobs');
-      const banner = p.locator('[data-testid="connection-banner"][data-code="unauthorized"]');
-      await banner.waitFor({ timeout: 15_000 });
-      expect(await banner.innerText()).toContain('api-token');
-      expect(await p.locator('[data-testid="error-state"]').first().innerText()).toContain('401');
+      const signIn = p.locator('[data-testid="sign-in"][data-reason="refused"]');
+      await signIn.waitFor({ timeout: 15_000 });
+      expect(await p.getByTestId('signin-problem').innerText()).toContain('did not accept');
+      // This server's tokens come from SERVICE_API_TOKENS: that is the hint, not an api-token file.
+      expect(await p.getByTestId('signin-hints').getAttribute('data-sources')).toBe('environment');
+      expect(await p.getByTestId('hint-environment').innerText()).toContain('SERVICE_API_TOKENS');
+      expect(await p.getByTestId('hint-app-token').count()).toBe(0);
+      expect(await p.locator('[data-testid="error-state"]').count()).toBe(0);
       await shootBothThemes(p, 'error-401', 200);
+      await p.getByTestId('signin-token').fill(server.token);
+      await p.getByTestId('signin-submit').click();
+      await p.locator('[data-testid="page-jobs"]').waitFor({ timeout: 15_000 });
     } finally {
       await context.close();
     }

@@ -7,6 +7,7 @@ import { SettingsStore } from '../src-main/app/settings';
 import { startFakeKubernetes, type FakeKubernetes } from '../test/fakes/kubernetes';
 import { startFakeOllama, type FakeOllama } from '../test/fakes/ollama';
 import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, defaultOffers, makeOffer, startFakeVast, type FakeVast } from '../test/fakes/vast';
+import { seedJobs } from './seed-jobs';
 import { ROOT, freePort, requireBuilt, startServer, type ServerProcess } from './support';
 
 /**
@@ -27,6 +28,10 @@ export const DOC_SHOTS = process.env.UPDATE_DOC_SCREENSHOTS === '1' ? path.join(
 
 export type World = {
   server: ServerProcess;
+  /** The server's environment (its port included): restart() starts it again on the same data dir and address. */
+  env: Record<string, string>;
+  /** Stops the server (if running) and starts it again; the world then talks to the new process. */
+  restart(): Promise<void>;
   baseUrl: string;
   dataDir: string;
   /** The token the server accepts now (rotation changes it). */
@@ -39,7 +44,12 @@ export type World = {
   close(): Promise<void>;
 };
 
-export async function startWorld(): Promise<World> {
+export type WorldOptions = {
+  /** Finished jobs written into the data dir before the server opens it (e2e/seed-jobs.ts): a long Jobs list. */
+  seedJobs?: number;
+};
+
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's (apt-get install -y chromium) or set BENCHDESK_CHROMIUM`);
   requireBuilt(['dist/main/server.js', 'dist/renderer/index.html']);
   const cleanups: (() => Promise<void>)[] = [];
@@ -57,7 +67,8 @@ export async function startWorld(): Promise<World> {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'benchdesk-ui2-'));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const { token } = await new SettingsStore(dataDir).ensureApiToken();
-    const server = await startServer({
+    if (options.seedJobs) await seedJobs(dataDir, options.seedJobs);
+    const env: Record<string, string> = {
       BENCHDESK_HOST: '127.0.0.1',
       BENCHDESK_PORT: String(await freePort()),
       BENCHDESK_DATA_DIR: dataDir,
@@ -68,11 +79,18 @@ export async function startWorld(): Promise<World> {
       KUBECONFIG: k8s.kubeconfigPath,
       SERVICE_API_TOKENS: '',
       SERVICE_API_AUTH_DISABLED: '',
-    });
+    };
+    let server = await startServer(env);
     cleanups.push(() => server.stop());
 
     const world: World = {
       server,
+      env,
+      async restart() {
+        await server.stop();
+        server = await startServer(env);
+        world.server = server;
+      },
       baseUrl: server.baseUrl,
       dataDir,
       token,

@@ -1,4 +1,5 @@
 export * from './jobs';
+export * from './job-facts';
 export * from './requests';
 export * from './results';
 export * from './models';
@@ -10,3 +11,4 @@ export * from './api-paths';
 export * from './operations';
 export * from './ipc';
 export * from './settings';
+export * from './job-errors';

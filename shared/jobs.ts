@@ -149,10 +149,24 @@ export type JobAccepted = z.infer<typeof JobAcceptedSchema>;
 export const JOB_LIST_MAX_LIMIT = 200;
 export const JOB_LIST_DEFAULT_LIMIT = 50;
 
+/**
+ * Orders of the job list: by creation time, by how long the job ran (start to end), or by what it
+ * cost (a machine still billing counts what it has cost so far). A leading `-` is newest, longest
+ * or dearest first; jobs without the figure (not finished, nothing rented) come last either way.
+ */
+export const JOB_SORTS = ['-created', 'created', '-duration', 'duration', '-cost', 'cost'] as const;
+export const JobSortSchema = z.enum(JOB_SORTS);
+export type JobSort = z.infer<typeof JobSortSchema>;
+
+/** Words to find in a job's id, model, backend (URL or rented GPU), message or error, and error code; every word must occur. */
+export const JobSearchSchema = z.string().max(200);
+
 export const JobListQuerySchema = z
   .object({
     status: JobStatusSchema.optional(),
     kind: JobKindSchema.optional(),
+    q: JobSearchSchema.optional(),
+    sort: JobSortSchema.default('-created'),
     limit: z.coerce.number().int().min(1).max(JOB_LIST_MAX_LIMIT).default(JOB_LIST_DEFAULT_LIMIT),
     cursor: z.string().min(1).max(512).optional(),
   })
@@ -180,7 +194,7 @@ export type JobEventsResponse = z.infer<typeof JobEventsResponseSchema>;
 
 export const JobIdParamsSchema = z.object({ id: z.string().min(1).max(128) });
 
-export const JobCountsQuerySchema = z.object({ kind: JobKindSchema.optional() }).strict();
+export const JobCountsQuerySchema = z.object({ kind: JobKindSchema.optional(), q: JobSearchSchema.optional() }).strict();
 export type JobCountsQuery = z.infer<typeof JobCountsQuerySchema>;
 
 /** How many of the tenant's jobs are in each status and of each kind (the Jobs page's filter tabs). */

@@ -46,6 +46,9 @@ import {
  * the envelope that every transport must deliver.
  */
 
+/** The app's own tenant: the desktop app and the CLI act as it; it owns settings, the marketplace key and the app token. */
+export const APP_TENANT_ID = 'default';
+
 const JobIdSchema = z.string().min(1).max(128);
 const AnyObjectSchema = z.record(z.string(), z.unknown());
 const NoInputSchema = z.object({}).strict();
@@ -92,6 +95,12 @@ export type OperationDef = {
   readonly stream?: boolean;
   /** Public: answered without credentials (only /healthz). */
   readonly public?: boolean;
+  /**
+   * Only the app's own tenant (APP_TENANT_ID) may call it: settings, the marketplace key and the
+   * app token are the app's, and a change reaches every tenant's jobs and machines. Any other
+   * tenant gets 403 `forbidden_tenant`, over HTTP, IPC and the in-process client alike.
+   */
+  readonly appTenantOnly?: boolean;
   /** Richer schemas for the OpenAPI document where `input` leaves the deep checks to the service. */
   readonly docs?: { readonly body?: z.ZodType; readonly querystring?: z.ZodType };
 };
@@ -138,7 +147,7 @@ export const OPERATIONS = {
     input: JobListQuerySchema,
     output: JobListResponseSchema,
     status: 200,
-    query: ['status', 'kind', 'limit', 'cursor'],
+    query: ['status', 'kind', 'q', 'sort', 'limit', 'cursor'],
   },
   getJobCounts: {
     summary: "How many of the caller's jobs are in each status and of each kind",
@@ -149,7 +158,7 @@ export const OPERATIONS = {
     input: JobCountsQuerySchema,
     output: JobCountsSchema,
     status: 200,
-    query: ['kind'],
+    query: ['kind', 'q'],
   },
   getJob: {
     summary: 'Get one job',
@@ -268,6 +277,7 @@ export const OPERATIONS = {
     path: '/v1/settings',
     input: SettingsUpdateSchema,
     output: UpdateSettingsResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
   },
@@ -278,6 +288,7 @@ export const OPERATIONS = {
     path: '/v1/settings/api-token',
     input: z.object({}).strict(),
     output: ApiTokenResponseSchema,
+    appTenantOnly: true,
     status: 200,
   },
   rotateApiToken: {
@@ -287,6 +298,7 @@ export const OPERATIONS = {
     path: '/v1/settings/api-token/rotate',
     input: z.object({}).strict(),
     output: ApiTokenResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
   },
@@ -297,6 +309,7 @@ export const OPERATIONS = {
     path: '/v1/settings/marketplace-key/test',
     input: MarketplaceKeyTestInputSchema,
     output: MarketplaceKeyTestResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
   },
@@ -307,6 +320,7 @@ export const OPERATIONS = {
     path: '/v1/settings/marketplace-key',
     input: SetMarketplaceKeyInputSchema,
     output: SettingsResponseSchema,
+    appTenantOnly: true,
     status: 200,
     body: '*',
   },
@@ -368,7 +382,15 @@ export type OperationInputs = {
 export type OperationOutput<O extends OperationName> = z.output<Ops[O]['output']>;
 export type OperationInput<O extends OperationName> = OperationInputs[O];
 
-export type CallOptions = { signal?: AbortSignal };
+export type CallOptions = {
+  signal?: AbortSignal;
+  /**
+   * Streams over HTTP: told when a connection is open (`open`) and when it broke, or sent nothing,
+   * not even a heartbeat, for the client's idle timeout (`lost`); the stream then reconnects on its
+   * own. Transports without a connection (IPC, in process) never call it.
+   */
+  onConnection?: (state: 'open' | 'lost') => void;
+};
 
 /**
  * The one typed interface every front end uses. Three implementations: the HTTP client

@@ -20,6 +20,7 @@ export const PROBLEM_CODES = [
   'idempotency_key_reused',
   'forbidden_origin',
   'forbidden_host',
+  'forbidden_tenant',
   'job_not_cancellable',
   'instance_active',
   'instance_not_found',

@@ -80,7 +80,7 @@ export const MarketplaceKeyStatusSchema = z.object({
   configured: z.boolean(),
   /** `env` = VAST_API_KEY of the server; `app` = stored encrypted by the desktop app. */
   source: MarketplaceKeySourceSchema.nullable(),
-  /** The last four characters of the key in use (never more). */
+  /** The last four characters of the key in use (never more; null for tenants other than the app's). */
   hint: z.string().nullable(),
   /** VAST_API_KEY is set (it takes over when the app's key is cleared). */
   environment_key: z.boolean(),
@@ -92,6 +92,12 @@ export type MarketplaceKeyStatusInfo = z.infer<typeof MarketplaceKeyStatusSchema
 
 export const SettingsResponseSchema = z.object({
   settings: AppSettingsSchema,
+  /**
+   * Who is asking and whether they may change anything: only the app's own tenant (`default`) may
+   * change settings, set or test the marketplace key and see or rotate the app token. Other tenants
+   * read the settings without the key's hint.
+   */
+  access: z.object({ tenant_id: z.string(), can_change: z.boolean() }),
   /** Where each value comes from; `env` means an environment variable overrides the file. */
   sources: z.record(z.string(), SettingSourceSchema),
   effects: z.record(z.string(), SettingEffectSchema),

@@ -213,7 +213,13 @@ export function createHttpClient(options: HttpClientOptions): BenchdeskClient {
             throw clientError(502, 'upstream_error', `${w.what} did not answer an event stream`);
           }
           first = false;
-          await readOne(res, connection);
+          callOptions?.onConnection?.('open');
+          try {
+            await readOne(res, connection);
+          } finally {
+            // Ended by the server or broken: either way nothing arrives until the next connection.
+            if (!stop.signal.aborted) callOptions?.onConnection?.('lost');
+          }
           delay = retryMs;
           if (name === 'streamJobEvents') {
             // The server ends a job's stream once the job is over; anything else was a dropped connection.

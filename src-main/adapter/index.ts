@@ -6,6 +6,7 @@ import { instanceHandlers, withMarketplaceHealth } from './handlers/instances';
 import { jobStatsHandlers } from './handlers/jobs-stats';
 import { overviewHandlers, type OverviewHandlerDeps } from './handlers/overview';
 import { settingsHandlers, type SettingsHandlerDeps } from './handlers/settings';
+import { guardAppTenantOperations } from './app-tenant';
 import type { OperationHandlers } from './types';
 
 export type { OperationContext, OperationHandlers } from './types';
@@ -23,15 +24,15 @@ export type HandlerDeps = {
   overview: OverviewHandlerDeps;
 };
 
-/** Every operation's handler. Each domain contributes its operations from handlers/<domain>.ts. */
+/** Every operation's handler. Each domain contributes its operations from handlers/<domain>.ts; app-tenant operations are guarded. */
 export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
   const core = coreHandlers(deps.service);
-  return {
+  return guardAppTenantOperations({
     ...core,
     ...jobStatsHandlers(deps.store),
     ...settingsHandlers(deps.settings),
     ...overviewHandlers(deps.overview),
     ...instanceHandlers(deps.instances),
     getHealth: withMarketplaceHealth(core.getHealth, deps.instances),
-  };
+  });
 }

@@ -6,7 +6,7 @@ import { type AgentResult } from '../../shared/results';
 import { askBuiltin, type LlmFactory } from './builtin';
 import { askHolmes } from './drivers/holmes';
 import { askK8sgpt } from './drivers/k8sgpt';
-import { errorMessage } from './errors';
+import { driverWireCode, errorMessage } from './errors';
 import type { AgentEvent } from './events';
 import { AGENT_TIMEOUT_ENV, DRIVER_VERSION } from './transport';
 
@@ -68,10 +68,12 @@ function ask(name: BundledDriverName, params: DriverAskParams, ctx: AskContext, 
   switch (name) {
     case 'builtin':
       return askBuiltin(params, { llmFactory: options.llmFactory, onEvent: ctx.event });
+    // The CLI stays in this driver's process group: the server stops that whole group on cancel,
+    // timeout and shutdown, and a group of its own would outlive this process.
     case 'holmes':
-      return askHolmes(params, { env: options.env, timeoutMs: options.cliTimeoutMs, onStderrLine: ctx.stderrLine });
+      return askHolmes(params, { env: options.env, timeoutMs: options.cliTimeoutMs, onStderrLine: ctx.stderrLine, processGroup: 'inherit' });
     case 'k8sgpt':
-      return askK8sgpt(params, { env: options.env, timeoutMs: options.cliTimeoutMs, onStderrLine: ctx.stderrLine });
+      return askK8sgpt(params, { env: options.env, timeoutMs: options.cliTimeoutMs, onStderrLine: ctx.stderrLine, processGroup: 'inherit' });
   }
 }
 
@@ -101,7 +103,8 @@ async function handleLine(name: BundledDriverName, line: string, ctx: AskContext
   try {
     return { status: 'ok', result: await ask(name, askParams.data, ctx, options), id };
   } catch (err) {
-    return { status: 'error', error: errorMessage(err), id };
+    // The kind travels with the message: "not installed" must not arrive as "the agent failed".
+    return { status: 'error', error: errorMessage(err), code: driverWireCode(err), id };
   }
 }
 

@@ -55,6 +55,11 @@ export const DriverOkResponseSchema = z.object({
 export const DriverErrorResponseSchema = z.object({
   status: z.literal('error'),
   error: z.string(),
+  /**
+   * What kind of failure (`not_installed`, `timeout`, `bad_output`, `failed`); optional, and an
+   * unknown value reads as `failed`, so drivers written before it existed still work.
+   */
+  code: z.string().max(64).optional(),
   id: z.string(),
 });
 export const DriverResponseSchema = z.discriminatedUnion('status', [DriverOkResponseSchema, DriverErrorResponseSchema]);
@@ -125,6 +130,8 @@ export const DriverHttpJobSchema = z.object({
   status: z.string().min(1).max(64),
   result: z.unknown().optional(),
   error: z.string().nullish(),
+  /** As in the stdio error line: `not_installed`, `timeout`, `bad_output`, `failed`. */
+  code: z.string().max(64).nullish(),
   message: z.string().nullish(),
 });
 export type DriverHttpJob = z.infer<typeof DriverHttpJobSchema>;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { DriverHttpAcceptedSchema, DriverHttpJobSchema } from './driver-wire';
-import { AgentError, errorMessage, formatDuration } from './errors';
+import { AgentError, agentCodeOfWire, errorMessage, formatDuration } from './errors';
 import { DEFAULT_DRIVER_TIMEOUT_MS, type DriverCallOptions, type DriverTransport } from './transport';
 
 /**
@@ -108,7 +108,7 @@ export class HttpDriverTransport implements DriverTransport {
       const status = job.status.toLowerCase();
       if (SUCCESS.has(status)) return job.result ?? {};
       if (FAILURE.has(status)) {
-        throw new AgentError('driver_error', `${this.label} reported job ${status}: ${job.error ?? job.message ?? '(no message)'}`);
+        throw new AgentError(agentCodeOfWire(job.code), `${this.label} reported job ${status}: ${job.error ?? job.message ?? '(no message)'}`);
       }
       await sleep(interval, undefined, { signal });
       interval = Math.min(interval * 2, maxInterval);

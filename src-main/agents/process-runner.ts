@@ -1,11 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { AgentError, formatDuration, stderrExcerpt } from './errors';
+import { signalTree, stopTree, trackTree, treeAlive, untrackTree, type ProcessTree } from './process-group';
 
 /**
  * Runs one external program to completion with the safety rails every agent process needs: a
  * time limit, cancellation, and kill of the whole process group (drivers start grandchildren,
- * e.g. `holmes` → `kubectl`), bounded stdout and stderr, and stderr surfaced line by line.
+ * e.g. `benchdesk driver holmes` → `holmes` → `kubectl`): SIGTERM, then SIGKILL after a grace
+ * period; bounded stdout and stderr, stderr surfaced line by line, and optionally a temporary
+ * directory of its own (TMPDIR) removed once every process of the run is gone. The call settles
+ * only after that, so a cancelled or timed-out run leaves nothing behind.
  * Used by the stdio driver transport and by the holmes/k8sgpt drivers.
  */
 
@@ -35,6 +42,14 @@ export type RunProcessOptions = {
   /** Hint appended to "command not found" (e.g. how to install the program). */
   notFoundHint?: string;
   /**
+   * `own` (default): the program leads a new process group, and stopping it stops the group.
+   * `inherit`: it stays in this process's group, for a driver process whose own runner stops the
+   * whole group (a nested group would escape that kill); stopping it here signals the program only.
+   */
+  processGroup?: 'own' | 'inherit';
+  /** Give the run a temporary directory of its own (TMPDIR, TMP, TEMP), removed when the run is over. */
+  tempDir?: boolean;
+  /**
    * For programs that answer and should then exit: once `done(stdout)` holds, the program gets
    * `graceMs` to exit before its group is stopped, and the run still counts as complete
    * (`lingered`). Keeps an answered call from waiting for the time limit on a process that
@@ -53,18 +68,7 @@ export type ProcessOutcome = {
   lingered: boolean;
 };
 
-const useProcessGroups = process.platform !== 'win32';
-
-/** SIGTERM/SIGKILL the child's whole process group; the child itself where groups do not exist. */
-function killTree(child: ChildProcess, sig: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    if (useProcessGroups) process.kill(-child.pid, sig);
-    else child.kill(sig);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
+const processGroupsExist = process.platform !== 'win32';
 
 /** Keeps the last maxBytes of stderr and hands out complete lines. */
 class StderrCollector {
@@ -135,28 +139,43 @@ function spawnFailure(err: NodeJS.ErrnoException, opts: RunProcessOptions): Agen
   return new AgentError('spawn_failed', `${opts.label}: failed to start '${cmd}': ${err.message}`, {}, { cause: err });
 }
 
-export function runProcess(opts: RunProcessOptions): Promise<ProcessOutcome> {
-  const [command, ...args] = opts.argv;
-  if (command === undefined) return Promise.reject(new AgentError('invalid_driver', `${opts.label}: empty command`));
-  if (opts.signal?.aborted) return Promise.reject(new AgentError('cancelled', `${opts.label} was cancelled before it started`));
+export async function runProcess(opts: RunProcessOptions): Promise<ProcessOutcome> {
+  const [command] = opts.argv;
+  if (command === undefined) throw new AgentError('invalid_driver', `${opts.label}: empty command`);
+  if (opts.signal?.aborted) throw new AgentError('cancelled', `${opts.label} was cancelled before it started`);
+  const tempDir = opts.tempDir ? await mkdtemp(path.join(tmpdir(), 'benchdesk-run-')) : undefined;
+  try {
+    return await run(opts, tempDir);
+  } finally {
+    // run() settles once every process of the run is gone; nothing writes here any more.
+    if (tempDir) await rm(tempDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
 
+function run(opts: RunProcessOptions, tempDir: string | undefined): Promise<ProcessOutcome> {
+  const [command, ...args] = opts.argv as [string, ...string[]];
   const grace = opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const ownGroup = (opts.processGroup ?? 'own') === 'own' && processGroupsExist;
   const started = performance.now();
+  const baseEnv = opts.env ?? process.env;
+  const env = tempDir ? { ...baseEnv, TMPDIR: tempDir, TMP: tempDir, TEMP: tempDir } : baseEnv;
 
   return new Promise<ProcessOutcome>((resolve, reject) => {
     let child: ChildProcess;
     try {
       child = spawn(command, args, {
         cwd: opts.cwd,
-        env: opts.env ?? process.env,
+        env,
         stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-        detached: useProcessGroups, // own process group, so a kill reaches grandchildren
+        detached: ownGroup, // own process group, so a kill reaches grandchildren
         windowsHide: true,
       });
     } catch (err) {
       reject(spawnFailure(err as NodeJS.ErrnoException, opts));
       return;
     }
+    const tree: ProcessTree | undefined = child.pid === undefined ? undefined : { pid: child.pid, ownGroup, tempDir };
+    if (tree) trackTree(tree);
 
     const stderr = new StderrCollector(opts.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES, opts.onStderrLine);
     const stdoutChunks: Buffer[] = [];
@@ -167,7 +186,16 @@ export function runProcess(opts: RunProcessOptions): Promise<ProcessOutcome> {
     let exitSignal: NodeJS.Signals | null = null;
     let answered = false;
     let lingered = false;
+    /** When we sent SIGTERM (a failure, a cancel, or a program that lingered after answering). */
+    let termSentAt: number | undefined;
     const timers: NodeJS.Timeout[] = [];
+
+    const terminate = (): void => {
+      if (!tree || termSentAt !== undefined) return;
+      termSentAt = Date.now();
+      signalTree(tree, 'SIGTERM');
+      timers.push(setTimeout(() => signalTree(tree, 'SIGKILL'), grace));
+    };
 
     const finish = (): void => {
       if (settled) return;
@@ -177,29 +205,41 @@ export function runProcess(opts: RunProcessOptions): Promise<ProcessOutcome> {
       child.stdout?.destroy();
       child.stderr?.destroy();
       stderr.end();
-      // Whenever we stopped the program, the leader may be gone while a grandchild that ignored
-      // SIGTERM lingers in the group.
-      if (failure || lingered) killTree(child, 'SIGKILL');
-      if (failure) {
-        failure.details.stderrTail = stderr.text;
-        reject(failure);
-        return;
-      }
-      resolve({
-        exitCode,
-        exitSignal,
-        stdout: Buffer.concat(stdoutChunks).toString('utf8'),
-        stderrTail: stderr.text,
-        durationMs: performance.now() - started,
-        lingered,
+      void stopLeftovers().then(() => {
+        if (failure) {
+          failure.details.stderrTail = stderr.text;
+          reject(failure);
+          return;
+        }
+        resolve({
+          exitCode,
+          exitSignal,
+          stdout: Buffer.concat(stdoutChunks).toString('utf8'),
+          stderrTail: stderr.text,
+          durationMs: performance.now() - started,
+          lingered,
+        });
       });
+    };
+
+    /**
+     * The leader is done, but a grandchild may still run (one that ignored SIGTERM, or one a
+     * program that exited cleanly left behind): the rest of its grace period, then SIGKILL.
+     */
+    const stopLeftovers = async (): Promise<void> => {
+      if (!tree) return;
+      try {
+        if (termSentAt !== undefined) await stopTree(tree, grace, termSentAt);
+        else if (treeAlive(tree)) await stopTree(tree, grace);
+      } finally {
+        untrackTree(tree);
+      }
     };
 
     const fail = (err: AgentError): void => {
       if (failure || settled) return;
       failure = err;
-      killTree(child, 'SIGTERM');
-      timers.push(setTimeout(() => killTree(child, 'SIGKILL'), grace));
+      terminate();
       // Settle even if the pipes never close.
       timers.push(setTimeout(finish, grace + EXIT_DRAIN_MS));
     };
@@ -248,8 +288,7 @@ export function runProcess(opts: RunProcessOptions): Promise<ProcessOutcome> {
           setTimeout(() => {
             if (settled || failure || exitCode !== null || exitSignal !== null) return;
             lingered = true;
-            killTree(child, 'SIGTERM');
-            timers.push(setTimeout(() => killTree(child, 'SIGKILL'), grace));
+            terminate();
             timers.push(setTimeout(finish, grace + EXIT_DRAIN_MS));
           }, stop.graceMs),
         );

@@ -14,6 +14,7 @@ import {
 import { LlmError } from '../llm/errors';
 import { askBuiltin, type BuiltinAskOptions } from './builtin';
 import { CommandLineError, splitCommandLine } from './command-line';
+import { agentEnvironment } from './driver-env';
 import { AgentError, errorMessage, formatDuration } from './errors';
 import { roundMs, timed } from '../engine/timed';
 import { safeSink, type AgentEventSink } from './events';
@@ -117,7 +118,8 @@ function driverTransport(name: string, commandLine: string, options: AgentRegist
     transport: new StdioDriverTransport({
       command: splitCommandLine(commandLine),
       label,
-      env: options.env ?? process.env,
+      // Never our secrets: the allow-list, plus what BENCHDESK_AGENT_ENV names.
+      env: agentEnvironment(options.env ?? process.env, 'user'),
       cwd: options.cwd,
       timeoutMs,
       killGraceMs: options.killGraceMs,
@@ -133,7 +135,9 @@ function selfDriver(name: string, options: AgentRegistryOptions): DriverTranspor
     command: [...options.selfCommand, 'driver', name],
     label: `driver '${name}'`,
     // Our drivers stop their CLI a little before we stop them, so they can still answer with a clear error.
-    env: { ...(options.env ?? process.env), [AGENT_TIMEOUT_ENV]: String(Math.max(1000, timeoutMs - CHILD_TIMEOUT_MARGIN_MS)) },
+    env: agentEnvironment(options.env ?? process.env, name === 'holmes' || name === 'k8sgpt' ? name : 'builtin', {
+      [AGENT_TIMEOUT_ENV]: String(Math.max(1000, timeoutMs - CHILD_TIMEOUT_MARGIN_MS)),
+    }),
     cwd: options.cwd,
     timeoutMs: options.timeoutMs ?? DEFAULT_DRIVER_TIMEOUT_MS,
     killGraceMs: options.killGraceMs,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DriverResponseSchema } from './driver-wire';
-import { AgentError, stderrExcerpt } from './errors';
+import { AgentError, agentCodeOfWire, stderrExcerpt } from './errors';
 import { exitFailure, runProcess, type ProcessOutcome } from './process-runner';
 import { DEFAULT_DRIVER_TIMEOUT_MS, type DriverCallOptions, type DriverTransport } from './transport';
 
@@ -64,6 +64,8 @@ export class StdioDriverTransport implements DriverTransport {
       maxStderrBytes: this.options.maxStderrBytes,
       signal: callOptions.signal,
       onStderrLine: callOptions.onStderr,
+      // A temporary directory per call (TMPDIR): removed with the driver's whole process group, even one that was killed.
+      tempDir: true,
       stopAfterOutput: { done: (stdout) => firstLine(stdout) !== null && /\S[^\n]*\n/.test(stdout), graceMs: this.options.exitGraceMs ?? DEFAULT_EXIT_GRACE_MS },
     });
     return this.parse(outcome, id);
@@ -111,7 +113,7 @@ export class StdioDriverTransport implements DriverTransport {
       });
     }
     if (response.status === 'error') {
-      throw new AgentError('driver_error', `${this.label} reported an error: ${response.error || '(no message)'}`, {
+      throw new AgentError(agentCodeOfWire(response.code), `${this.label} reported an error: ${response.error || '(no message)'}`, {
         exitCode: outcome.exitCode,
         stderrTail: outcome.stderrTail,
       });

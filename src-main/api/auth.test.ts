@@ -176,3 +176,17 @@ describe('Authenticator', () => {
     expect(auth.authenticate('ip', { tenantId: 'default', token: 'good' })).toEqual({ ok: true, tenantId: 'default' });
   });
 });
+
+describe('Authenticator.tokenSources (the sign-in hint of /healthz)', () => {
+  it('names where accepted tokens come from, and nothing while auth is off or unconfigured', () => {
+    expect(new Authenticator({ apiTokens: 'default:abc' }).tokenSources()).toEqual(['environment']);
+    expect(new Authenticator({ hashedTokens: [{ tenantId: 'default', sha256Hex: sha('t') }] }).tokenSources()).toEqual(['app_token']);
+    expect(new Authenticator({ apiTokens: 'default:abc', hashedTokens: [{ tenantId: 'default', sha256Hex: sha('t') }] }).tokenSources()).toEqual(['app_token', 'environment']);
+    expect(new Authenticator({ apiTokens: 'default:abc', disabled: true }).tokenSources()).toEqual([]);
+    expect(new Authenticator({}).tokenSources()).toEqual([]);
+    // Rotating creates the app token next to the environment's.
+    const auth = new Authenticator({ apiTokens: 'default:abc' });
+    auth.replaceHashedToken('default', undefined, sha('new'));
+    expect(auth.tokenSources()).toEqual(['app_token', 'environment']);
+  });
+});

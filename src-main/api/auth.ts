@@ -102,6 +102,8 @@ export class Authenticator {
   private readonly failures = new Map<string, number[]>();
   private readonly now: () => number;
   private tokenGeneration = 0;
+  private readonly envTokens: boolean;
+  private appToken: boolean;
 
   constructor(options: {
     apiTokens?: string | undefined;
@@ -111,6 +113,8 @@ export class Authenticator {
     now?: () => number;
   }) {
     this.tokens = parseApiTokens(options.apiTokens);
+    this.envTokens = this.tokens.size > 0;
+    this.appToken = (options.hashedTokens ?? []).length > 0;
     for (const { tenantId, sha256Hex } of options.hashedTokens ?? []) {
       const list = this.tokens.get(tenantId) ?? [];
       list.push(sha256Hex.toLowerCase());
@@ -131,7 +135,14 @@ export class Authenticator {
     const list = (this.tokens.get(tenantId) ?? []).filter((digest) => digest !== previous);
     list.push(nextSha256Hex.toLowerCase());
     this.tokens.set(tenantId, list);
+    this.appToken = true;
     this.tokenGeneration++;
+  }
+
+  /** Where accepted tokens come from (for /healthz's sign-in hint): the app's token file, the environment. */
+  tokenSources(): ('app_token' | 'environment')[] {
+    if (this.mode !== 'enabled') return [];
+    return [...(this.appToken ? (['app_token'] as const) : []), ...(this.envTokens ? (['environment'] as const) : [])];
   }
 
   /** Changes whenever the set of accepted tokens does: a verdict remembered under another generation is stale. */

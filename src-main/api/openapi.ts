@@ -103,6 +103,14 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
   507: { name: 'InsufficientStorage', description: 'The data directory is full: nothing was stored' },
 };
 
+/** The 403 of an app-tenant operation (`appTenantOnly` in the operation table): another tenant, or a foreign browser request. */
+const FORBIDDEN_TENANT_RESPONSE = {
+  name: 'ForbiddenTenant',
+  description:
+    "The caller's tenant is not the app's own (`default`): settings, the marketplace key and the app token belong to it (`forbidden_tenant`); " +
+    'or a browser request from another origin or site, refused before authentication (`forbidden_origin`)',
+};
+
 function errorStatuses(info: RouteInfo, op: OperationDef | null, method: string, path: string): string[] {
   const statuses = new Set(['400', '403', '500', '503']);
   if (!op?.public) statuses.add('401').add('404');
@@ -171,7 +179,8 @@ function finishOperation(doc: OpenApiDoc, method: string, path: string, operatio
   if (Object.keys(headers).length > 0) success.headers = headers;
   responses[status] = success;
   for (const code of errorStatuses(routeInfo, op, method, path)) {
-    responses[code] = { $ref: `#/components/responses/${ERROR_RESPONSES[code]?.name ?? 'InternalError'}` };
+    const name = code === '403' && op?.appTenantOnly ? FORBIDDEN_TENANT_RESPONSE.name : (ERROR_RESPONSES[code]?.name ?? 'InternalError');
+    responses[code] = { $ref: `#/components/responses/${name}` };
   }
   operation.responses = responses;
 }
@@ -254,7 +263,7 @@ export function finishOpenApi(document: Parameters<typeof addComponentSchemas>[0
     Allow: { description: 'The methods this path answers', schema: { type: 'string' } },
   };
   components.responses = Object.fromEntries(
-    Object.entries(ERROR_RESPONSES).map(([code, { name, description }]) => {
+    [...Object.entries(ERROR_RESPONSES), ['403', FORBIDDEN_TENANT_RESPONSE] as const].map(([code, { name, description }]) => {
       const headers = code === '401' || code === '503' ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : code === '405' ? { Allow: { $ref: '#/components/headers/Allow' } } : undefined;
       return [name, { description, ...(headers ? { headers } : {}), content: PROBLEM_CONTENT }];
     }),

@@ -38,6 +38,6 @@ export interface BenchdeskService {
   /** Recent events of the tenant after `after` (feed resume); `complete` is false if some are gone. */
   replayFeed(tenantId: string, after: number): { events: JobEvent[]; complete: boolean };
   listCatalog(): CatalogResponse;
-  listLlmModels(query: unknown): Promise<LlmModelsResponse>;
+  listLlmModels(tenantId: string, query: unknown): Promise<LlmModelsResponse>;
   metricsSummary(tenantId: string, query: unknown): Promise<MetricsSummary>;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  APP_TENANT_ID,
   CostEstimationRequestSchema,
   JOB_REQUEST_SCHEMAS,
   JobListQuerySchema,
@@ -30,9 +31,16 @@ export type ServiceDeps = {
   store: JobStore;
   version: string;
   authMode: Health['auth'];
+  /** /healthz's token_sources (while auth is enabled). */
+  tokenSources?: () => NonNullable<Health['token_sources']>;
   estimate(request: CostEstimationRequest): Promise<CostEstimationResponse>;
   catalog(): CatalogEntry[];
   listLlmModels(query: LlmModelsQuery): Promise<LlmModelsResponse>;
+  /**
+   * The saved default backend as shown (`http://user:***@host`) → the sealed URL with its password.
+   * Only for the app's own tenant: the default backend is the app's setting.
+   */
+  resolveDefaultBackendUrl?: (url: string) => string;
   now?: () => number;
 };
 
@@ -83,6 +91,16 @@ export function createService(deps: ServiceDeps): BenchdeskService {
     return job;
   }
 
+  /** A request of the app's tenant naming the saved default backend gets its sealed credentials. */
+  function withDefaultBackend(tenantId: string, value: unknown): unknown {
+    const resolve = deps.resolveDefaultBackendUrl;
+    if (!resolve || tenantId !== APP_TENANT_ID || !value || typeof value !== 'object' || Array.isArray(value)) return value;
+    const url = (value as { backend_url?: unknown }).backend_url;
+    if (typeof url !== 'string') return value;
+    const resolved = resolve(url);
+    return resolved === url ? value : { ...value, backend_url: resolved };
+  }
+
   function validateJobRequest<K extends JobKind>(kind: K, body: unknown): JobRequestByKind[K] {
     const parsed = JOB_REQUEST_SCHEMAS[kind].safeParse(requireObjectBody(body));
     if (!parsed.success) throw ProblemError.validation(parsed.error.issues, `${kind} request`);
@@ -93,9 +111,9 @@ export function createService(deps: ServiceDeps): BenchdeskService {
     health: () => {
       // A full data dir does not stop the API (reads still work), so health stays 200 and says why it is degraded.
       const storage = store.storageHealth();
-      return storage.status === 'ok'
-        ? { status: 'ok', version: deps.version, auth: deps.authMode }
-        : { status: 'degraded', reason: storage.reason, version: deps.version, auth: deps.authMode };
+      const sources = deps.authMode === 'enabled' ? deps.tokenSources?.() : undefined;
+      const auth = { auth: deps.authMode, ...(sources && sources.length > 0 ? { token_sources: sources } : {}) };
+      return storage.status === 'ok' ? { status: 'ok', version: deps.version, ...auth } : { status: 'degraded', reason: storage.reason, version: deps.version, ...auth };
     },
 
     async estimate(body) {
@@ -105,7 +123,7 @@ export function createService(deps: ServiceDeps): BenchdeskService {
     },
 
     async createJob(tenantId, kind, body, rawKey) {
-      const request = validateJobRequest(kind, body);
+      const request = validateJobRequest(kind, withDefaultBackend(tenantId, body));
       const issues = (await engine.handlerFor(kind)?.validate?.(request)) ?? [];
       if (issues.length > 0) throw ProblemError.validation(issues, `${kind} request`);
 
@@ -175,8 +193,8 @@ export function createService(deps: ServiceDeps): BenchdeskService {
 
     listCatalog: () => ({ models: deps.catalog() }),
 
-    async listLlmModels(query) {
-      const parsed = LlmModelsQuerySchema.safeParse(query ?? {});
+    async listLlmModels(tenantId, query) {
+      const parsed = LlmModelsQuerySchema.safeParse(withDefaultBackend(tenantId, query ?? {}));
       if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'query');
       return deps.listLlmModels(parsed.data);
     },

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ZodError } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APP_SETTINGS_DEFAULTS } from '../../shared';
-import { API_TOKEN_FILE, SettingsStore, sha256Hex } from './settings';
+import { API_TOKEN_FILE, SEALED_BACKEND_URL_FILE, SettingsStore, sha256Hex } from './settings';
 
 /** The Settings page's values and the app token in settings.json (a conf / electron-store file). */
 
@@ -96,5 +96,21 @@ describe('SettingsStore: the app API token', () => {
     await s.ensureApiToken();
     await writeFile(path.join(dir, API_TOKEN_FILE), 'edited-by-hand\n');
     expect(await s.readApiToken()).toBeUndefined();
+  });
+});
+
+describe('SettingsStore: a default_backend_url with credentials', () => {
+  it('a settings.json written with the password in plaintext is sealed when opened, and never shown', async () => {
+    await writeFile(path.join(dir, 'settings.json'), JSON.stringify({ default_backend_url: 'http://alice:pl4in-pass@10.0.0.5:11434' }));
+    const s = new SettingsStore(dir);
+    expect(await readFile(path.join(dir, 'settings.json'), 'utf8')).not.toContain('pl4in-pass');
+    expect(s.appSettings().default_backend_url).toBe('http://alice:***@10.0.0.5:11434');
+    expect(await readFile(path.join(dir, SEALED_BACKEND_URL_FILE), 'utf8')).toContain('pl4in-pass');
+    expect(s.resolveBackendUrl('http://alice:***@10.0.0.5:11434')).toBe('http://alice:pl4in-pass@10.0.0.5:11434');
+    // Any other URL is itself.
+    expect(s.resolveBackendUrl('http://bob:***@10.0.0.5:11434')).toBe('http://bob:***@10.0.0.5:11434');
+    // A URL without credentials unseals.
+    s.updateAppSettings({ default_backend_url: 'http://10.0.0.6:11434' });
+    await expect(stat(path.join(dir, SEALED_BACKEND_URL_FILE))).rejects.toThrow(/ENOENT/);
   });
 });

@@ -1,4 +1,4 @@
-import { isTerminal, type JobRecord } from '../../shared';
+import { isTerminal, jobErrorWording, type JobRecord } from '../../shared';
 import type { Connection } from './connection';
 import { EXIT, type ExitCode } from './exit-codes';
 import { onInterrupt } from './interrupt';
@@ -91,7 +91,9 @@ export async function followJob(conn: Connection, jobId: string, options: Follow
       return EXIT.ok;
     }
     if (job.status === 'failed') {
-      note(err.red(`job ${jobId} failed${job.error_code ? ` [${job.error_code}]` : ''}: ${job.error ?? job.message}`));
+      const wording = jobErrorWording(job.error_code);
+      note(err.red(`job ${jobId} failed${wording ? `: ${wording.title}` : ''}${job.error_code ? ` [${job.error_code}]` : ''}: ${job.error ?? job.message}`));
+      if (wording) note(wording.next);
       note(err.dim(`events: benchdesk jobs events ${jobId}`));
       return EXIT.failure;
     }

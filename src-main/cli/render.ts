@@ -1,4 +1,4 @@
-import type { AgentResult, BenchmarkResult, JobEvent, JobRecord, LlmInstanceResult, ModelEntry } from '../../shared';
+import { jobErrorWording, type AgentResult, type BenchmarkResult, type JobEvent, type JobRecord, type LlmInstanceResult, type ModelEntry } from '../../shared';
 import { formatAge, formatBytes, formatDuration, formatUsd, out, print, table } from './output';
 
 /** Human-readable renderings of the API's records (everything --json does not print). */
@@ -124,8 +124,11 @@ export function printJob(job: JobRecord): void {
   if (job.progress && job.status === 'running') print(`phase ${job.progress.phase}${job.progress.detail ? `: ${job.progress.detail}` : ''}`);
   const cost = jobCost(job);
   if (cost !== null) print(`cost ${formatUsd(cost)}`);
-  if (job.error) print(out.red(`error${job.error_code ? ` [${job.error_code}]` : ''}: ${job.error}`));
-  else if (job.message) print(`message: ${job.message}`);
+  if (job.error) {
+    const wording = jobErrorWording(job.error_code);
+    print(out.red(`${wording ? wording.title : 'error'}${job.error_code ? ` [${job.error_code}]` : ''}: ${job.error}`));
+    if (wording) print(wording.next);
+  } else if (job.message) print(`message: ${job.message}`);
   if (job.status === 'succeeded' && job.result) {
     print();
     printResult(job);

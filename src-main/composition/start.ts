@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import pkg from '../../package.json' with { type: 'json' };
 import type { BenchdeskClient } from '../../shared';
+import { stopAllTrees } from '../agents/process-group';
+import { DEFAULT_KILL_GRACE_MS } from '../agents/process-runner';
 import { Authenticator } from '../api/auth';
 import type { HttpLimits } from '../api/http-limits';
 import { buildApiServer } from '../api/server';
@@ -136,9 +138,11 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       version: VERSION,
       authMode: auth.mode,
+      tokenSources: () => auth.tokenSources(),
       estimate: providers.estimate,
       catalog: providers.catalog,
       listLlmModels: providers.listLlmModels,
+      resolveDefaultBackendUrl: (url) => settings.resolveBackendUrl(url),
       // Idempotency records are aged with the clock that stamped them (the engine's `now`).
       ...(engineNow ? { now: () => engineNow().getTime() } : options.authNow ? { now: options.authNow } : {}),
     });
@@ -203,6 +207,8 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
         await instances.stop();
         await app.close();
         await engine.shutdown(config.shutdownGraceMs);
+        // The engine's cancel stops each job's agent processes; anything still running is stopped here.
+        await stopAllTrees(DEFAULT_KILL_GRACE_MS);
         await store.close();
       },
     };

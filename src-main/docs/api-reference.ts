@@ -134,6 +134,7 @@ function operationSection(name: OperationName): string {
   const lines: string[] = [`### \`${name}\``, '', op.summary, '', ...routeLines(name).map((r) => `- ${r}`), ''];
   lines.push(`Success: **${op.status}**${op.stream ? ', a Server-Sent Events stream: `id:` is the event `seq`, `Last-Event-ID` resumes, `: heartbeat` comments keep it open' : ''}.`, '');
   if (op.public) lines.push('Public: answered without credentials.', '');
+  if (op.appTenantOnly) lines.push("Only the app's own tenant (`default`) may call it; any other tenant gets **403** `forbidden_tenant`.", '');
   if (name === 'createJob') {
     lines.push('Headers: `Idempotency-Key` (optional, 1–255 printable characters). Answers carry `Location` and, for a replay, `Idempotent-Replayed: true`.', '');
     for (const kind of JOB_KINDS) lines.push(`Body for \`${kind}\`:`, '', fieldTable(JOB_REQUEST_SCHEMAS[kind], 'input'));
@@ -171,7 +172,7 @@ export function renderApiReference(): string {
     '|---|---|',
     '| 400 | malformed JSON, a body that is not an object, a bad header |',
     '| 401 | missing or wrong credentials (`WWW-Authenticate: Bearer`), or the address is blocked (`auth_blocked`) |',
-    '| 403 | a browser request from another origin or site |',
+    "| 403 | a browser request from another origin or site (`forbidden_origin`); a tenant other than `default` changing settings, setting or testing the marketplace key, or showing or rotating the app token (`forbidden_tenant`) |",
     '| 404 | unknown route or job |',
     '| 405 | wrong method (`Allow` lists the right ones) |',
     "| 406 | a stream-only route (`/v1/events`) asked for without `Accept: text/event-stream` |",

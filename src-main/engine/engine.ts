@@ -15,7 +15,7 @@ import {
 import { isOutOfSpace } from '../store/atomic-file';
 import { InsufficientStorageError, type IdempotencyRecord, type JobPatch, type JobStore } from '../store/types';
 import { EventBus } from './event-bus';
-import { JobSecrets, redactUrlCredentials, redactUrlsDeep } from './redact';
+import { JobSecrets, Redactor } from './redact';
 import { roundMs, timed } from './timed';
 import { JobFailure, type AnyJobHandler, type EmitInput, type JobContext, type JobHandler, type Logger, type RecoveryContext } from './types';
 
@@ -57,6 +57,15 @@ export class JobEngine {
   private readonly tenants = new Map<string, string>();
   private accepting = true;
   private readonly secrets: JobSecrets;
+  /**
+   * What a job holds (or no longer holds) that a full disk kept from its record: written with the
+   * next write of the job that goes through, at the latest with its end, which is retried until
+   * space returns. So a machine the marketplace confirmed destroyed is never left `released: false`.
+   */
+  private readonly unrecordedResources = new Map<string, JobResources>();
+  /** Per running job: its request's secrets, masked in everything the job records (see Redactor). */
+  private readonly redactors = new Map<string, Redactor>();
+  private static readonly URLS_ONLY = new Redactor();
 
   constructor(options: EngineOptions) {
     this.store = options.store;
@@ -288,6 +297,7 @@ export class JobEngine {
     const t0 = performance.now();
     try {
       const request = await this.secrets.unseal(jobId, started.request);
+      this.redactors.set(jobId, Redactor.forRequest(request));
       const ctx = this.jobContext(started, controller, request);
       const result = await (handler as JobHandler).run(ctx as JobContext);
       if (controller.signal.aborted) throw abortError(controller.signal);
@@ -318,7 +328,7 @@ export class JobEngine {
     const signal = controller.signal;
     // The running cost rides along with every progress write, so a phase change does not hide it.
     let progress: JobProgress = { phase: 'start', detail: null, percent: null };
-    const logger = childLogger(this.logger, { job_id: jobId, kind: job.kind });
+    const logger = childLogger(this.logger, { job_id: jobId, kind: job.kind }, this.redactorOf(jobId));
     return {
       job,
       request: request as unknown as JobRequestByKind[JobKind],
@@ -344,18 +354,31 @@ export class JobEngine {
         if (!signal.aborted) controller.abort(failure);
       },
       // A workflow that cannot record what it holds keeps running (and releases it in its cleanup).
-      setResources: (patch) => this.bestEffort(jobId, 'resources', () => this.mergeResources(jobId, patch)),
+      setResources: (patch) => this.recordResources(jobId, patch),
     };
   }
 
   private recoveryContext(job: JobRecord): RecoveryContext {
     return {
-      logger: childLogger(this.logger, { job_id: job.job_id, kind: job.kind }),
+      logger: childLogger(this.logger, { job_id: job.job_id, kind: job.kind }, JobEngine.URLS_ONLY),
       emit: async (input) => {
         await this.emit(job.job_id, input);
       },
-      setResources: (patch) => this.mergeResources(job.job_id, patch),
+      setResources: (patch) => this.recordResources(job.job_id, patch),
     };
+  }
+
+  /** Merges into the job's resources; on a full disk keeps the patch for the job's next write (see unrecordedResources). */
+  private async recordResources(jobId: string, patch: JobResources): Promise<void> {
+    const pending: JobResources = { ...this.unrecordedResources.get(jobId), ...patch };
+    this.unrecordedResources.set(jobId, pending);
+    try {
+      await this.mergeResources(jobId, pending);
+      if (this.unrecordedResources.get(jobId) === pending) this.unrecordedResources.delete(jobId);
+    } catch (err) {
+      if (!(err instanceof InsufficientStorageError)) throw err;
+      this.logger.warn('resources not recorded yet (disk full): they are written with the end of the job', { job_id: jobId, resources: pending, error: err.message });
+    }
   }
 
   private async mergeResources(jobId: string, patch: JobResources): Promise<void> {
@@ -367,14 +390,27 @@ export class JobEngine {
     return this.store.updateJob(jobId, { ...patch, status });
   }
 
+  private redactorOf(jobId: string): Redactor {
+    return this.redactors.get(jobId) ?? JobEngine.URLS_ONLY;
+  }
+
   private async finish(
     jobId: string,
     status: 'succeeded' | 'failed' | 'cancelled',
-    patch: Omit<JobPatch, 'status' | 'finished_at'>,
+    rawPatch: Omit<JobPatch, 'status' | 'finished_at'>,
     durationMs?: number,
     errorTypeName?: string,
     retryOnFullDisk = true,
   ): Promise<void> {
+    // A driver's or an upstream service's words may quote a URL with its password: one pass over
+    // everything the job's end records (message, error, the result's text).
+    const redact = this.redactorOf(jobId);
+    const patch: Omit<JobPatch, 'status' | 'finished_at'> = {
+      ...rawPatch,
+      ...(rawPatch.message != null ? { message: redact.text(rawPatch.message) } : {}),
+      ...(rawPatch.error != null ? { error: redact.text(rawPatch.error) } : {}),
+      ...(rawPatch.result != null ? { result: redact.deep(rawPatch.result) } : {}),
+    };
     await this.persistEnd(jobId, status, patch, retryOnFullDisk);
     await this.record(jobId, {
       event: `job.${status}`,
@@ -385,6 +421,7 @@ export class JobEngine {
       labels: patch.error_code ? { error_code: patch.error_code } : {},
     });
     this.tenants.delete(jobId);
+    this.redactors.delete(jobId);
     // After the terminal event (observers see the status and the event together): the job's credentials file is not needed any more.
     await this.secrets.discard(jobId).catch((err: unknown) => this.logger.warn('could not delete the job credentials file', { job_id: jobId, error: errorMessage(err) }));
   }
@@ -397,7 +434,10 @@ export class JobEngine {
   private async persistEnd(jobId: string, status: JobStatus, patch: Omit<JobPatch, 'status' | 'finished_at'>, retry: boolean): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.transition(jobId, status, { ...patch, finished_at: this.now().toISOString() });
+        const held = this.unrecordedResources.get(jobId);
+        const resources = held ? { ...(await this.store.getJob(jobId))?.resources, ...held } : undefined;
+        await this.transition(jobId, status, { ...patch, ...(resources ? { resources } : {}), finished_at: this.now().toISOString() });
+        if (held && this.unrecordedResources.get(jobId) === held) this.unrecordedResources.delete(jobId);
         return;
       } catch (err) {
         if (!retry || !(err instanceof InsufficientStorageError) || !this.accepting) throw err;
@@ -438,11 +478,11 @@ export class JobEngine {
       job_id: jobId,
       event: input.event,
       status: input.status,
-      // Events are served and stored: a URL with a password in a message or label is masked.
-      message: input.message == null ? null : redactUrlCredentials(input.message),
+      // Events are served and stored: a URL with a password, or a secret of the job, is masked.
+      message: input.message == null ? null : this.redactorOf(jobId).text(input.message),
       duration_ms: input.duration_ms ?? null,
       error_type: input.error_type ?? null,
-      labels: redactUrlsDeep(input.labels ?? {}),
+      labels: this.redactorOf(jobId).deep(input.labels ?? {}),
       recorded_at: this.now().toISOString(),
     });
     const tenantId = this.tenants.get(jobId) ?? (await this.store.getJob(jobId))?.tenant_id;
@@ -472,10 +512,10 @@ function abortError(signal: AbortSignal): Error {
   return err;
 }
 
-function childLogger(logger: Logger, fields: Record<string, unknown>): Logger {
+function childLogger(logger: Logger, fields: Record<string, unknown>, redact: Redactor): Logger {
   return {
-    info: (msg, more) => logger.info(msg, { ...fields, ...more }),
-    warn: (msg, more) => logger.warn(msg, { ...fields, ...more }),
-    error: (msg, more) => logger.error(msg, { ...fields, ...more }),
+    info: (msg, more) => logger.info(redact.text(msg), redact.deep({ ...fields, ...more })),
+    warn: (msg, more) => logger.warn(redact.text(msg), redact.deep({ ...fields, ...more })),
+    error: (msg, more) => logger.error(redact.text(msg), redact.deep({ ...fields, ...more })),
   };
 }

@@ -25,6 +25,78 @@ export function redactUrlCredentials(text: string): string {
     .replace(BARE_USERINFO, (m, lead: string, user: string, password: string) => (password === '***' ? m : `${lead}${user}:***@`));
 }
 
+/** Shorter secrets are not masked as plain text (they would mask ordinary words); inside URLs they always are. */
+const MIN_LITERAL_CHARS = 6;
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The user and password strings inside URLs of `text` (the values redactUrlCredentials hides). */
+function urlCredentials(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(SCHEME_USERINFO)) {
+    const userinfo = m[2] ?? '';
+    const colon = userinfo.indexOf(':');
+    found.push(colon >= 0 ? userinfo.slice(colon + 1) : userinfo);
+  }
+  for (const m of text.matchAll(BARE_USERINFO)) found.push(m[3] ?? '');
+  return found;
+}
+
+/**
+ * The one redaction pass for everything that leaves a driver or an upstream error: a job's
+ * error and message, its events, its result text, its log lines. URL credentials are masked
+ * (redactUrlCredentials), and so is every secret of the job's own request wherever it appears on
+ * its own: a driver that prints "password hunter22" or its backend URL must not put the password
+ * in the job record, on disk or in the API.
+ */
+export class Redactor {
+  private readonly literals: string[];
+
+  constructor(literals: Iterable<string> = []) {
+    const set = new Set<string>();
+    for (const literal of literals) {
+      for (const form of [literal, decoded(literal), encodeURIComponent(literal)]) if (form.length >= MIN_LITERAL_CHARS && form !== '***') set.add(form);
+    }
+    // Longest first: a secret that contains another is masked whole.
+    this.literals = [...set].sort((a, b) => b.length - a.length);
+  }
+
+  /** The secrets of a request as a workflow runs it: passwords and tokens in its URLs, and fields named like secrets. */
+  static forRequest(request: unknown): Redactor {
+    const literals: string[] = [];
+    for (const secret of sealSecrets(request).secrets) {
+      if (typeof secret.value !== 'string') continue;
+      const inUrls = urlCredentials(secret.value);
+      literals.push(...(inUrls.length > 0 ? inUrls : [secret.value]));
+    }
+    return new Redactor(literals);
+  }
+
+  text(value: string): string {
+    let out = redactUrlCredentials(value);
+    for (const literal of this.literals) if (out.includes(literal)) out = out.split(literal).join('***');
+    return out;
+  }
+
+  /** Deep copy with every string passed through text(). */
+  deep<T>(value: T): T {
+    if (typeof value === 'string') return this.text(value) as T;
+    if (Array.isArray(value)) return value.map((v: unknown) => this.deep(v)) as T;
+    if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = this.deep(v);
+      return out as T;
+    }
+    return value;
+  }
+}
+
 /** Deep copy with every string passed through redactUrlCredentials (event labels, log fields). */
 export function redactUrlsDeep<T>(value: T): T {
   if (typeof value === 'string') return redactUrlCredentials(value) as T;

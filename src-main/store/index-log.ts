@@ -1,9 +1,9 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { FILE_MODE, appendWithRollback, forEachLimit, isErrno, writeFileAtomic } from './atomic-file';
-import { JobIndex, indexLineOf, parseIndexLine, type IndexDrop, type IndexLine } from './job-index';
+import { JobIndex, indexLineOf, lineOfEntry, parseIndexLine, type IndexDrop, type IndexLine } from './job-index';
 import { toJsonl } from './jsonl';
-import { LAYOUT, isSafeJobId, shardDirs, shardListings } from './layout';
+import { LAYOUT, isSafeJobId, jobFilePath, shardDirs, shardListings } from './layout';
 import { loadLogFile } from './log-file';
 import type { Quarantine } from './quarantine';
 import { parseStoredRecord } from './records';
@@ -38,6 +38,8 @@ export class IndexLog {
       quarantine.logger.warn(`index.jsonl rebuilt from ${index.size} job file(s)`, { reason: loaded.badLines > 0 ? 'corrupt lines' : 'missing' });
       rebuilt = true;
     }
+    // Lines of an older version lack what search and sort need: read those jobs' files once.
+    if (!rebuilt && (await addMissingFacts(dataDir, index)) > 0) rebuilt = true;
     return { log, index, rebuilt };
   }
 
@@ -64,7 +66,7 @@ export class IndexLog {
   /** Rewrites the file as one line per live job (temp + fsync + rename). Nobody may append meanwhile. */
   async compact(index: JobIndex): Promise<void> {
     await this.close();
-    const lines: IndexLine[] = index.allInOrder().map(({ ts: _ts, ...line }) => line);
+    const lines: IndexLine[] = index.allInOrder().map(lineOfEntry);
     await writeFileAtomic(this.path, toJsonl(lines), { fsync: true });
     this.lines = lines.length;
   }
@@ -112,4 +114,26 @@ async function rebuildFromJobFiles(dataDir: string, quarantine: Quarantine): Pro
   const index = new JobIndex();
   for (const line of found) index.upsert({ ...line, ord: index.nextOrd() });
   return index;
+}
+
+/**
+ * Fills in the facts (model, backend, message, duration, cost) of entries written by a version
+ * that did not record them, from their job files; the caller then compacts the index so this
+ * happens once. A file that cannot be read leaves its entry as it was (reads deal with it).
+ */
+async function addMissingFacts(dataDir: string, index: JobIndex): Promise<number> {
+  const missing = index.withoutFacts();
+  let filled = 0;
+  await forEachLimit(missing, 16, async (entry) => {
+    let record;
+    try {
+      record = parseStoredRecord(JSON.parse(await fsp.readFile(jobFilePath(dataDir, entry.job_id), 'utf8')));
+    } catch {
+      return;
+    }
+    if (!record || record.job_id !== entry.job_id) return;
+    index.upsert({ ...indexLineOf(record, entry.ord), status: entry.status, updated_at: entry.updated_at });
+    filled++;
+  });
+  return filled;
 }

@@ -1,9 +1,44 @@
-import { JOB_KINDS, JOB_STATUSES, type JobKind, type JobRecord, type JobStatus } from '../../shared';
-import type { CursorKey } from './cursor';
+import {
+  JOB_KINDS,
+  JOB_NOTE_MAX,
+  JOB_STATUSES,
+  jobBackendText,
+  jobCost,
+  jobDurationMs,
+  jobModelName,
+  jobNote,
+  matchesWords,
+  type JobKind,
+  type JobRecord,
+  type JobSort,
+  type JobStatus,
+} from '../../shared';
+import type { CursorKey, ListPosition } from './cursor';
 import { isRecord } from './jsonl';
 
-/** What list/filter/cursor need of a job, kept in memory for every job (~250 B each). */
-export type IndexEntry = {
+/**
+ * What the Jobs list searches and sorts by, derived from the record (shared/job-facts.ts). Absent
+ * fields are null; on disk they are left out, so a finished job's line stays short.
+ */
+export type IndexFacts = {
+  model?: string;
+  /** Backend URL(s) and rented GPU, as words to search. */
+  backend?: string;
+  /** The failure reason, else the status message: its first JOB_NOTE_MAX characters. */
+  note?: string;
+  /** error_code. */
+  code?: string;
+  /** Start to end, once the job has both. */
+  dur?: number;
+  /** Final cost ($) once nothing bills any more. */
+  cost?: number;
+  /** While a machine bills: its rate ($/h) and since when. */
+  dph?: number;
+  since?: string;
+};
+
+/** An index line on disk. `v: 2` marks a line that carries the facts (older lines do not). */
+export type IndexLine = {
   job_id: string;
   tenant_id: string;
   kind: JobKind;
@@ -12,16 +47,41 @@ export type IndexEntry = {
   updated_at: string;
   /** Creation ordinal: breaks created_at ties and makes the cursor stable. */
   ord: number;
+  v?: 2;
+} & IndexFacts;
+export type IndexDrop = { op: 'drop'; job_id: string };
+
+/** What list/filter/search/sort/cursor need of a job, kept in memory for every job. */
+export type IndexEntry = IndexLine & {
   /** created_at as epoch ms (created_at may carry any RFC 3339 offset, so strings do not sort). */
   ts: number;
+  /** The facts' words in lower case, made on the first search that reaches the entry. */
+  hay?: string | undefined;
 };
-
-/** An index line on disk: the entry without ts (derived). */
-export type IndexLine = Omit<IndexEntry, 'ts'>;
-export type IndexDrop = { op: 'drop'; job_id: string };
 
 const KINDS: ReadonlySet<string> = new Set(JOB_KINDS);
 const STATUSES: ReadonlySet<string> = new Set(JOB_STATUSES);
+const FACT_KEYS = ['model', 'backend', 'note', 'code', 'dur', 'cost', 'dph', 'since'] as const;
+
+export function factsOf(record: JobRecord): IndexFacts {
+  const facts: IndexFacts = {};
+  const model = jobModelName(record);
+  if (model) facts.model = model;
+  const backend = jobBackendText(record);
+  if (backend) facts.backend = backend;
+  const note = jobNote(record);
+  if (note) facts.note = note.length > JOB_NOTE_MAX ? note.slice(0, JOB_NOTE_MAX) : note;
+  if (record.error_code) facts.code = record.error_code;
+  const dur = jobDurationMs(record);
+  if (dur !== null) facts.dur = dur;
+  const cost = jobCost(record);
+  if (cost?.type === 'final') facts.cost = cost.usd;
+  else if (cost?.type === 'running') {
+    facts.dph = cost.dph;
+    facts.since = cost.since;
+  }
+  return facts;
+}
 
 export function indexLineOf(record: JobRecord, ord: number): IndexLine {
   return {
@@ -32,7 +92,15 @@ export function indexLineOf(record: JobRecord, ord: number): IndexLine {
     created_at: record.created_at,
     updated_at: record.updated_at,
     ord,
+    v: 2,
+    ...factsOf(record),
   };
+}
+
+/** The line that writes an entry back (compaction): the entry without what is derived in memory. */
+export function lineOfEntry(entry: IndexEntry): IndexLine {
+  const { ts: _ts, hay: _hay, ...line } = entry;
+  return line;
 }
 
 /** Hand-rolled check: at open this runs once per line (100k+), where a schema library costs too much. */
@@ -55,11 +123,67 @@ export function parseIndexLine(value: unknown): IndexLine | IndexDrop | undefine
   ) {
     return undefined;
   }
-  return { job_id, tenant_id, kind: kind as JobKind, status: status as JobStatus, created_at, updated_at, ord };
+  const line: IndexLine = { job_id, tenant_id, kind: kind as JobKind, status: status as JobStatus, created_at, updated_at, ord };
+  if (value.v !== 2) return line;
+  line.v = 2;
+  for (const key of FACT_KEYS) {
+    const v = value[key];
+    if (v === undefined || v === null) continue;
+    if (key === 'dur' || key === 'cost' || key === 'dph') {
+      if (typeof v !== 'number' || !Number.isFinite(v)) return undefined;
+      line[key] = v;
+    } else {
+      if (typeof v !== 'string') return undefined;
+      line[key] = v;
+    }
+  }
+  return line;
+}
+
+/** Whether an entry was written with its facts (lines of older versions were not). */
+export function hasFacts(entry: IndexLine): boolean {
+  return entry.v === 2;
 }
 
 function compareKey(a: CursorKey, b: CursorKey): number {
   return a.ts - b.ts || a.ord - b.ord;
+}
+
+export type PageFilter = {
+  status?: JobStatus | undefined;
+  kind?: JobKind | undefined;
+  /** Lower-case words that must all occur in the job's id, model, backend, note or error code. */
+  words?: readonly string[] | undefined;
+  sort?: JobSort | undefined;
+};
+
+/** The value a sort orders by (null: the job has none and comes last). */
+function sortValue(e: IndexEntry, sort: JobSort, now: number): number | null {
+  switch (sort) {
+    case '-created':
+    case 'created':
+      return e.ts;
+    case '-duration':
+    case 'duration':
+      return e.dur ?? null;
+    case '-cost':
+    case 'cost': {
+      if (e.cost !== undefined) return e.cost;
+      if (e.dph === undefined || e.since === undefined) return null;
+      const since = Date.parse(e.since);
+      return Number.isFinite(since) ? (e.dph * Math.max(0, now - since)) / 3_600_000 : null;
+    }
+  }
+}
+
+/** Order of two list positions under a sort: missing values last, ties by creation in the sort's direction. */
+function comparePositions(a: ListPosition, b: ListPosition, desc: boolean): number {
+  if (a.value === null || b.value === null) {
+    if (a.value !== b.value) return a.value === null ? 1 : -1;
+  } else if (a.value !== b.value) {
+    return desc ? b.value - a.value : a.value - b.value;
+  }
+  return desc ? b.ord - a.ord : a.ord - b.ord;
 }
 
 /**
@@ -70,8 +194,8 @@ function compareKey(a: CursorKey, b: CursorKey): number {
 export class JobIndex {
   private readonly byId = new Map<string, IndexEntry>();
   private readonly byTenant = new Map<string, IndexEntry[]>();
-  // Interned so 100k entries share one copy of each tenant string.
-  private readonly tenants = new Map<string, string>();
+  // Interned so 100k entries share one copy of each tenant, model, backend, code and short note.
+  private readonly strings = new Map<string, string>();
   private maxOrd = 0;
 
   get size(): number {
@@ -90,18 +214,60 @@ export class JobIndex {
     return ++this.maxOrd;
   }
 
-  /** Inserts or updates (status, updated_at) in place; the sort position never changes. */
+  private intern(s: string): string {
+    const known = this.strings.get(s);
+    if (known !== undefined) return known;
+    this.strings.set(s, s);
+    return s;
+  }
+
+  private setFacts(entry: IndexEntry, line: IndexLine): void {
+    delete entry.model;
+    delete entry.backend;
+    delete entry.note;
+    delete entry.code;
+    delete entry.dur;
+    delete entry.cost;
+    delete entry.dph;
+    delete entry.since;
+    entry.hay = undefined;
+    if (line.v !== 2) {
+      delete entry.v;
+      return;
+    }
+    entry.v = 2;
+    if (line.model !== undefined) entry.model = this.intern(line.model);
+    if (line.backend !== undefined) entry.backend = this.intern(line.backend);
+    if (line.note !== undefined) entry.note = line.note.length <= 40 ? this.intern(line.note) : line.note;
+    if (line.code !== undefined) entry.code = this.intern(line.code);
+    if (line.dur !== undefined) entry.dur = line.dur;
+    if (line.cost !== undefined) entry.cost = line.cost;
+    if (line.dph !== undefined) entry.dph = line.dph;
+    if (line.since !== undefined) entry.since = line.since;
+  }
+
+  /** Inserts, or updates status, updated_at and the facts in place; the sort position never changes. */
   upsert(line: IndexLine): void {
     if (line.ord > this.maxOrd) this.maxOrd = line.ord;
     const existing = this.byId.get(line.job_id);
     if (existing) {
       existing.status = line.status;
       existing.updated_at = line.updated_at;
+      this.setFacts(existing, line);
       return;
     }
-    const tenant = this.tenants.get(line.tenant_id) ?? line.tenant_id;
-    this.tenants.set(tenant, tenant);
-    const entry: IndexEntry = { ...line, tenant_id: tenant, ts: Date.parse(line.created_at) };
+    const tenant = this.intern(line.tenant_id);
+    const entry: IndexEntry = {
+      job_id: line.job_id,
+      tenant_id: tenant,
+      kind: line.kind,
+      status: line.status,
+      created_at: line.created_at,
+      updated_at: line.updated_at,
+      ord: line.ord,
+      ts: Date.parse(line.created_at),
+    };
+    this.setFacts(entry, line);
     this.byId.set(entry.job_id, entry);
     let list = this.byTenant.get(tenant);
     if (!list) {
@@ -122,26 +288,58 @@ export class JobIndex {
     if (list && i >= 0) list.splice(i, 1);
   }
 
+  private matches(e: IndexEntry, filter: PageFilter): boolean {
+    if (filter.status !== undefined && e.status !== filter.status) return false;
+    if (filter.kind !== undefined && e.kind !== filter.kind) return false;
+    const words = filter.words;
+    if (!words || words.length === 0) return true;
+    e.hay ??= `${e.job_id}\n${e.model ?? ''}\n${e.backend ?? ''}\n${e.note ?? ''}\n${e.code ?? ''}`.toLowerCase();
+    return matchesWords(e.hay, words);
+  }
+
   /**
-   * Up to `limit` entries newest first, strictly below `before` when given, matching the filters;
-   * `more` says whether another match exists below the last one.
+   * Up to `limit` entries in the filter's sort order (newest first by default), strictly after
+   * `after` when given, matching the filters; `more` says whether another match follows the last
+   * one, and `last` is the position of the last entry (the next page's cursor).
    */
-  page(
-    tenantId: string,
-    filter: { status?: JobStatus | undefined; kind?: JobKind | undefined },
-    limit: number,
-    before: CursorKey | undefined,
-  ): { entries: IndexEntry[]; more: boolean } {
+  page(tenantId: string, filter: PageFilter, limit: number, after: ListPosition | undefined, now: number = Date.now()): { entries: IndexEntry[]; more: boolean; last: ListPosition | undefined } {
+    const sort = filter.sort ?? '-created';
     const list = this.byTenant.get(tenantId) ?? [];
     const entries: IndexEntry[] = [];
-    let i = before ? lowerBound(list, before) - 1 : list.length - 1;
-    for (; i >= 0; i--) {
-      const e = list[i];
-      if (!e || (filter.status !== undefined && e.status !== filter.status) || (filter.kind !== undefined && e.kind !== filter.kind)) continue;
-      if (entries.length === limit) return { entries, more: true };
-      entries.push(e);
+    const positionOf = (e: IndexEntry): ListPosition => ({ value: sortValue(e, sort, now), ord: e.ord });
+    if (sort === '-created' || sort === 'created') {
+      // The list is already in creation order: walk it from the cursor, no sort needed.
+      const key = after && after.value !== null ? { ts: after.value, ord: after.ord } : undefined;
+      if (sort === '-created') {
+        for (let i = key ? lowerBound(list, key) - 1 : list.length - 1; i >= 0; i--) {
+          const e = list[i];
+          if (!e || !this.matches(e, filter)) continue;
+          if (entries.length === limit) return { entries, more: true, last: positionOf(entries[entries.length - 1] as IndexEntry) };
+          entries.push(e);
+        }
+      } else {
+        for (let i = key ? upperBound(list, key) : 0; i < list.length; i++) {
+          const e = list[i];
+          if (!e || !this.matches(e, filter)) continue;
+          if (entries.length === limit) return { entries, more: true, last: positionOf(entries[entries.length - 1] as IndexEntry) };
+          entries.push(e);
+        }
+      }
+      const lastEntry = entries[entries.length - 1];
+      return { entries, more: false, last: lastEntry ? positionOf(lastEntry) : undefined };
     }
-    return { entries, more: false };
+    // Duration and cost: sort the matching entries by their value (cost may grow while a machine bills).
+    const desc = sort.startsWith('-');
+    const ranked: { e: IndexEntry; p: ListPosition }[] = [];
+    for (const e of list) {
+      if (!this.matches(e, filter)) continue;
+      const p = positionOf(e);
+      if (after && comparePositions(p, after, desc) <= 0) continue;
+      ranked.push({ e, p });
+    }
+    ranked.sort((a, b) => comparePositions(a.p, b.p, desc));
+    const chosen = ranked.slice(0, limit);
+    return { entries: chosen.map((r) => r.e), more: ranked.length > limit, last: chosen[chosen.length - 1]?.p };
   }
 
   /** Every tenant's entries in these statuses, oldest first. */
@@ -154,13 +352,16 @@ export class JobIndex {
 
   /**
    * How many of a tenant's jobs are in each status and of each kind (by_status honours the kind
-   * filter, by_kind does not, so the kind menu can show every kind's count). One pass, no I/O.
+   * filter, by_kind does not, so the kind menu can show every kind's count; both honour the
+   * search words). One pass, no I/O.
    */
-  counts(tenantId: string, kind?: JobKind): { total: number; by_status: Record<JobStatus, number>; by_kind: Record<JobKind, number> } {
+  counts(tenantId: string, kind?: JobKind, words?: readonly string[]): { total: number; by_status: Record<JobStatus, number>; by_kind: Record<JobKind, number> } {
     const by_status = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
     const by_kind = Object.fromEntries(JOB_KINDS.map((k) => [k, 0])) as Record<JobKind, number>;
+    const search: PageFilter = { words };
     let total = 0;
     for (const e of this.byTenant.get(tenantId) ?? []) {
+      if (words && words.length > 0 && !this.matches(e, search)) continue;
       by_kind[e.kind]++;
       if (kind !== undefined && e.kind !== kind) continue;
       by_status[e.status]++;
@@ -177,6 +378,13 @@ export class JobIndex {
   /** Every entry in creation order (for compaction). */
   allInOrder(): IndexEntry[] {
     return [...this.byId.values()].sort((a, b) => a.ord - b.ord);
+  }
+
+  /** Entries written by an older version, without the facts search and sort need. */
+  withoutFacts(): IndexEntry[] {
+    const out: IndexEntry[] = [];
+    for (const e of this.byId.values()) if (!hasFacts(e)) out.push(e);
+    return out;
   }
 }
 

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { JOB_LIST_DEFAULT_LIMIT, assertTransition, type JobCounts, type JobEvent, type JobKind, type JobRecord, type JobStatus } from '../../shared';
-import { DIR_MODE, FILE_MODE, forEachLimit, fsyncPath, isErrno, isOutOfSpace } from './atomic-file';
+import { JOB_LIST_DEFAULT_LIMIT, assertTransition, searchWords, type JobCounts, type JobEvent, type JobKind, type JobRecord, type JobStatus } from '../../shared';
+import { DIR_MODE, forEachLimit, fsyncPath, isErrno, isOutOfSpace } from './atomic-file';
 import { decodeCursor, encodeCursor } from './cursor';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { readEventsFile } from './events-file';
@@ -104,6 +104,10 @@ async function ensureLayout(dataDir: string): Promise<void> {
   await fsyncPath(dataDir);
 }
 
+/** The space probe writes as much as the journal batch a full disk refused, within these bounds. */
+const MIN_PROBE_BYTES = 64 * 1024;
+const MAX_PROBE_BYTES = 8 * 1024 * 1024;
+
 function errText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -136,6 +140,7 @@ class FileJobStore implements JobStore {
   /** The last full-disk error while one is unresolved (health says degraded meanwhile). */
   private spaceError: unknown;
   private spaceProbe: NodeJS.Timeout | undefined;
+  private probing = false;
   private readonly spaceRetryMs: number;
   private closing: Promise<void> | undefined;
   private readonly maxUnwrittenEntries: number;
@@ -263,21 +268,26 @@ class FileJobStore implements JobStore {
     this.logger.info(`the data dir ${this.dataDir} has space again: writes are accepted`);
   }
 
-  /** Writes, syncs and removes a small file: if that works, the disk has room again. */
+  /**
+   * While health is degraded: a real write decides whether it recovers. A batch of job files the
+   * disk refused is retried; otherwise an empty commit goes through the group committer, and the
+   * journal writes and syncs as many (blank) bytes as the batch it refused, then cuts them off
+   * (writeBatch). Only a write that went through turns health ok: a small probe file that fits
+   * where a batch does not must not report a full disk as healthy.
+   */
   private async probeSpace(): Promise<void> {
-    if (this.closing) return;
+    if (this.closing || this.probing) return;
     if (this.materialiser.stalledOn !== undefined) {
       this.materialiser.retryNow();
       return;
     }
-    const probe = path.join(this.dataDir, '.space-probe');
+    this.probing = true;
     try {
-      await fsp.writeFile(probe, Buffer.alloc(64 * 1024), { mode: FILE_MODE, flush: true });
-      this.spaceMaybeBack();
-    } catch (err) {
-      if (isOutOfSpace(err)) this.spaceError = err;
+      await this.committer.submit([]);
+    } catch {
+      // Still full (writeBatch recorded it), or the store failed: health says so either way.
     } finally {
-      await fsp.rm(probe, { force: true }).catch(() => undefined);
+      this.probing = false;
     }
   }
 
@@ -291,7 +301,9 @@ class FileJobStore implements JobStore {
       if (stalled !== undefined) throw new InsufficientStorageError(this.dataDir, stalled);
       let rotated: string | undefined;
       try {
-        rotated = await this.writer.write(entries);
+        // An empty batch is the space probe (probeSpace), unless real entries joined it.
+        if (entries.length === 0) await this.writer.probe(Math.min(MAX_PROBE_BYTES, Math.max(MIN_PROBE_BYTES, this.writer.lastRefusedBytes)));
+        else rotated = await this.writer.write(entries);
       } catch (err) {
         if (isOutOfSpace(err)) {
           // The writer cut the journal back to its last durable length: nothing of this batch is
@@ -305,6 +317,7 @@ class FileJobStore implements JobStore {
         throw new StoreFailedError(err);
       }
       this.spaceMaybeBack();
+      if (entries.length === 0) return;
       this.publish(entries);
       void this.materialiser.enqueue(entries);
       if (rotated) void this.materialiser.checkpoint(rotated, 2);
@@ -474,23 +487,26 @@ class FileJobStore implements JobStore {
 
   async listJobs(filter: JobListFilter): Promise<JobListPage> {
     const limit = Number.isFinite(filter.limit) ? Math.max(1, Math.floor(filter.limit)) : JOB_LIST_DEFAULT_LIMIT;
-    const before = filter.cursor ? decodeCursor(filter.cursor) : undefined;
+    const sort = filter.sort ?? '-created';
+    const after = filter.cursor ? decodeCursor(filter.cursor, sort) : undefined;
+    const words = searchWords(filter.q);
+    // One clock for the whole page: a machine still billing is ranked by its cost at this moment.
+    const now = Date.now();
     // A record that turns out corrupt is dropped from the index: recompute the page without it.
     for (let attempt = 0; ; attempt++) {
-      const { entries, more } = this.index.page(filter.tenant_id, filter, limit, before);
+      const { entries, more, last } = this.index.page(filter.tenant_id, { status: filter.status, kind: filter.kind, words, sort }, limit, after, now);
       // A page of jobs in memory (the usual case) is read without a promise per job.
       const hot = entries.map((e) => this.peekJob(e.job_id));
       const records = hot.every((r) => r !== undefined) ? hot : await Promise.all(entries.map((e, i) => hot[i] ?? this.current(e.job_id)));
       const jobs = records.filter((r): r is JobRecord => r !== undefined);
       if (jobs.length === entries.length || attempt >= 4) {
-        const last = entries[entries.length - 1];
-        return { jobs, next_cursor: more && last ? encodeCursor(last) : null };
+        return { jobs, next_cursor: more && last ? encodeCursor(sort, last) : null };
       }
     }
   }
 
-  countJobs(tenantId: string, kind?: JobKind): JobCounts {
-    return this.index.counts(tenantId, kind);
+  countJobs(tenantId: string, kind?: JobKind, q?: string): JobCounts {
+    return this.index.counts(tenantId, kind, searchWords(q));
   }
 
   async listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]> {

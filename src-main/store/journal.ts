@@ -70,6 +70,8 @@ const JOURNAL_OPEN_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.con
  */
 export class JournalWriter {
   private bytes = 0;
+  /** Size of the last batch a write refused (a full disk), for the space probe. */
+  lastRefusedBytes = 0;
 
   private constructor(
     private readonly dataDir: string,
@@ -104,6 +106,47 @@ export class JournalWriter {
   async write(entries: readonly JournalEntry[]): Promise<string | undefined> {
     const buf = Buffer.from(toJsonl(entries));
     try {
+      await this.durableAppend(buf);
+    } catch (err) {
+      this.lastRefusedBytes = buf.length;
+      throw err;
+    }
+    this.bytes += buf.length;
+    if (this.bytes < this.rotateBytes) return undefined;
+    const old = this.currentPath;
+    const next = await JournalWriter.create(this.dataDir, this.gen + 1);
+    await this.fh.close();
+    this.fh = next;
+    this.gen++;
+    this.bytes = 0;
+    return old;
+  }
+
+  /**
+   * Whether a batch of `size` bytes would go through now: appends that many blank lines to the
+   * journal (the same file, flags and sync as a batch; readers skip blank lines), then cuts the
+   * file back to its durable length. A real write of a real batch's size, not a free-space reading,
+   * so a disk that takes a small file but not the batch still counts as full.
+   */
+  async probe(size: number): Promise<void> {
+    await this.durableAppend(Buffer.alloc(size, 0x0a));
+    try {
+      await this.fh.truncate(this.bytes);
+    } catch {
+      // The blank lines stay (readers skip them): count them, so a later rollback cuts nothing durable.
+      this.bytes += size;
+      return;
+    }
+    // Best effort, as after a refused write: the next batch's sync makes the shorter length durable.
+    await this.fh.datasync().catch(() => undefined);
+  }
+
+  /**
+   * A failed write or sync cuts the file back to its last durable length; only if that cut fails
+   * is the error a RollbackFailedError.
+   */
+  private async durableAppend(buf: Buffer): Promise<void> {
+    try {
       await writeAll(this.fh, buf);
       if (!JOURNAL_SYNCS_ON_WRITE) await this.fh.datasync();
     } catch (err) {
@@ -118,15 +161,6 @@ export class JournalWriter {
       await this.fh.datasync().catch(() => undefined);
       throw err;
     }
-    this.bytes += buf.length;
-    if (this.bytes < this.rotateBytes) return undefined;
-    const old = this.currentPath;
-    const next = await JournalWriter.create(this.dataDir, this.gen + 1);
-    await this.fh.close();
-    this.fh = next;
-    this.gen++;
-    this.bytes = 0;
-    return old;
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { JobCounts, JobEvent, JobKind, JobRecord, JobStatus } from '../../shared';
+import type { JobCounts, JobEvent, JobKind, JobRecord, JobSort, JobStatus } from '../../shared';
 
 /**
  * The persistence port of design §9. The engine and the API depend on this interface only; the
@@ -28,6 +28,10 @@ export type JobListFilter = {
   tenant_id: string;
   status?: JobStatus | undefined;
   kind?: JobKind | undefined;
+  /** Words that must all occur in the job's id, model, backend, message or error (case-insensitive). */
+  q?: string | undefined;
+  /** Default '-created' (newest first). */
+  sort?: JobSort | undefined;
   limit: number;
   /** Opaque, from a previous page's next_cursor. */
   cursor?: string | undefined;
@@ -68,10 +72,10 @@ export interface JobStore {
   getJob(jobId: string): Promise<JobRecord | undefined>;
   /** The job when its latest version is in memory (recently written or read); undefined otherwise, even if it exists. */
   peekJob(jobId: string): JobRecord | undefined;
-  /** Newest first (created_at, then creation order), tenant-scoped, with cursor pagination. Throws InvalidCursorError. */
+  /** In the filter's sort order (newest first by default), tenant-scoped, with cursor pagination. Throws InvalidCursorError. */
   listJobs(filter: JobListFilter): Promise<JobListPage>;
-  /** Counts of a tenant's jobs per status (of `kind` when given) and per kind, from the in-memory index. */
-  countJobs(tenantId: string, kind?: JobKind): JobCounts;
+  /** Counts of a tenant's jobs per status (of `kind` when given) and per kind, from the in-memory index; `q` as in listJobs. */
+  countJobs(tenantId: string, kind?: JobKind, q?: string): JobCounts;
   /** Every job, any tenant, in one of these statuses, oldest first (start-up recovery). */
   listJobsByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]>;
 

@@ -1,8 +1,33 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, type KeyboardEvent, type ReactNode } from 'react';
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /**
- * A modal confirmation on the native <dialog>: focus moves into it and stays there, Escape
- * cancels, and focus returns to the opener on close.
+ * Keeps Tab inside `container`: from the last focusable element to the first and back. (A modal
+ * <dialog> makes the page behind it inert, but Tab would still leave for the browser's own UI.)
+ */
+export function trapTab(e: KeyboardEvent<HTMLElement>, container: HTMLElement): void {
+  if (e.key !== 'Tab') return;
+  const items = [...container.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.hasAttribute('inert'));
+  const first = items[0];
+  const last = items[items.length - 1];
+  if (!first || !last) {
+    e.preventDefault();
+    return;
+  }
+  const active = document.activeElement;
+  if (e.shiftKey && (active === first || !container.contains(active))) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && (active === last || !container.contains(active))) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
+/**
+ * A modal confirmation on the native <dialog>: focus moves into it and stays there (Tab wraps
+ * around), Escape cancels, and focus returns to the opener on close.
  */
 export function ConfirmDialog({
   open,
@@ -44,6 +69,9 @@ export function ConfirmDialog({
       onCancel={(e) => {
         e.preventDefault();
         if (!busy) onCancel();
+      }}
+      onKeyDown={(e) => {
+        if (ref.current) trapTab(e, ref.current);
       }}
     >
       <h2 id="confirm-title">{title}</h2>

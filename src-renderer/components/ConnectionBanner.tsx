@@ -1,35 +1,27 @@
-import { useQuery } from '@tanstack/react-query';
-import type { JobListResponse } from '../../shared';
-import type { BenchdeskApiError } from '../../shared/client';
-import { useApi } from '../bridge';
-import { useHealth } from '../queries/health';
-import { adviceFor } from './States';
+import { formatClock } from '../lib/format';
+import { useConnection } from '../state/connection';
 
 /**
- * One banner for the whole app when the API is unreachable or refuses our token, so every page
- * does not repeat it. /healthz is public, so a 401 is detected with a one-row authenticated call.
+ * The app's one banner: shown in the top bar (whose height never changes, so nothing below moves)
+ * while the server cannot be heard. Live figures are frozen meanwhile; the live feed reconnects
+ * by itself and everything on screen is read again once it does.
  */
 export function ConnectionBanner() {
-  const api = useApi();
-  const health = useHealth();
-  const auth = useQuery<JobListResponse, BenchdeskApiError>({
-    queryKey: ['auth-probe'],
-    queryFn: ({ signal }) => api.listJobs({ limit: 1 }, { signal }),
-    enabled: health.isSuccess,
-    staleTime: 60_000,
-    retry: false,
-  });
-  const error = health.error ?? (auth.error && [401, 403, 404].includes(auth.error.status) ? auth.error : null);
-  if (!error) return null;
-  const { title, advice } = adviceFor(error);
+  const link = useConnection((s) => s.link);
+  const downSince = useConnection((s) => s.downSince);
+  const retryNow = useConnection((s) => s.retryNow);
+  if (link === 'up' || downSince === null) return <div className="topbar-status" aria-live="polite" />;
   return (
-    <div className="banner" role="alert" data-testid="connection-banner" data-code={error.code}>
-      <div className="banner-text">
-        <strong>{title}.</strong> {advice}
+    <div className="topbar-status" aria-live="polite">
+      <div className="banner" role="alert" data-testid="connection-banner" data-state="down">
+        <span className="banner-text">
+          <strong>The benchdesk server stopped answering</strong>
+          <span className="banner-detail"> at {formatClock(new Date(downSince).toISOString()).slice(0, 8)}. Figures are frozen; reconnecting…</span>
+        </span>
+        <button type="button" className="button button-small" onClick={retryNow} data-testid="connection-retry">
+          Retry now
+        </button>
       </div>
-      <button type="button" className="button" onClick={() => void (health.isError ? health.refetch() : auth.refetch())}>
-        Retry
-      </button>
     </div>
   );
 }

@@ -41,15 +41,7 @@ export function adviceFor(error: BenchdeskApiError): ErrorAdvice {
       }
       return { title: 'A backend did not answer', advice: 'Check that the backend URL is right and the server is running, then retry.' };
     case 'unauthorized':
-      return {
-        title: 'Not signed in to the API (401)',
-        advice: (
-          <>
-            This page needs the API token. Open the UI with <code>#token=…</code> from the <code>api-token</code> file in the data
-            directory, or copy it from Settings in the desktop app.
-          </>
-        ),
-      };
+      return { title: 'The API refused the token (401)', advice: 'Sign in again with a token this server accepts.' };
     case 'auth_not_configured':
       return { title: 'The API has no token configured', advice: 'Set SERVICE_API_TOKENS (or start the desktop app once to create a token), then restart the server.' };
     case 'auth_blocked':
@@ -87,19 +79,18 @@ export function isConnectionError(err: BenchdeskApiError): boolean {
 
 /**
  * An error with its meaning, what to do next, the technical detail, and a retry button. A
- * connection error (API down, 401) is one line here: the banner at the top says what to do.
+ * connection error (API down, token refused) is a quiet placeholder here: the one banner at the
+ * top (or the sign-in screen) says what happened and what to do.
  */
 export function ErrorState({ error, onRetry, testId }: { error: unknown; onRetry?: () => void; testId?: string }) {
   const err = error instanceof BenchdeskApiError ? error : toBenchdeskApiError(error);
   const { title, advice } = adviceFor(err);
   if (isConnectionError(err)) {
     return (
-      <div className="problem problem-compact" role="alert" data-testid={testId ?? 'error-state'} data-code={err.code}>
-        <p>
-          <strong>{title}</strong> <span className="muted">— nothing to show until the connection works (see above). HTTP {err.status || 'none'}</span>
-        </p>
+      <div className="waiting" data-testid={testId ?? 'error-state'} data-code={err.code} title={`${title} (HTTP ${err.status || 'none'})`}>
+        <span className="muted">Waiting for the benchdesk API…</span>
         {onRetry ? (
-          <button type="button" className="button" onClick={onRetry}>
+          <button type="button" className="button button-small" onClick={onRetry}>
             Retry
           </button>
         ) : null}

@@ -1,9 +1,10 @@
 import type { ReactNode } from 'react';
 import { formatCount } from '../lib/format';
+import { nextIndex } from './ToggleGroup';
 
 export type TabItem<V extends string> = { value: V; label: ReactNode; count?: number | null | undefined };
 
-/** Filter tabs with counts (All / Running / Failed …); arrow keys move between them. */
+/** Filter tabs with counts (All / Running / Failed …); arrow keys, Home and End move between them. */
 export function FilterTabs<V extends string>({
   items,
   value,
@@ -37,11 +38,15 @@ export function FilterTabs<V extends string>({
           data-tab={item.value}
           onClick={() => onChange(item.value)}
           onKeyDown={(e) => {
-            if (e.key === 'ArrowRight') move(i, 1);
-            else if (e.key === 'ArrowLeft') move(i, -1);
+            const next = nextIndex(e.key, i, items.length);
+            if (next === null) return;
+            e.preventDefault();
+            move(i, next - i);
           }}
         >
-          {item.label}
+          <span className="tab-label" data-text={typeof item.label === 'string' ? item.label : undefined}>
+            {item.label}
+          </span>
           {item.count === undefined ? null : <span className="tab-count num">{item.count === null ? '…' : formatCount(item.count)}</span>}
         </button>
       ))}

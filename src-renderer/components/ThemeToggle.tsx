@@ -1,32 +1,16 @@
 import { useResolvedTheme } from '../state/theme';
 import { useUiStore, type ThemePreference } from '../state/ui-store';
+import { ToggleGroup } from './ToggleGroup';
 
-const OPTIONS: { value: ThemePreference; label: string }[] = [
-  { value: 'system', label: 'System' },
-  { value: 'light', label: 'Light' },
-  { value: 'dark', label: 'Dark' },
-];
-
-/** System / Light / Dark; the choice is kept in localStorage. */
-export function ThemeToggle() {
+/** System / Light / Dark; the choice is kept in localStorage. Arrow keys move the choice. */
+export function ThemeToggle({ testIdPrefix = 'theme' }: { testIdPrefix?: string }) {
   const theme = useUiStore((s) => s.theme);
   const setTheme = useUiStore((s) => s.setTheme);
   const resolved = useResolvedTheme();
-  return (
-    <div className="segmented" role="radiogroup" aria-label="Theme">
-      {OPTIONS.map((o) => (
-        <button
-          key={o.value}
-          type="button"
-          role="radio"
-          aria-checked={theme === o.value}
-          className="segmented-item"
-          onClick={() => setTheme(o.value)}
-          data-testid={`theme-${o.value}`}
-        >
-          {o.value === 'system' && theme === 'system' ? `System (${resolved})` : o.label}
-        </button>
-      ))}
-    </div>
-  );
+  const options: { value: ThemePreference; label: string; testId: string }[] = [
+    { value: 'system', label: theme === 'system' ? `System (${resolved})` : 'System', testId: `${testIdPrefix}-system` },
+    { value: 'light', label: 'Light', testId: `${testIdPrefix}-light` },
+    { value: 'dark', label: 'Dark', testId: `${testIdPrefix}-dark` },
+  ];
+  return <ToggleGroup options={options} value={theme} onChange={setTheme} label="Theme" />;
 }

@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import { useConnection } from '../state/connection';
 
 /**
  * One shared clock for relative times and live running costs: every subscriber re-renders on the
@@ -27,7 +28,13 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
-/** Milliseconds since the epoch, updated every second while anything is mounted that reads it. */
+/**
+ * Milliseconds since the epoch, updated every second while anything is mounted that reads it.
+ * While the server cannot be heard it stays at the moment the link went down: running costs and
+ * elapsed times freeze instead of counting on figures nobody is confirming.
+ */
 export function useNow(): number {
-  return useSyncExternalStore(subscribe, () => now);
+  const frozenAt = useConnection((s) => s.downSince);
+  const ticking = useSyncExternalStore(subscribe, () => now);
+  return frozenAt ?? ticking;
 }

@@ -1,40 +1,56 @@
 /**
- * Formatting for every number the app shows: money in dollars, durations, sizes, relative times.
- * One place, so a page never prints a bare number without its unit.
+ * Formatting for every number the app shows: money, durations, sizes, counts, relative times.
+ * One place, so every page writes a figure the same way and never without its unit:
+ *
+ * - money: `$` with thousands separators; two decimals from $1 up ($1,234.50), two significant
+ *   digits under $1 ($0.18, $0.0031); rates add `/h` ($0.18/h);
+ * - memory and disk: always GB ("0.8 GB", "7.5 GB", "24 GB");
+ * - GPUs: "1× RTX 3090";
+ * - counts with a unit: the plural only when it is not 1 ("1 tool call", "3 tool calls").
  */
 
-const usd2 = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const usd4 = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
-const usd0 = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 });
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const dec1 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+const usd2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 export const DASH = '—';
 
-/** Dollars with the precision that matters: $0.0042, $1.23, $1,234. */
+function missing(n: number | null | undefined): n is null | undefined {
+  return n === null || n === undefined || !Number.isFinite(n);
+}
+
+/** The smallest amount written as a figure; anything above 0 and below it reads "<$0.0001". */
+const SMALLEST_USD = 0.0001;
+
+/** Dollars: $1,234.50, $12.35, $0.18, $0.0031, <$0.0001. */
 export function formatUsd(usd: number | null | undefined): string {
-  if (usd === null || usd === undefined || !Number.isFinite(usd)) return DASH;
+  if (missing(usd)) return DASH;
   const abs = Math.abs(usd);
-  if (abs === 0) return usd2.format(0);
+  const sign = usd < 0 ? '-' : '';
+  if (abs === 0) return '$0.00';
   // A machine's first seconds: say it is under a hundredth of a cent rather than "$0.00".
-  if (abs < 0.0001) return usd < 0 ? '-<$0.0001' : '<$0.0001';
-  if (abs < 1) return usd4.format(usd);
-  if (abs >= 1000) return usd0.format(usd);
-  return usd2.format(usd);
+  if (abs < SMALLEST_USD) return `${sign}<$0.0001`;
+  if (abs >= 0.995) return `${sign}$${usd2.format(abs)}`;
+  // Two significant digits, at least two decimals: 0.18, 0.05, 0.0031.
+  const decimals = Math.max(2, 1 - Math.floor(Math.log10(abs)));
+  let text = abs.toFixed(decimals);
+  // 0.050 → 0.05: zeros past the second decimal say nothing.
+  while (text.length > 4 && text.endsWith('0') && text.indexOf('.') < text.length - 3) text = text.slice(0, -1);
+  return `${sign}$${text}`;
 }
 
 /** A rate in dollars per hour: "$0.35/h". */
 export function formatDph(dph: number | null | undefined): string {
-  if (dph === null || dph === undefined || !Number.isFinite(dph)) return DASH;
+  if (missing(dph)) return DASH;
   return `${formatUsd(dph)}/h`;
 }
 
-/** 850 ms, 12.3 s, 4 min 05 s, 2 h 03 min. */
+/** 850 ms, 12.3 s, 4 min 05 s, 2 h 03 min, 3 d 4 h. */
 export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return DASH;
+  if (missing(ms) || ms < 0) return DASH;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const s = ms / 1000;
-  if (s < 60) return `${dec1.format(s)} s`;
+  if (s < 59.95) return `${dec1.format(s)} s`;
   const totalS = Math.round(s);
   const m = Math.floor(totalS / 60);
   if (m < 60) return `${m} min ${String(totalS % 60).padStart(2, '0')} s`;
@@ -51,7 +67,7 @@ export function formatHours(hours: number): string {
 
 const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
-/** "just now", "12 s ago", "5 min ago", "3 h ago", "yesterday", "4 days ago" (and the future tense). */
+/** "just now", "30 seconds ago", "5 minutes ago", "3 hours ago", "yesterday", "4 days ago" (and the future tense). */
 export function formatRelative(iso: string | null | undefined, now: number = Date.now()): string {
   if (!iso) return DASH;
   const t = Date.parse(iso);
@@ -86,33 +102,56 @@ export function formatClock(iso: string): string {
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
 }
 
-/** Memory given in MB (the marketplace's and the catalog's unit): "24 GB", "800 MB". */
-export function formatMb(mb: number | null | undefined): string {
-  if (mb === null || mb === undefined || !Number.isFinite(mb)) return DASH;
-  if (mb < 1024) return `${int.format(mb)} MB`;
-  return `${dec1.format(mb / 1024)} GB`;
+/** Gigabytes: one decimal under 10 GB ("0.8 GB", "7.5 GB"), whole ones above ("24 GB", "1,024 GB"). */
+export function formatGb(gb: number | null | undefined): string {
+  if (missing(gb)) return DASH;
+  return gb < 9.95 ? `${dec1.format(gb)} GB` : `${int.format(gb)} GB`;
 }
 
-/** Bytes: "3.8 GB". */
+/** Memory given in MB (the marketplace's and the catalog's unit), in GB: "24 GB", "0.8 GB". */
+export function formatMb(mb: number | null | undefined): string {
+  if (missing(mb)) return DASH;
+  return formatGb(mb / 1024);
+}
+
+/** Bytes, in GB: "3.8 GB". */
 export function formatBytes(bytes: number | null | undefined): string {
-  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return DASH;
-  return formatMb(bytes / (1024 * 1024));
+  if (missing(bytes)) return DASH;
+  return formatGb(bytes / 1024 ** 3);
 }
 
 /** A fraction 0..1 as a percentage: "99.5 %". */
 export function formatPercent(fraction: number | null | undefined): string {
-  if (fraction === null || fraction === undefined || !Number.isFinite(fraction)) return DASH;
+  if (missing(fraction)) return DASH;
   return `${dec1.format(fraction * 100)} %`;
 }
 
-export function formatCount(n: number | null | undefined, unit?: string): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return DASH;
-  return unit ? `${int.format(n)} ${unit}` : int.format(n);
+/** The plural of a unit ("tool call" → "tool calls", "match" → "matches", "entry" → "entries"). */
+function pluralOf(unit: string): string {
+  if (/(s|x|z|ch|sh)$/.test(unit)) return `${unit}es`;
+  if (/[^aeiou]y$/.test(unit)) return `${unit.slice(0, -1)}ies`;
+  return `${unit}s`;
+}
+
+/**
+ * A count with thousands separators and, when given, its unit in the right number: "1 tool call",
+ * "2,300 jobs". `plural` names an irregular plural.
+ */
+export function formatCount(n: number | null | undefined, unit?: string, plural?: string): string {
+  if (missing(n)) return DASH;
+  if (!unit) return int.format(n);
+  return `${int.format(n)} ${n === 1 ? unit : (plural ?? pluralOf(unit))}`;
+}
+
+/** GPUs of a machine: "1× RTX 3090", "8× H200"; the name alone when the count is unknown. */
+export function formatGpus(count: number | null | undefined, name: string | null | undefined): string {
+  const gpu = name?.trim() || 'GPU';
+  return missing(count) ? gpu : `${int.format(count)}× ${gpu}`;
 }
 
 /** Tokens per second: "42.1 tok/s". */
 export function formatRate(tps: number | null | undefined): string {
-  if (tps === null || tps === undefined || !Number.isFinite(tps)) return DASH;
+  if (missing(tps)) return DASH;
   return `${dec1.format(tps)} tok/s`;
 }
 
@@ -123,4 +162,11 @@ export function elapsedMs(startIso: string | null | undefined, endIso?: string |
   const end = endIso ? Date.parse(endIso) : now;
   if (Number.isNaN(start) || Number.isNaN(end)) return null;
   return Math.max(0, end - start);
+}
+
+/** The first line of a message, cut to `max` characters ("…" when cut). */
+export function firstLine(text: string | null | undefined, max = 160): string {
+  if (!text) return '';
+  const line = text.split(/\r?\n/, 1)[0]?.trim() ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

@@ -1,29 +1,7 @@
-import { isTerminal, type JobRecord } from '../../shared';
-import { elapsedMs } from './format';
+import { jobCost, type JobCost, type JobRecord } from '../../shared';
 
-/** What a job has cost: a final figure, a machine still billing, or nothing rented. */
-export type JobCost =
-  | { type: 'final'; usd: number; dph: number | null }
-  | { type: 'running'; dph: number; since: string }
-  | null;
-
-export function jobCost(job: JobRecord): JobCost {
-  if (job.kind === 'benchmark' && job.result) {
-    return job.result.cost.dph_total > 0 || job.result.cost.cost_usd > 0 ? { type: 'final', usd: job.result.cost.cost_usd, dph: job.result.cost.dph_total } : null;
-  }
-  if (job.kind === 'llm-instance' && job.result?.mode === 'marketplace' && job.result.instance_running) {
-    // A kept machine bills until someone releases it.
-    return { type: 'running', dph: job.result.dph_total, since: job.result.rented_at };
-  }
-  const r = job.resources;
-  if (r?.dph_total && r.rented_at) {
-    if (!isTerminal(job.status) && !r.marketplace_instance_released) return { type: 'running', dph: r.dph_total, since: r.rented_at };
-    const end = job.finished_at ?? job.updated_at;
-    const ms = elapsedMs(r.rented_at, end) ?? 0;
-    return { type: 'final', usd: (r.dph_total * ms) / 3_600_000, dph: r.dph_total };
-  }
-  return null;
-}
+/** What a job has cost: a final figure, a machine still billing, or nothing rented (shared with the store's sort by cost). */
+export { jobCost, type JobCost };
 
 /** The model a job runs (llm-instance may have none on an existing backend). */
 export function jobModel(job: JobRecord): string | null {

@@ -1,4 +1,5 @@
-import { QueryClient } from '@tanstack/react-query';
+import { QueryCache, QueryClient } from '@tanstack/react-query';
+import { useSession } from '../bridge/session';
 import { BenchdeskApiError } from '../../shared/client';
 
 /** A 4xx is an answer (bad input, unknown job, no access): retrying it only delays the message. */
@@ -9,6 +10,13 @@ function shouldRetry(failureCount: number, error: unknown): boolean {
 
 export function createQueryClient(): QueryClient {
   return new QueryClient({
+    // A 401 anywhere means the token stopped working (rotated elsewhere): the shell checks it again
+    // and shows the sign-in screen instead of an error on every panel.
+    queryCache: new QueryCache({
+      onError: (error, query) => {
+        if (query.queryKey[0] !== 'auth-probe' && error instanceof BenchdeskApiError && error.problem.status === 401) useSession.getState().refused();
+      },
+    }),
     defaultOptions: {
       queries: {
         retry: shouldRetry,

@@ -10,6 +10,8 @@ export function useHealth() {
   return useQuery<Health, BenchdeskApiError>({
     queryKey: healthKey,
     queryFn: ({ signal }) => api.getHealth({}, { signal }),
-    refetchInterval: 15_000,
+    // Every few seconds while the API does not answer (the screen says it connects by itself), else now and then.
+    refetchInterval: (query) => (query.state.status === 'error' ? 3_000 : 15_000),
+    retry: false,
   });
 }

@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { CancelJobResponse, CreateJobInput, JobAccepted, JobCounts, JobKind, JobListResponse, JobRecord } from '../../shared';
 import type { BenchdeskApiError } from '../../shared/client';
 import { useApi } from '../bridge';
@@ -7,7 +7,7 @@ import { queryKeys, type JobFilters } from './keys';
 /** Rows per page of the Jobs list: one screenful and a bit, so scrolling rarely waits. */
 export const JOBS_PAGE_SIZE = 100;
 
-/** All jobs matching the filters, newest first, a cursor page at a time. Live updates come from the feed. */
+/** All jobs matching the filters (search and sort run on the server, over every job), a cursor page at a time. Live updates come from the feed. */
 export function useJobList(filters: JobFilters) {
   const api = useApi();
   return useInfiniteQuery<JobListResponse, BenchdeskApiError, { pages: JobListResponse[] }, ReturnType<typeof queryKeys.jobs>, string | undefined>({
@@ -18,6 +18,8 @@ export function useJobList(filters: JobFilters) {
           limit: JOBS_PAGE_SIZE,
           ...(filters.status ? { status: filters.status } : {}),
           ...(filters.kind ? { kind: filters.kind } : {}),
+          ...(filters.q?.trim() ? { q: filters.q.trim() } : {}),
+          ...(filters.sort && filters.sort !== '-created' ? { sort: filters.sort } : {}),
           ...(pageParam ? { cursor: pageParam } : {}),
         },
         { signal },
@@ -29,12 +31,15 @@ export function useJobList(filters: JobFilters) {
   });
 }
 
-export function useJobCounts(kind: JobKind | undefined) {
+export function useJobCounts(kind: JobKind | undefined, q?: string) {
   const api = useApi();
+  const search = q?.trim();
   return useQuery<JobCounts, BenchdeskApiError>({
-    queryKey: queryKeys.jobCounts(kind),
-    queryFn: ({ signal }) => api.getJobCounts(kind ? { kind } : {}, { signal }),
+    queryKey: queryKeys.jobCounts(kind, search),
+    queryFn: ({ signal }) => api.getJobCounts({ ...(kind ? { kind } : {}), ...(search ? { q: search } : {}) }, { signal }),
     staleTime: 60_000,
+    // Typing a search: keep the previous counts on screen until the new ones arrive (no flicker to "…").
+    placeholderData: keepPreviousData,
   });
 }
 

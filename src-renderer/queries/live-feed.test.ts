@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { JobListResponse, JobRecord } from '../../shared';
 import { agentJob, ev } from '../test-helpers';
 import { queryKeys } from './keys';
-import { createFeedApplier, feedAction } from './live-feed';
+import { clientError } from '../../shared/client';
+import { createFeedApplier, feedAction, followFeed } from './live-feed';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -54,5 +55,81 @@ describe('createFeedApplier', () => {
     vi.advanceTimersByTime(300);
     expect(listCalls()).toBe(2);
     applier.dispose();
+  });
+});
+
+describe('followFeed: whether the server can be heard', () => {
+  type Options = { signal?: AbortSignal; onConnection?: (s: 'open' | 'lost') => void };
+  /** A feed whose connections run `scripts` in turn (each may open, yield, lose, throw). */
+  function fakeFeed(scripts: ((o: Options) => AsyncGenerator<ReturnType<typeof ev>>)[]) {
+    const afters: (number | undefined)[] = [];
+    let n = 0;
+    return {
+      afters,
+      api: {
+        streamEvents: (input: { after?: unknown } | undefined, o: Options = {}) => {
+          afters.push(input?.after as number | undefined);
+          const script = scripts[n++];
+          if (!script) throw new Error('no more connections expected');
+          return script(o);
+        },
+      },
+    };
+  }
+
+  it('goes down when a connection is lost, up again when one opens, asks for a refresh once recovered, and resumes after the last seq', async () => {
+    const controller = new AbortController();
+    const log: string[] = [];
+    const feed = fakeFeed([
+      // The first connection cannot be made (server not started): down, retried.
+      // eslint-disable-next-line require-yield
+      async function* () {
+        throw clientError(503, 'upstream_unreachable', 'cannot reach the benchdesk API');
+      },
+      async function* (o) {
+        o.onConnection?.('open');
+        yield ev(1, 'job.queued');
+        o.onConnection?.('lost'); // the server stopped; the client reconnects by itself
+        o.onConnection?.('open');
+        yield ev(2, 'job.running');
+        controller.abort();
+      },
+    ]);
+    await followFeed(
+      feed.api,
+      { apply: (e) => log.push(`event ${e.seq}`), link: (s) => log.push(s), recovered: () => log.push('recovered'), refused: () => log.push('refused') },
+      controller.signal,
+      {},
+      1,
+    );
+    expect(log).toEqual(['down', 'up', 'recovered', 'event 1', 'down', 'up', 'recovered', 'event 2']);
+    expect(feed.afters).toEqual([undefined, undefined]);
+  });
+
+  it('a refused token is not a lost server', async () => {
+    const controller = new AbortController();
+    const log: string[] = [];
+    const feed = fakeFeed([
+      // eslint-disable-next-line require-yield
+      async function* () {
+        controller.abort();
+        throw clientError(401, 'unauthorized', 'invalid tenant/token combination');
+      },
+    ]);
+    await followFeed(feed.api, { apply: () => undefined, link: (s) => log.push(s), recovered: () => log.push('recovered'), refused: () => log.push('refused') }, controller.signal, {}, 1);
+    expect(log).toEqual([]);
+    const again = new AbortController();
+    const feed2 = fakeFeed([
+      // eslint-disable-next-line require-yield
+      async function* () {
+        throw clientError(401, 'unauthorized', 'invalid tenant/token combination');
+      },
+      // eslint-disable-next-line require-yield
+      async function* () {
+        again.abort();
+      },
+    ]);
+    await followFeed(feed2.api, { apply: () => undefined, link: (s) => log.push(s), recovered: () => log.push('recovered'), refused: () => log.push('refused') }, again.signal, {}, 1);
+    expect(log).toEqual(['refused']);
   });
 });

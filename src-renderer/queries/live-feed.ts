@@ -1,7 +1,10 @@
 import { useQueryClient, type InfiniteData, type QueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { JobStatusSchema, type JobEvent, type JobListResponse, type JobRecord, type JobStatus } from '../../shared';
-import { useApi } from '../bridge';
+import { useApi, type RendererApi } from '../bridge';
+import { useSession } from '../bridge/session';
+import { useConnection } from '../state/connection';
+import { toBenchdeskApiError } from '../../shared/client';
 import { queryKeys } from './keys';
 
 
@@ -57,39 +60,98 @@ export function createFeedApplier(qc: QueryClient, coalesceMs = 250): { apply(ev
   };
 }
 
+/** Pause before reopening the feed after its first connection failed (later drops reconnect inside the client). */
 const RETRY_MS = 3000;
+
+export type FeedSink = {
+  apply(event: JobEvent): void;
+  /** The server can be heard (a connection opened) or not (it broke, went silent, or cannot be reached). */
+  link(state: 'up' | 'down'): void;
+  /** Heard again after a time down: whatever changed meanwhile must be read again. */
+  recovered(): void;
+  /** The server refused the token (401). */
+  refused(): void;
+};
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+}
+
+/**
+ * Follows the tenant's feed until `signal` aborts, resuming after the last seq seen. Over HTTP the
+ * client reports each connection opening and breaking (the server's one-second heartbeat makes a
+ * silent server count as broken after 2.5 s): that is the app's signal that the server is there.
+ */
+export async function followFeed(api: Pick<RendererApi, 'streamEvents'>, sink: FeedSink, signal: AbortSignal, start: { after?: number | undefined } = {}, retryMs = RETRY_MS): Promise<void> {
+  let after = start.after;
+  let wasDown = false;
+  const down = () => {
+    wasDown = true;
+    sink.link('down');
+  };
+  const onConnection = (state: 'open' | 'lost') => {
+    if (state === 'lost') return down();
+    sink.link('up');
+    if (wasDown) {
+      wasDown = false;
+      sink.recovered();
+    }
+  };
+  while (!signal.aborted) {
+    try {
+      for await (const event of api.streamEvents(after === undefined ? {} : { after }, { signal, onConnection })) {
+        after = event.seq;
+        start.after = after;
+        sink.apply(event);
+      }
+    } catch (err) {
+      if (signal.aborted) break;
+      const problem = toBenchdeskApiError(err);
+      if (problem.status === 401) sink.refused();
+      else down();
+    }
+    if (signal.aborted) break;
+    await pause(retryMs, signal);
+  }
+}
 
 /**
  * The app's one subscriber to the tenant's live event feed (push over IPC, SSE in browser mode).
- * Mounted once in the shell; reconnects after a drop from the last seq it saw. No polling.
+ * Mounted once in the signed-in shell; reconnects after a drop from the last seq it saw. No polling.
+ * Over HTTP it also keeps the connection state the banner and the frozen figures read.
  */
 export function useLiveFeed(): void {
   const api = useApi();
   const qc = useQueryClient();
+  const retryNonce = useConnection((s) => s.retryNonce);
+  const position = useRef<{ after?: number | undefined }>({});
   useEffect(() => {
     const controller = new AbortController();
     const applier = createFeedApplier(qc);
-    let after: number | undefined;
-    void (async () => {
-      while (!controller.signal.aborted) {
-        try {
-          for await (const event of api.streamEvents(after === undefined ? {} : { after }, { signal: controller.signal })) {
-            after = event.seq;
-            applier.apply(event);
-          }
-        } catch {
-          // Unreachable API or 401: the shell's connection banner says so; try again quietly.
-        }
-        if (controller.signal.aborted) break;
-        // Whatever changed while we were away: refetch what is on screen.
-        await new Promise((r) => setTimeout(r, RETRY_MS));
-        void qc.invalidateQueries({ queryKey: queryKeys.jobsAll });
-        void qc.invalidateQueries({ queryKey: queryKeys.jobCountsAll });
-      }
-    })();
+    const http = api.transport === 'http';
+    void followFeed(
+      api,
+      {
+        apply: (event) => applier.apply(event),
+        link: (state) => {
+          if (http) useConnection.getState().setLink(state);
+        },
+        // Everything on screen may be stale: read it again (the costs resume ticking with it).
+        recovered: () => void qc.invalidateQueries(),
+        refused: () => useSession.getState().refused(),
+      },
+      controller.signal,
+      position.current,
+    );
     return () => {
       controller.abort();
       applier.dispose();
     };
-  }, [api, qc]);
+  }, [api, qc, retryNonce]);
 }

@@ -14,7 +14,36 @@ const ModelsPage = lazy(() => import('../pages/models/ModelsPage').then((m) => (
 const ComparePage = lazy(() => import('../pages/compare/ComparePage').then((m) => ({ default: m.ComparePage })));
 const SettingsPage = lazy(() => import('../pages/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
 
-/** Moves focus to the new page's heading after navigation, so keyboard and screen-reader users land on it. */
+/**
+ * Moves focus to the new page's heading after navigation, so keyboard and screen-reader users land
+ * on it. A page may still be loading (its chunk or its data): focus goes to its heading when it
+ * appears, unless the user moved focus meanwhile.
+ */
+export function focusHeadingWhenShown(root: ParentNode & Node, timeoutMs = 5_000): () => void {
+  const start = document.activeElement;
+  const tryFocus = (): boolean => {
+    // The page being left can still be in the document, hidden, while the new one loads (Suspense
+    // keeps it until the new one is ready): only a heading on screen counts.
+    const heading = [...root.querySelectorAll<HTMLElement>('#page-title')].find((h) => h.getClientRects().length > 0);
+    if (!heading) return false;
+    // The user clicked or tabbed somewhere in the meantime: leave their focus alone.
+    if (document.activeElement !== start && document.activeElement !== document.body) return true;
+    heading.focus({ preventScroll: true });
+    return document.activeElement === heading;
+  };
+  if (tryFocus()) return () => undefined;
+  const observer = new MutationObserver(() => {
+    if (tryFocus()) stop();
+  });
+  const timer = setTimeout(() => stop(), timeoutMs);
+  function stop() {
+    observer.disconnect();
+    clearTimeout(timer);
+  }
+  observer.observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: ['style', 'hidden'] });
+  return stop;
+}
+
 function FocusOnNavigate() {
   const [location] = useLocation();
   const first = useRef(true);
@@ -23,8 +52,8 @@ function FocusOnNavigate() {
       first.current = false;
       return;
     }
-    const t = setTimeout(() => document.getElementById('page-title')?.focus({ preventScroll: true }), 50);
-    return () => clearTimeout(t);
+    const main = document.getElementById('main');
+    return main ? focusHeadingWhenShown(main) : undefined;
   }, [location]);
   return null;
 }

@@ -126,12 +126,10 @@ describe('builtin agent against fake Kubernetes + fake Ollama', () => {
     ollama.setKnobs({ firstByteDelayMs: 5000 });
     try {
       const registry = createAgentRegistry({ selfCommand, timeoutMs: 300 });
-      const started = Date.now();
       await expect(registry.resolveAgent('builtin').ask(params())).rejects.toMatchObject({
         code: 'timeout',
         message: "agent 'builtin' did not finish within 300 ms",
       });
-      expect(Date.now() - started).toBeLessThan(3000);
     } finally {
       ollama.setKnobs({ firstByteDelayMs: 0 });
     }
@@ -145,9 +143,7 @@ describe('builtin agent against fake Kubernetes + fake Ollama', () => {
       const events: AgentEvent[] = [];
       const p = registry.resolveAgent('builtin').ask(params(), { signal: controller.signal, onEvent: (e) => events.push(e) });
       setTimeout(() => controller.abort(), 200);
-      const started = Date.now();
       await expect(p).rejects.toMatchObject({ code: 'cancelled' });
-      expect(Date.now() - started).toBeLessThan(3000);
       expect(events.at(-1)).toMatchObject({ event: 'agent.ask', status: 'error', error_type: 'cancelled' });
     } finally {
       ollama.setKnobs({ firstByteDelayMs: 0 });

@@ -36,7 +36,8 @@ const params = (over: Partial<DriverAskParams> = {}): DriverAskParams => ({
   backend_url: 'http://127.0.0.1:11434/',
   ...over,
 });
-const fakeEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ ...process.env, PATH: pathWithFakeAgents(), ...extra });
+// The fakes' knobs reach them only because BENCHDESK_AGENT_ENV lists them (agent programs get an allow-listed environment).
+const fakeEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ ...process.env, PATH: pathWithFakeAgents(), BENCHDESK_AGENT_ENV: 'FAKE_HOLMES_*,FAKE_K8SGPT_*', ...extra });
 
 async function failure(p: Promise<unknown>): Promise<AgentError> {
   const err = await p.then(
@@ -179,12 +180,12 @@ describe('holmes and k8sgpt through the registry (real `driver <name>` child pro
     expect(k8sgpt.metadata).toMatchObject({ agent: 'k8sgpt', problems: 2 });
   });
 
-  it('not installed → the driver answers status:error naming what to install', async () => {
+  it('not installed → the driver answers status:error with code not_installed, naming what to install', async () => {
     const registry = createAgentRegistry({ selfCommand, env: { ...process.env, PATH: pathWithoutAgents() } });
     await expect(registry.resolveAgent('holmes').ask(params())).rejects.toMatchObject({
-      code: 'driver_error',
+      code: 'not_installed',
       message: "driver 'holmes' reported an error: holmes is not installed or not on PATH; install HolmesGPT with `pipx install holmesgpt` (it also needs kubectl on PATH)",
     });
-    await expect(registry.resolveAgent('k8sgpt').ask(params())).rejects.toThrow(/driver 'k8sgpt' reported an error: k8sgpt is not installed/);
+    await expect(registry.resolveAgent('k8sgpt').ask(params())).rejects.toMatchObject({ code: 'not_installed', message: expect.stringMatching(/driver 'k8sgpt' reported an error: k8sgpt is not installed/) });
   });
 });

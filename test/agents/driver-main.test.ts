@@ -81,7 +81,8 @@ describe('driver process loop (real child process)', () => {
     const req = { action: 'ask', params: { question: 'q', model: 'm', kubeconfig: '/nonexistent/kc', backend_url: 'http://127.0.0.1:9' }, id: 'k1' };
     const { code, stdout } = await runChild('builtin', `${JSON.stringify(req)}\n`);
     expect(code).toBe(0);
-    expect(lines(stdout)[0]).toEqual({ status: 'error', error: 'kubeconfig not found: /nonexistent/kc', id: 'k1' });
+    // The kind travels in `code`: this agent ran and failed (not "not installed", "timed out" or "bad output").
+    expect(lines(stdout)[0]).toEqual({ status: 'error', error: 'kubeconfig not found: /nonexistent/kc', code: 'failed', id: 'k1' });
   });
 });
 

@@ -26,7 +26,8 @@ const params = () => ({
   kubeconfig: k8s.kubeconfigPath,
   backend_url: 'http://127.0.0.1:11434/',
 });
-const fakeEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ ...process.env, PATH: pathWithFakeAgents(), ...extra });
+// The fakes' knobs reach them only because BENCHDESK_AGENT_ENV lists them (agent programs get an allow-listed environment).
+const fakeEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ ...process.env, PATH: pathWithFakeAgents(), BENCHDESK_AGENT_ENV: 'FAKE_HOLMES_*,FAKE_K8SGPT_*', ...extra });
 
 describe('bundled drivers in-process (the desktop app)', () => {
   it('holmes and k8sgpt answer without a driver child process; their stderr is surfaced', async () => {

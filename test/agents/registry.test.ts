@@ -62,7 +62,7 @@ describe('agent registry', () => {
   it('a user driver registered by BENCHDESK_DRIVER_MYAGENT works end to end', async () => {
     const registry = createAgentRegistry({
       selfCommand: SELF,
-      env: { ...process.env, BENCHDESK_DRIVER_MYAGENT: `"${process.execPath}" ${DRIVER}`, FAKE_DRIVER_MODE: 'ok' },
+      env: { ...process.env, BENCHDESK_DRIVER_MYAGENT: `"${process.execPath}" ${DRIVER}`, BENCHDESK_AGENT_ENV: 'FAKE_DRIVER_*', FAKE_DRIVER_MODE: 'ok' },
     });
     const agent = registry.resolveAgent('myagent');
     expect(agent.transport).toBe('stdio');
@@ -86,7 +86,7 @@ describe('agent registry', () => {
     const env = { ...process.env, BENCHDESK_DRIVER_MYAGENT: `"${process.execPath}" ${DRIVER}` };
     const events: AgentEvent[] = [];
     const stderr: string[] = [];
-    const ok = await createAgentRegistry({ selfCommand: SELF, env: { ...env, FAKE_DRIVER_MODE: 'events' } })
+    const ok = await createAgentRegistry({ selfCommand: SELF, env: { ...env, BENCHDESK_AGENT_ENV: 'FAKE_DRIVER_*', FAKE_DRIVER_MODE: 'events' } })
       .resolveAgent('myagent')
       .ask(ask(), { onEvent: (e) => events.push(e), onStderr: (l) => stderr.push(l) });
     expect(ok.answer).toBe('with events');
@@ -94,7 +94,7 @@ describe('agent registry', () => {
     expect(events[1]).toMatchObject({ status: 'ok', duration_ms: 5, labels: { tool: 'x' }, message: null });
     expect(stderr).toEqual(['@benchdesk-event not json']);
 
-    const err = await createAgentRegistry({ selfCommand: SELF, env: { ...env, FAKE_DRIVER_MODE: 'bad-result' } })
+    const err = await createAgentRegistry({ selfCommand: SELF, env: { ...env, BENCHDESK_AGENT_ENV: 'FAKE_DRIVER_*', FAKE_DRIVER_MODE: 'bad-result' } })
       .resolveAgent('myagent')
       .ask(ask())
       .catch((e: unknown) => e);
@@ -106,7 +106,7 @@ describe('agent registry', () => {
     const events: AgentEvent[] = [];
     const registry = createAgentRegistry({
       selfCommand: SELF,
-      env: { ...process.env, BENCHDESK_DRIVER_MYAGENT: `"${process.execPath}" ${DRIVER}`, FAKE_DRIVER_MODE: 'error' },
+      env: { ...process.env, BENCHDESK_DRIVER_MYAGENT: `"${process.execPath}" ${DRIVER}`, BENCHDESK_AGENT_ENV: 'FAKE_DRIVER_*', FAKE_DRIVER_MODE: 'error' },
     });
     await expect(registry.resolveAgent('myagent').ask(ask(), { onEvent: (e) => events.push(e) })).rejects.toThrow(
       "driver 'myagent' reported an error: model llama9 is not available",
@@ -117,7 +117,7 @@ describe('agent registry', () => {
   it('resolves the default kubeconfig from KUBECONFIG and validates params', async () => {
     const registry = createAgentRegistry({
       selfCommand: SELF,
-      env: { ...process.env, KUBECONFIG: `${k8s.kubeconfigPath}:/other`, BENCHDESK_DRIVER_MYAGENT: `"${process.execPath}" ${DRIVER}`, FAKE_DRIVER_MODE: 'ok' },
+      env: { ...process.env, KUBECONFIG: `${k8s.kubeconfigPath}:/other`, BENCHDESK_DRIVER_MYAGENT: `"${process.execPath}" ${DRIVER}`, BENCHDESK_AGENT_ENV: 'FAKE_DRIVER_*', FAKE_DRIVER_MODE: 'ok' },
     });
     const result = await registry.resolveAgent('myagent').ask({ question: 'q', model: 'm', backend_url: 'http://x' });
     expect(result.metadata.seen_kubeconfig).toBe(k8s.kubeconfigPath);
@@ -131,7 +131,7 @@ describe('agent registry', () => {
   it('info of a user driver and of builtin', async () => {
     const registry = createAgentRegistry({
       selfCommand: SELF,
-      env: { ...process.env, BENCHDESK_DRIVER_MYAGENT: `"${process.execPath}" ${DRIVER}`, FAKE_DRIVER_MODE: 'info' },
+      env: { ...process.env, BENCHDESK_DRIVER_MYAGENT: `"${process.execPath}" ${DRIVER}`, BENCHDESK_AGENT_ENV: 'FAKE_DRIVER_*', FAKE_DRIVER_MODE: 'info' },
     });
     expect(await registry.resolveAgent('myagent').info()).toEqual({ name: 'fake', version: '9', actions: ['ask', 'info'] });
     expect(await registry.resolveAgent('builtin').info()).toEqual({ name: 'builtin', version: '1', actions: ['ask', 'info'] });

@@ -112,6 +112,15 @@ describe('StdioDriverTransport', () => {
     expect(err.message).toBe("driver 'fake' reported an error: model llama9 is not available");
   });
 
+  it('the kind in an error line (`code`) is kept: not_installed, timeout, bad_output; failed or unknown is a driver error', async () => {
+    const codes: Record<string, string> = { not_installed: 'not_installed', timeout: 'timeout', bad_output: 'invalid_response', failed: 'driver_error', 'from-the-future': 'driver_error' };
+    for (const [wire, code] of Object.entries(codes)) {
+      const err = await failure(transport('error-with-code', { env: { FAKE_DRIVER_ERROR_CODE: wire } }).call('ask', {}));
+      expect(err.code, wire).toBe(code);
+      expect(err.message).toBe("driver 'fake' reported an error: something went wrong");
+    }
+  });
+
   it('an answer followed by a failing exit is not trusted', async () => {
     const err = await failure(transport('ok-then-exit1').call('ask', {}));
     expect(err.code).toBe('exit_nonzero');
@@ -119,28 +128,22 @@ describe('StdioDriverTransport', () => {
   });
 
   it('a driver that answers but does not exit is stopped after a grace and its answer kept', async () => {
-    const started = Date.now();
     const result = await transport('ok-linger', { exitGraceMs: 300, killGraceMs: 300 }).call('ask', {});
     expect(result).toEqual({ answer: 'answered, then idles' });
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('oversize output kills the driver', async () => {
-    const started = Date.now();
     const err = await failure(transport('huge', { maxStdoutBytes: 64 * 1024 }).call('ask', {}));
     expect(err.code).toBe('output_too_large');
     expect(err.message).toMatch(/more than 65536 bytes/);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('timeout kills the whole process group, grandchild included, even if the driver ignores SIGTERM', async () => {
     const pidfile = path.join(dir, 'timeout.pid');
     const t = transport('hang-ignore-term', { timeoutMs: 700, killGraceMs: 300, env: { FAKE_DRIVER_PIDFILE: pidfile } });
-    const started = Date.now();
     const err = await failure(t.call('ask', {}));
     expect(err.code).toBe('timeout');
     expect(err.message).toMatch(/did not finish within 700 ms; its processes were stopped/);
-    expect(Date.now() - started).toBeLessThan(4000);
     const grandchild = Number(readFileSync(pidfile, 'utf8'));
     expect(grandchild).toBeGreaterThan(0);
     expect(await waitFor(() => !isAlive(grandchild))).toBe(true);

@@ -42,6 +42,9 @@ describe('GET /healthz', () => {
     const body = HealthSchema.parse(json(res));
     expect(body).toMatchObject({ status: 'ok', auth: 'enabled' });
     expect(body.version).toMatch(/^\d+\.\d+\.\d+/);
+    // Where to find a token (SERVICE_API_TOKENS here), never the token or its hash.
+    expect(body.token_sources).toEqual(['environment']);
+    expect(res.body).not.toMatch(/[0-9a-f]{64}/);
   });
 });
 

@@ -1,10 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { JobEvent, JobRecord } from '../../shared';
 import { buildCli } from '../../src-main/cli/main';
 import { defaultKubeconfig, expandPath, parsePercentage } from '../../src-main/cli/parsers';
 import { applyEvent, costNow, initialState } from '../../src-main/cli/progress';
 import { closest } from '../../src-main/cli/suggest';
+import { printJob } from '../../src-main/cli/render';
+import { makeJob } from '../helpers/store';
 
 /** The CLI's pure parts, in-process (the child-process tests cover the behaviour end to end). */
 
@@ -85,5 +87,33 @@ describe('live cost', () => {
     const s = initialState(job);
     applyEvent(s, event({ event: 'cost.update', labels: { cost_usd: 1.5, dph_total: 0.6 }, recorded_at: '2026-01-01T01:00:00.000Z' }));
     expect(costNow(s, Date.parse('2026-01-01T01:30:00.000Z'))).toBeCloseTo(1.8, 6);
+  });
+});
+
+describe('a failed job in `jobs show`', () => {
+  function shown(job: JobRecord): string {
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      printJob(job);
+    } finally {
+      spy.mockRestore();
+    }
+    return lines.join('');
+  }
+  const failed = (error_code: string | null): JobRecord => makeJob({ status: 'failed', error: "driver 'holmes' reported an error: nope", error_code, message: 'failed' });
+
+  it('words the agent failure by its error code and says what to do next', () => {
+    expect(shown(failed('agent_not_installed'))).toMatch(/The agent is not installed \[agent_not_installed\]: driver 'holmes' reported an error: nope\nInstall the agent program/);
+    expect(shown(failed('agent_timeout'))).toMatch(/did not answer in time \[agent_timeout\][^\n]*\n[^\n]*BENCHDESK_AGENT_TIMEOUT_S/);
+    expect(shown(failed('agent_bad_output'))).toMatch(/cannot read \[agent_bad_output\]/);
+    expect(shown(failed('agent_failed'))).toMatch(/The agent failed \[agent_failed\]/);
+  });
+
+  it('an unknown code is shown as it is', () => {
+    expect(shown(failed('something_new'))).toContain("error [something_new]: driver 'holmes' reported an error: nope\n");
   });
 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { CostEstimationResponse, JobRecord, JobStatus, LlmModelsQuery, LlmModelsResponse } from '../../shared';
+import { isTerminal, type CostEstimationResponse, type JobRecord, type JobStatus, type LlmModelsQuery, type LlmModelsResponse } from '../../shared';
 import type { Providers } from '../../src-main/composition/providers';
 import { createBenchdesk, startBenchdesk, type Benchdesk, type BenchdeskOptions } from '../../src-main/composition/start';
 import { createTestHandlers, type Recorder } from './handlers';
@@ -119,10 +119,17 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false> | T | 
 
 export async function waitForStatus(bd: Benchdesk, jobId: string, statuses: JobStatus | readonly JobStatus[], timeoutMs = 10_000): Promise<JobRecord> {
   const wanted: readonly JobStatus[] = typeof statuses === 'string' ? [statuses] : statuses;
-  return waitFor(async () => {
-    const job = await bd.store.getJob(jobId);
-    return job && wanted.includes(job.status) ? job : undefined;
+  const job = await waitFor(async () => {
+    const current = await bd.store.getJob(jobId);
+    return current && wanted.includes(current.status) ? current : undefined;
   }, `job ${jobId} to be ${wanted.join('|')}`, timeoutMs);
+  // The engine stores a job's end before its terminal event: give that event a moment to land, so a test that reads
+  // the events next sees it (a full disk may drop it, so this does not fail when it never comes).
+  if (isTerminal(job.status)) {
+    const terminalEvent = `job.${job.status}`;
+    await waitFor(async () => (await bd.store.listEvents(jobId)).some((e) => e.event === terminalEvent) || undefined, terminalEvent, 2_000).catch(() => undefined);
+  }
+  return job;
 }
 
 export function json<T = Record<string, unknown>>(res: LightMyRequestResponse): T {

@@ -12,6 +12,12 @@ import { vi } from 'vitest';
  */
 export type DiskFull = {
   full: boolean;
+  /**
+   * A nearly full disk: while set (and `full` is off), a single write larger than this many bytes
+   * is refused with ENOSPC and smaller ones go through, so a small probe file fits where a batch
+   * does not. null = no limit.
+   */
+  room: number | null;
   /** Writes refused so far (for "the test did hit the fault" checks). */
   readonly refused: number;
   restore(): void;
@@ -33,7 +39,9 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
     return s !== '' && path.resolve(s).startsWith(root + path.sep);
   };
   const handles = new WeakSet<object>();
-  const state = { full: false, refused: 0 };
+  const state: { full: boolean; refused: number; room: number | null } = { full: false, refused: 0, room: null };
+  const sizeOf = (data: unknown): number => (typeof data === 'string' ? Buffer.byteLength(data) : ArrayBuffer.isView(data) ? data.byteLength : 0);
+  const tooBig = (bytes: number): boolean => state.room !== null && bytes > state.room;
 
   // FileHandle is not exported: take its prototype from a real handle.
   const probePath = path.join(os.tmpdir(), `benchdesk-diskfull-${process.pid}`);
@@ -57,6 +65,14 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
   const partial = new WeakSet<object>();
   spies.push(
     vi.spyOn(proto, 'write').mockImplementation(async function (this: object, ...args: unknown[]) {
+      if (!state.full && handles.has(this)) {
+        const [data, offset, length] = args as [unknown, unknown, unknown];
+        const bytes = typeof length === 'number' ? length : sizeOf(data) - (typeof offset === 'number' ? offset : 0);
+        if (tooBig(bytes)) {
+          state.refused++;
+          throw enospc('write');
+        }
+      }
       if (state.full && handles.has(this)) {
         const [buffer, offset, length] = args as [Buffer, number | undefined, number | undefined];
         // A full disk first takes what fits (a short write), then refuses: that leaves partial lines.
@@ -74,7 +90,7 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
     const real = proto[name] as (this: object, ...args: unknown[]) => Promise<unknown>;
     spies.push(
       vi.spyOn(proto, name).mockImplementation(async function (this: object, ...args: unknown[]) {
-        if (state.full && handles.has(this)) {
+        if ((state.full || ((name === 'writeFile' || name === 'appendFile') && tooBig(sizeOf(args[0])))) && handles.has(this)) {
           state.refused++;
           throw enospc(name === 'sync' || name === 'datasync' ? 'fsync' : 'write');
         }
@@ -87,7 +103,7 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
     spies.push(
       vi.spyOn(fsp, name).mockImplementation(async (...args: unknown[]) => {
         const target = name === 'copyFile' ? args[1] : args[0];
-        if (state.full && inside(target)) {
+        if ((state.full || (name !== 'copyFile' && tooBig(sizeOf(args[1])))) && inside(target)) {
           state.refused++;
           throw enospc(name === 'copyFile' ? 'copyfile' : 'open', String(target));
         }
@@ -101,6 +117,11 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
     spies.push(
       vi.spyOn(fs, name).mockImplementation(((...args: unknown[]) => {
         const cb = args[args.length - 1] as (err: NodeJS.ErrnoException | null) => void;
+        if (!state.full && tooBig(sizeOf(args[1])) && inside(args[0])) {
+          state.refused++;
+          process.nextTick(cb, enospc('write', String(args[0])));
+          return;
+        }
         if (state.full && inside(args[0])) {
           state.refused++;
           // A full disk takes what fits first: a partial line behind an append, and a file cut
@@ -146,6 +167,12 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
     },
     get refused() {
       return state.refused;
+    },
+    get room() {
+      return state.room;
+    },
+    set room(v: number | null) {
+      state.room = v;
     },
     restore() {
       for (const s of spies.reverse()) s.mockRestore();

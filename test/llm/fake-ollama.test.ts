@@ -86,6 +86,28 @@ describe('fake Ollama: wire behaviour', () => {
     expect(warm.response).toBe('Fake completion from tinyllama:latest.');
   });
 
+  it('/api/show: a tool-capable model\'s template mentions .Tools (LiteLLM reads it), others\' do not; capabilities agree', async () => {
+    fake = await startFakeOllama();
+    const show = async (model: string) => (await (await post('/api/show', { model })).json()) as { template: string; modelfile: string; capabilities: string[]; model_info: Record<string, unknown> };
+    for (const model of ['llama3.1:8b', 'qwen2.5:7b']) {
+      const info = await show(model);
+      expect(info.template, model).toContain('.Tools');
+      // LiteLLM's check: "tools" in the lower-cased template.
+      expect(info.template.toLowerCase()).toContain('tools');
+      expect(info.modelfile).toContain(info.template);
+      expect(info.capabilities).toEqual(['completion', 'tools']);
+    }
+    for (const model of ['gemma:2b', 'tinyllama']) {
+      const info = await show(model);
+      expect(info.template.toLowerCase(), model).not.toContain('tools');
+      expect(info.capabilities).toEqual(['completion']);
+    }
+    // `name` is accepted as well as `model` (older clients), and an unknown model is a 404.
+    expect(((await (await post('/api/show', { name: 'llama3.1:8b' })).json()) as { template: string }).template).toContain('.Tools');
+    const unknown = await post('/api/show', { model: 'nope:1b' });
+    expect([unknown.status, await unknown.json()]).toEqual([404, { error: "model 'nope:1b' not found" }]);
+  });
+
   it('parses keep_alive like Ollama', () => {
     expect(parseKeepAlive(undefined)).toBe(300_000);
     expect(parseKeepAlive(3600)).toBe(3_600_000);

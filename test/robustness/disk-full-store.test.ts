@@ -86,6 +86,25 @@ describe('a full disk', () => {
     expect(await fsp.readdir(path.join(dir, 'corrupt')).catch(() => [])).toEqual([]);
   });
 
+  it('health stays degraded while a write of the refused size would still fail, even when a small file fits; a real write turns it ok', async () => {
+    const { store, disk } = await setup();
+    const big = makeJob();
+    // A batch of about 300 KB (a stored request keeps unknown fields), on a disk that takes at most 100 KB in one write.
+    (big.request as Record<string, unknown>).notes = 'n'.repeat(300 * 1024);
+    disk.room = 100 * 1024;
+    await expect(store.createJob(big)).rejects.toBeInstanceOf(InsufficientStorageError);
+    expect(store.storageHealth().status).toBe('degraded');
+    const refusedBefore = disk.refused;
+    // Let the space probe run several times (every 20 ms): each is refused, health does not flap to ok.
+    await until(() => disk.refused >= refusedBefore + 3, 'three probes');
+    expect(store.storageHealth().status).toBe('degraded');
+
+    disk.room = null;
+    await until(() => store.storageHealth().status === 'ok', 'health to recover by a real write');
+    await store.createJob(big);
+    expect((await store.getJob(big.job_id))?.job_id).toBe(big.job_id);
+  });
+
   it('retries a journaled batch whose job files hit the full disk, and refuses new writes meanwhile', async () => {
     // Only the job files' dirs are full: the journal takes the write, materialising it fails.
     const { dir, store, disk } = await setup((d) => path.join(d, 'jobs'));

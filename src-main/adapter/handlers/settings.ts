@@ -2,6 +2,7 @@ import path from 'node:path';
 import { ZodError } from 'zod';
 import {
   APP_SETTING_KEYS,
+  APP_TENANT_ID,
   SETTING_EFFECTS,
   type ApiTokenResponse,
   type AppSettingKey,
@@ -16,6 +17,8 @@ import { API_TOKEN_FILE, sha256Hex, type SettingsStore } from '../../app/setting
 import { normaliseMarketplaceKey, type MarketplaceKeyHolder } from '../../app/marketplace-key';
 import { MarketplaceAuthError, MarketplaceError } from '../../marketplace/errors';
 import { VastClient } from '../../marketplace/vast-client';
+import { isOutOfSpace } from '../../store/atomic-file';
+import { InsufficientStorageError } from '../../store/types';
 import { parseInput } from '../parse-input';
 import type { OperationHandlers } from '../types';
 
@@ -43,18 +46,20 @@ export type SettingsHandlerDeps = {
 type SettingsOperation = 'getSettings' | 'updateSettings' | 'getApiToken' | 'rotateApiToken' | 'testMarketplaceKey' | 'setMarketplaceKey';
 
 /** The app token's tenant: the desktop app and the CLI act as `default`. */
-const APP_TENANT = 'default';
+const APP_TENANT = APP_TENANT_ID;
 
 export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandlers, SettingsOperation> {
   const concurrencyFromEnv = Boolean(deps.env.BENCHDESK_CONCURRENCY?.trim());
 
-  const keyStatus = (): MarketplaceKeyStatusInfo => ({
-    ...deps.marketplaceKey.state(),
-    api_url: deps.config.marketplaceApiUrl,
-    can_store: deps.marketplaceKey.canStore,
-  });
+  const keyStatus = (isApp: boolean): MarketplaceKeyStatusInfo => {
+    const state = deps.marketplaceKey.state();
+    // Even four characters of the key are the app's: other tenants learn only whether one is set.
+    return { ...state, hint: isApp ? state.hint : null, api_url: deps.config.marketplaceApiUrl, can_store: isApp && deps.marketplaceKey.canStore };
+  };
 
-  const describe = (): SettingsResponse => {
+  /** The Settings page's view; `tenantId` decides what of the key it shows and whether it may change anything. */
+  const describe = (tenantId: string = APP_TENANT): SettingsResponse => {
+    const isApp = tenantId === APP_TENANT;
     const stored = new Set(deps.settings.storedAppKeys());
     const sources: Record<string, 'default' | 'settings' | 'env'> = {};
     for (const key of APP_SETTING_KEYS) sources[key] = stored.has(key) ? 'settings' : 'default';
@@ -62,6 +67,7 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
     const api = deps.apiAddress();
     return {
       settings: deps.settings.appSettings(),
+      access: { tenant_id: tenantId, can_change: isApp },
       sources,
       effects: { ...SETTING_EFFECTS },
       // Every setting applies without a restart today (SETTING_EFFECTS has no 'restart' key).
@@ -73,7 +79,7 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
         api_host: api.host,
         api_port: api.port,
         auth: deps.auth.mode,
-        marketplace_key: keyStatus(),
+        marketplace_key: keyStatus(isApp),
         kubeconfig_env: deps.config.kubeconfig,
       },
     };
@@ -83,9 +89,9 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
   const envTokens = Boolean(deps.config.apiTokens?.trim());
 
   return {
-    async getSettings(_ctx, input) {
+    async getSettings(ctx, input) {
       parseInput('getSettings', input);
-      return describe();
+      return describe(ctx.tenantId);
     },
 
     async updateSettings(_ctx, input) {
@@ -102,15 +108,14 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
       return { ...describe(), changed };
     },
 
-    async getApiToken(ctx, input) {
+    // The app-tenant operations below are refused for other tenants before they run (app-tenant.ts).
+    async getApiToken(_ctx, input) {
       parseInput('getApiToken', input);
-      requireAppTenant(ctx.tenantId);
       return tokenAnswer(await deps.settings.readApiToken());
     },
 
-    async rotateApiToken(ctx, input) {
+    async rotateApiToken(_ctx, input) {
       parseInput('rotateApiToken', input);
-      requireAppTenant(ctx.tenantId);
       const previous = deps.settings.read().api_token_sha256;
       const token = await deps.settings.rotateApiToken();
       // The old hash is dropped before this answer leaves: the next request with it gets 401.
@@ -159,15 +164,16 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
       const { key } = parseInput('setMarketplaceKey', input);
       // 409 headless (the key comes from VAST_API_KEY); in the app the new key is used at once:
       // the next estimate or job takes it, running jobs keep theirs.
-      await deps.marketplaceKey.store(key && key.length > 0 ? key : null);
+      try {
+        await deps.marketplaceKey.store(key && key.length > 0 ? key : null);
+      } catch (err) {
+        // The desktop app keeps the key in its data dir too: a full disk is a 507, not an internal error.
+        if (isOutOfSpace(err)) throw new InsufficientStorageError(deps.config.dataDir, err);
+        throw err;
+      }
       return describe();
     },
   };
-
-  function requireAppTenant(tenantId: string): void {
-    // The app token belongs to tenant `default`; another tenant must not read or replace it.
-    if (tenantId !== APP_TENANT) throw new ProblemError(404, 'not_found', 'the app API token belongs to the default tenant');
-  }
 
   function tokenAnswer(token: string | undefined): ApiTokenResponse {
     return {

@@ -16,6 +16,11 @@ export type CliDriverOptions = {
   onStderrLine?: (line: string) => void;
   /** Where temporary files go (default os.tmpdir()). */
   tmpDir?: string;
+  /**
+   * `inherit` inside a `benchdesk driver` process: the CLI stays in the driver's process group, so
+   * the server's stop of that group reaches it and its children (see RunProcessOptions.processGroup).
+   */
+  processGroup?: 'own' | 'inherit';
 };
 
 export async function runCli(
@@ -35,6 +40,7 @@ export async function runCli(
       truncateStdout: opts.truncateStdout,
       signal: opts.signal,
       onStderrLine: opts.onStderrLine,
+      processGroup: opts.processGroup,
     });
   } catch (err) {
     if (isAgentError(err, 'spawn_failed') && (err.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {

@@ -5,6 +5,7 @@ import { HolmesLlmResultSchema, type HolmesLlmResult } from './cli-wire';
 import { type AgentResult } from '../../../shared/results';
 import { type DriverAskParams } from '../driver-wire';
 import { normaliseBackendUrl } from '../../llm/backend-url';
+import { agentEnvironment } from '../driver-env';
 import { AgentError } from '../errors';
 import { exitFailure } from '../process-runner';
 import { DEFAULT_CLI_TIMEOUT_MS, runCli, type CliDriverOptions } from './cli';
@@ -13,8 +14,9 @@ import { roundMs } from '../../engine/timed';
 /**
  * The HolmesGPT driver (reference §C.1): runs
  *   holmes ask --model=ollama_chat/<model> --no-interactive --json-output-file <tmp> -- "<question>"
- * with KUBECONFIG (holmes has no --kubeconfig flag; it shells out to kubectl) and OLLAMA_API_BASE
- * (LiteLLM's ollama_chat route) in its environment, then reads the LLMResult JSON it wrote.
+ * with KUBECONFIG (holmes has no --kubeconfig flag; it shells out to kubectl), OLLAMA_API_BASE
+ * (LiteLLM's ollama_chat route) and LITELLM_LOCAL_MODEL_COST_MAP=True in an allow-listed
+ * environment (driver-env.ts), then reads the LLMResult JSON it wrote.
  * OPENAI_API_BASE is not set: it only matters for `openai/` models, which we do not use.
  */
 
@@ -27,11 +29,25 @@ export function holmesModelName(model: string): string {
   return LITELLM_OLLAMA_PREFIXES.some((p) => model.startsWith(p)) ? model : `ollama_chat/${model}`;
 }
 
+/** The LiteLLM route for the request's backend_type: an Ollama-compatible llmserver is LiteLLM's ollama_chat. */
+function liteLlmModel(params: DriverAskParams): string {
+  switch (params.backend_type) {
+    case 'llmserver':
+    case 'ollama':
+      return holmesModelName(params.model);
+  }
+}
+
 export function holmesInvocation(params: DriverAskParams, outputFile: string, baseEnv: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv } {
   return {
     // `--` ends the options, so a question starting with "-" stays the prompt.
-    argv: ['holmes', 'ask', `--model=${holmesModelName(params.model)}`, '--no-interactive', '--json-output-file', outputFile, '--', params.question],
-    env: { ...baseEnv, KUBECONFIG: params.kubeconfig, OLLAMA_API_BASE: normaliseBackendUrl(params.backend_url) },
+    argv: ['holmes', 'ask', `--model=${liteLlmModel(params)}`, '--no-interactive', '--json-output-file', outputFile, '--', params.question],
+    env: agentEnvironment(baseEnv, 'holmes', {
+      KUBECONFIG: params.kubeconfig,
+      OLLAMA_API_BASE: normaliseBackendUrl(params.backend_url),
+      // LiteLLM otherwise downloads its model cost map from the internet when holmes imports it.
+      LITELLM_LOCAL_MODEL_COST_MAP: 'True',
+    }),
   };
 }
 

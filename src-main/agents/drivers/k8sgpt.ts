@@ -5,6 +5,7 @@ import { K8sgptOutputSchema, type K8sgptOutput } from './cli-wire';
 import { type AgentResult } from '../../../shared/results';
 import { type DriverAskParams } from '../driver-wire';
 import { normaliseBackendUrl } from '../../llm/backend-url';
+import { agentEnvironment } from '../driver-env';
 import { AgentError } from '../errors';
 import { exitFailure } from '../process-runner';
 import { DEFAULT_CLI_TIMEOUT_MS, runCli, type CliDriverOptions } from './cli';
@@ -29,17 +30,26 @@ const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** `k8sgpt auth add`'s default sampling temperature, written as it would write it. */
 const K8SGPT_DEFAULT_TEMPERATURE = 0.7;
 
+/** k8sgpt's backend for the request's backend_type: an Ollama-compatible llmserver is its `ollama` backend. */
+function k8sgptBackend(params: DriverAskParams): 'ollama' {
+  switch (params.backend_type) {
+    case 'llmserver':
+    case 'ollama':
+      return 'ollama';
+  }
+}
+
 /**
  * The config `k8sgpt auth add` would write for this backend. k8sgpt reads a .yaml config with
  * go-yaml, and YAML 1.2 is a superset of JSON: JSON text needs no YAML quoting rules.
  */
 export function k8sgptConfig(params: DriverAskParams): string {
-  const provider = { name: 'ollama', model: params.model, baseurl: normaliseBackendUrl(params.backend_url), temperature: K8SGPT_DEFAULT_TEMPERATURE };
+  const provider = { name: k8sgptBackend(params),  model: params.model, baseurl: normaliseBackendUrl(params.backend_url), temperature: K8SGPT_DEFAULT_TEMPERATURE };
   return `${JSON.stringify({ ai: { providers: [provider], defaultprovider: '' } }, null, 2)}\n`;
 }
 
 export function k8sgptInvocation(params: DriverAskParams, configFile: string): string[] {
-  return ['k8sgpt', 'analyze', '--explain', '--backend', 'ollama', '--output', 'json', '--no-cache', '--kubeconfig', params.kubeconfig, '--config', configFile];
+  return ['k8sgpt', 'analyze', '--explain', '--backend', k8sgptBackend(params), '--output', 'json', '--no-cache', '--kubeconfig', params.kubeconfig, '--config', configFile];
 }
 
 /** k8sgpt may print a warning line before the JSON document: parse from the first "{" line on. */
@@ -95,7 +105,7 @@ export async function askK8sgpt(params: DriverAskParams, options: CliDriverOptio
     await writeFile(configFile, k8sgptConfig(params), { mode: 0o600, flag: 'wx' });
     const outcome = await runCli(k8sgptInvocation(params, configFile), {
       ...options,
-      env: options.env ?? process.env,
+      env: agentEnvironment(options.env ?? process.env, 'k8sgpt'),
       installHint: K8SGPT_INSTALL_HINT,
       deadline,
       maxStdoutBytes: MAX_OUTPUT_BYTES,

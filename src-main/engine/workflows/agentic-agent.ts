@@ -1,5 +1,6 @@
 import { access, constants } from 'node:fs/promises';
-import type { AgenticAgentRequest, AgentResult, ValidationIssue } from '../../../shared';
+import type { AgenticAgentRequest, AgentResult, BackendType, ValidationIssue } from '../../../shared';
+import { jobErrorCodeOf } from '../../agents/errors';
 import { resolveKubeconfigPath } from '../../agents/kubeconfig-path';
 import type { AgentRegistry } from '../../agents/registry';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
@@ -33,7 +34,7 @@ export async function agentRequestIssues(
 export async function askAgent(
   ctx: JobContext,
   deps: AgentWorkflowDeps,
-  params: { agent: string; question: string; model: string; kubeconfig?: string | undefined; backendUrl: string },
+  params: { agent: string; question: string; model: string; kubeconfig?: string | undefined; backendUrl: string; backendType: BackendType },
 ): Promise<AgentResult> {
   const agent = deps.agents.resolveAgent(params.agent);
   const { sink, flush } = orderedEventSink(ctx);
@@ -44,7 +45,7 @@ export async function askAgent(
         question: params.question,
         model: params.model,
         kubeconfig: resolveKubeconfigPath(params.kubeconfig ?? null, deps.env),
-        backend_type: 'llmserver',
+        backend_type: params.backendType,
         backend_url: params.backendUrl,
       },
       {
@@ -55,7 +56,8 @@ export async function askAgent(
     );
   } catch (err) {
     if (ctx.signal.aborted) throw err;
-    throw new JobFailure('agent_failed', err instanceof Error ? err.message : String(err), { cause: err });
+    // Not installed, timed out, bad output or failed: each its own error_code (shared/job-errors.ts).
+    throw new JobFailure(jobErrorCodeOf(err), err instanceof Error ? err.message : String(err), { cause: err });
   } finally {
     await flush();
   }
@@ -79,6 +81,7 @@ export function agenticAgentWorkflow(deps: AgentWorkflowDeps): JobHandler<'agent
         kubeconfig: request.kubeconfig,
         // With its credentials (if the URL has any): the agent makes its own llmserver calls.
         backendUrl: agentBackendUrl({ backendUrl: request.backend_url }),
+        backendType: request.backend_type,
       });
     },
   };

@@ -84,7 +84,14 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
         else skip('warmup');
         const agentUrl = agentBackendUrl(target);
         answer = await run('analysis', async () => {
-          const answered = await askAgent(ctx, deps, { agent: request.agent, question: request.question, model: request.model, kubeconfig: request.kubeconfig, backendUrl: agentUrl });
+          const answered = await askAgent(ctx, deps, {
+            agent: request.agent,
+            question: request.question,
+            model: request.model,
+            kubeconfig: request.kubeconfig,
+            backendUrl: agentUrl,
+            backendType: request.backend_type,
+          });
           // The answer is paid for: from here the spend limit releases the machine, it no longer fails the job.
           (instance as ProvisionedInstance | null)?.meter.workDone();
           return answered;

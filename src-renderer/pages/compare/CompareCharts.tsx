@@ -2,6 +2,9 @@ import { useCallback, useMemo } from 'react';
 import uPlot, { type AlignedData, type Options } from 'uplot';
 import { Chart, type ChartColors } from '../../components/Chart';
 import { formatDuration, formatRate, formatUsd } from '../../lib/format';
+import { placeLabels } from '../../lib/label-placement';
+
+const AXIS_TITLE_FONT = '600 12px system-ui, sans-serif';
 import { PHASE_FIELDS, type CompareRow } from './compare-model';
 
 const PHASE_LABELS: Record<(typeof PHASE_FIELDS)[number], string> = {
@@ -44,8 +47,10 @@ export function PhaseChart({ rows }: { rows: readonly CompareRow[] }) {
             ticks: { stroke: c.grid },
             splits: () => rows.map((_r, i) => i),
             values: (_u, splits) => splits.map((i) => labels[i] ?? ''),
+            label: 'Run',
+            labelFont: AXIS_TITLE_FONT,
           },
-          { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'seconds', values: (_u, splits) => splits.map((v) => `${v} s`) },
+          { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Duration', labelFont: AXIS_TITLE_FONT, values: (_u, splits) => splits.map((v) => formatDuration(v * 1000)) },
         ],
         // A static chart: the legend names the phases (the table has the figures).
         legend: { show: true, live: false },
@@ -85,8 +90,8 @@ export function CostSpeedChart({ rows }: { rows: readonly CompareRow[] }) {
         y: { range: (_u, _min, max) => [0, Math.max(0.0001, max * 1.25)] },
       },
       axes: [
-        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'tokens/s', values: (_u, s) => s.map((v) => `${v}`) },
-        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'cost per run', size: 70, values: (_u, s) => s.map((v) => formatUsd(v)) },
+        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Generation speed (tok/s)', labelFont: AXIS_TITLE_FONT, values: (_u, s) => s.map((v) => `${v}`) },
+        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Cost per run', labelFont: AXIS_TITLE_FONT, size: 70, values: (_u, s) => s.map((v) => formatUsd(v)) },
       ],
       legend: { show: false },
       series: [
@@ -94,21 +99,35 @@ export function CostSpeedChart({ rows }: { rows: readonly CompareRow[] }) {
         { label: 'Cost per run', stroke: c.accent, fill: c.accent, paths: () => null, points: { show: true, size: 10, stroke: c.accent, fill: c.accent } },
       ],
       // Each point is named by its run, so the chart reads without a legend.
+      // Each point is named by its run, so the chart reads without a legend; labels never overlap
+      // (placeLabels moves a crowded one aside with a leader line, or leaves it to the table).
       hooks: {
         draw: [
           (u) => {
             const ctx = u.ctx;
+            const dpr = devicePixelRatio;
             ctx.save();
-            ctx.fillStyle = c.text;
-            ctx.font = `${Math.round(11 * devicePixelRatio)}px system-ui, sans-serif`;
-            ctx.textBaseline = 'middle';
+            ctx.font = `${Math.round(11 * dpr)}px system-ui, sans-serif`;
+            ctx.textBaseline = 'top';
             // uPlot leaves its axes' alignment on the context.
             ctx.textAlign = 'left';
-            points.forEach((p, i) => {
-              const x = u.valToPos(p.x, 'x', true);
-              const y = u.valToPos(p.y, 'y', true);
-              // Alternate above and below so two runs with the same figures stay readable.
-              ctx.fillText(p.label, x + 8 * devicePixelRatio, y + (i % 2 === 0 ? -8 : 8) * devicePixelRatio);
+            const h = Math.round(14 * dpr);
+            const requests = points.map((p) => ({ px: u.valToPos(p.x, 'x', true), py: u.valToPos(p.y, 'y', true), w: ctx.measureText(p.label).width + 4 * dpr, h }));
+            const placed = placeLabels(requests, { x: u.bbox.left, y: u.bbox.top, w: u.bbox.width, h: u.bbox.height }, 5 * dpr, 3 * dpr);
+            placed.forEach((r, i) => {
+              const p = points[i];
+              const q = requests[i];
+              if (!r || !p || !q) return;
+              if (r.leader) {
+                ctx.strokeStyle = c.muted;
+                ctx.lineWidth = dpr;
+                ctx.beginPath();
+                ctx.moveTo(q.px, q.py);
+                ctx.lineTo(r.x < q.px ? r.x + r.w : r.x, r.y + r.h / 2);
+                ctx.stroke();
+              }
+              ctx.fillStyle = c.text;
+              ctx.fillText(p.label, r.x + 2 * dpr, r.y + 1 * dpr);
             });
             ctx.restore();
           },

@@ -7,7 +7,8 @@ import { DataTable, type Column } from '../../components/DataTable';
 import { Duration, Money, RelativeTime } from '../../components/Format';
 import { Page, Panel } from '../../components/Page';
 import { EmptyState, ErrorState, Loading, Notice } from '../../components/States';
-import { formatCount, formatDph, formatRate } from '../../lib/format';
+import { ToggleGroup } from '../../components/ToggleGroup';
+import { formatCount, formatDph, formatGpus, formatRate } from '../../lib/format';
 import { hrefOf, jobPath, ROUTES } from '../../router/routes';
 import { CostSpeedChart, PhaseChart, runLabel } from './CompareCharts';
 import { questionsOf, toCompareRow, toCsv, toJson, toMarkdown, type CompareRow } from './compare-model';
@@ -93,7 +94,7 @@ function Picker({
 
 function gpuText(r: CompareRow): string {
   if (!r.gpu_name) return 'existing backend';
-  return `${r.num_gpus ?? 1}× ${r.gpu_name}`;
+  return formatGpus(r.num_gpus ?? 1, r.gpu_name);
 }
 
 type Metric = {
@@ -106,7 +107,7 @@ type Metric = {
 
 const METRICS: readonly Metric[] = [
   { id: 'model', label: 'Model', cell: (r) => r.model },
-  { id: 'gpu', label: 'GPU × count', cell: gpuText },
+  { id: 'gpu', label: 'GPUs', cell: gpuText },
   { id: 'dph', label: 'Rate', cell: (r) => formatDph(r.dph_total_usd_per_h) },
   { id: 'provision', label: 'Provision', cell: (r) => <Duration ms={r.provision_ms} /> },
   { id: 'warmup', label: 'Warm-up', cell: (r) => <Duration ms={r.warmup_ms} /> },
@@ -176,7 +177,7 @@ function SideBySide({ rows }: { rows: readonly CompareRow[] }) {
 function Comparison({ rows }: { rows: readonly CompareRow[] }) {
   return (
     <>
-      <Panel title={`Side by side (${rows.length} runs)`} testId="compare-table-panel">
+      <Panel title={`Side by side (${formatCount(rows.length, 'run')})`} testId="compare-table-panel">
         <SideBySide rows={rows} />
         <p className="muted note-small">
           Green: the best value of a row (fastest, cheapest). Durations are wall-clock; cost is the rented time × its $/h ($0 on an existing backend).
@@ -278,14 +279,15 @@ export function ComparePage() {
           <Panel
             title="Runs to compare"
             actions={
-              <div className="segmented" role="radiogroup" aria-label="How to choose runs">
-                <button type="button" role="radio" aria-checked={mode === 'pick'} className="segmented-item" onClick={() => setMode('pick')} data-testid="mode-pick">
-                  Pick runs
-                </button>
-                <button type="button" role="radio" aria-checked={mode === 'question'} className="segmented-item" onClick={() => setMode('question')} data-testid="mode-question">
-                  All runs of a question
-                </button>
-              </div>
+              <ToggleGroup
+                label="How to choose runs"
+                value={mode}
+                onChange={setMode}
+                options={[
+                  { value: 'pick', label: 'Pick runs', testId: 'mode-pick' },
+                  { value: 'question', label: 'All runs of a question', testId: 'mode-question' },
+                ]}
+              />
             }
           >
             {mode === 'pick' ? (
@@ -301,7 +303,7 @@ export function ComparePage() {
                 <select value={activeQuestion} onChange={(e) => setQuestion(e.target.value)} data-testid="compare-question">
                   {questions.map((q) => (
                     <option key={q.question} value={q.question}>
-                      {q.question.length > 100 ? `${q.question.slice(0, 100)}…` : q.question} ({q.runs} run{q.runs === 1 ? '' : 's'})
+                      {q.question.length > 100 ? `${q.question.slice(0, 100)}…` : q.question} ({formatCount(q.runs, 'run')})
                     </option>
                   ))}
                 </select>

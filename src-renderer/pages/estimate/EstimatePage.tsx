@@ -5,14 +5,12 @@ import { Field } from '../../components/Field';
 import { Money } from '../../components/Format';
 import { Page, Panel, Stat } from '../../components/Page';
 import { EmptyState, ErrorState, Loading, Notice } from '../../components/States';
-import { formatCount, formatHours, formatMb, formatPercent, formatUsd } from '../../lib/format';
+import { formatCount, formatGb, formatGpus, formatHours, formatMb, formatPercent, formatUsd } from '../../lib/format';
 import { useCatalog } from '../../queries/catalog';
 import { useDebounced, useEstimate } from '../../queries/estimate';
 import { DEFAULT_ESTIMATE_FORM, useUiStore } from '../../state/ui-store';
 import { CostDurationChart, OfferPriceChart } from './EstimateCharts';
 import { parseEstimateForm } from './estimate-input';
-
-const IMPACT_TONE = { low: 'badge-ok', medium: 'badge-warn', high: 'badge-error' } as const;
 
 function offerColumns(hours: number, cheapestId: number | null): Column<OfferSummary>[] {
   return [
@@ -27,7 +25,7 @@ function offerColumns(hours: number, cheapestId: number | null): Column<OfferSum
       ),
       sortValue: (o) => o.gpu_name,
     },
-    { id: 'count', header: 'GPUs', cell: (o) => `${o.num_gpus} ×`, sortValue: (o) => o.num_gpus, align: 'right' },
+    { id: 'count', header: 'GPUs', cell: (o) => `${formatCount(o.num_gpus)}×`, sortValue: (o) => o.num_gpus, align: 'right' },
     { id: 'vram', header: 'VRAM per GPU', cell: (o) => formatMb(o.gpu_ram), sortValue: (o) => o.gpu_ram, align: 'right' },
     { id: 'dph', header: '$/h', cell: (o) => <Money usd={o.dph_total} perHour />, sortValue: (o) => o.dph_total, align: 'right' },
     { id: 'reliability', header: 'Reliability', cell: (o) => formatPercent(o.reliability), sortValue: (o) => o.reliability, align: 'right' },
@@ -46,7 +44,7 @@ function Summary({ estimate }: { estimate: CostEstimationResponse }) {
   const range = estimate.cost_range_usd;
   return (
     <div className="stats" data-testid="estimate-summary">
-      <Stat label={`Expected cost (${formatHours(estimate.hours)})`} value={<Money usd={range.expected} />} testId="estimate-expected" hint={<span className={`badge ${IMPACT_TONE[estimate.resource_impact]}`}>{estimate.resource_impact} impact</span>} />
+      <Stat label={`Expected cost (${formatHours(estimate.hours)})`} value={<Money usd={range.expected} />} testId="estimate-expected" />
       <Stat
         label="Range low – high"
         value={
@@ -57,7 +55,7 @@ function Summary({ estimate }: { estimate: CostEstimationResponse }) {
       />
       {estimate.offers ? (
         <>
-          <Stat label="Cheapest fitting offer" value={<Money usd={estimate.offers.min_dph} perHour />} hint={`${estimate.offers.cheapest.num_gpus} × ${estimate.offers.cheapest.gpu_name}`} />
+          <Stat label="Cheapest fitting offer" value={<Money usd={estimate.offers.min_dph} perHour />} hint={formatGpus(estimate.offers.cheapest.num_gpus, estimate.offers.cheapest.gpu_name)} />
           <Stat label="Median offer" value={<Money usd={estimate.offers.median_dph} perHour />} hint={`${formatCount(estimate.offers.count, estimate.offers.count === 1 ? 'offer fits' : 'offers fit')}`} />
         </>
       ) : null}
@@ -98,7 +96,7 @@ export function EstimatePage() {
     >
       <Panel title="What to run">
         <form className="form-grid" onSubmit={(e) => e.preventDefault()} aria-label="Estimate inputs">
-          <Field label="Model" hint={selectedModel ? `needs ${formatMb(selectedModel.vram_mb)} VRAM, ${selectedModel.required_disk_gb} GB disk` : 'Sizes the GPU: offers with too little memory are left out.'} error={errors.model}>
+          <Field label="Model" hint={selectedModel ? `needs ${formatMb(selectedModel.vram_mb)} VRAM, ${formatGb(selectedModel.required_disk_gb)} disk` : 'Sizes the GPU: offers with too little memory are left out.'} error={errors.model}>
             <select value={form.model} onChange={(e) => setForm({ model: e.target.value })} data-testid="estimate-model">
               <option value="">Any GPU (no model)</option>
               {catalog.data?.models.map((m) => (

@@ -1,18 +1,15 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { JobEvent } from '../../../shared';
-import { formatClock, formatDuration } from '../../lib/format';
+import { CopyButton } from '../../components/CopyButton';
+import { ToggleGroup } from '../../components/ToggleGroup';
+import { formatAbsolute, formatClock, formatCount, formatDuration } from '../../lib/format';
 import type { StreamState } from '../../state/event-stream';
 import { useLogFollow } from '../../state/event-stream';
+import { eventLevel, filterEvents, labelsText, type EventFilter } from './event-filter';
 
-const ROW = 22;
-
-function labelsText(e: JobEvent): string {
-  const parts = Object.entries(e.labels)
-    .filter(([, v]) => v !== null && v !== '')
-    .map(([k, v]) => `${k}=${String(v)}`);
-  return parts.join(' ');
-}
+/** Height of a collapsed row; an expanded one is measured. */
+const ROW = 24;
 
 const STATE_TEXT: Record<StreamState, string> = {
   connecting: 'connecting…',
@@ -22,27 +19,127 @@ const STATE_TEXT: Record<StreamState, string> = {
   error: 'stream failed',
 };
 
+const LEVEL_OPTIONS = [
+  { value: 'all', label: 'All', testId: 'log-level-all' },
+  { value: 'warn', label: 'Warnings and errors', testId: 'log-level-warn' },
+  { value: 'error', label: 'Errors', testId: 'log-level-error' },
+] as const;
+
+/** The whole event, as JSON, for the copy button. */
+function eventJson(e: JobEvent): string {
+  return JSON.stringify(e, null, 2);
+}
+
+function EventDetails({ e }: { e: JobEvent }) {
+  const labels = Object.entries(e.labels).filter(([, v]) => v !== null && v !== '');
+  return (
+    <div className="log-details" data-testid="event-details">
+      {e.message ? <pre className="log-message">{e.message}</pre> : <p className="muted">No message.</p>}
+      <dl className="log-facts">
+        <dt>Event</dt>
+        <dd className="mono">{e.event}</dd>
+        <dt>Status</dt>
+        <dd>{e.status}</dd>
+        <dt>Time</dt>
+        <dd>{formatAbsolute(e.recorded_at)}</dd>
+        {e.duration_ms !== null ? (
+          <>
+            <dt>Took</dt>
+            <dd>{formatDuration(e.duration_ms)}</dd>
+          </>
+        ) : null}
+        {e.error_type ? (
+          <>
+            <dt>Error type</dt>
+            <dd className="mono">{e.error_type}</dd>
+          </>
+        ) : null}
+        {labels.map(([k, v]) => (
+          <div key={k} className="log-label">
+            <dt className="mono">{k}</dt>
+            <dd className="mono">{String(v)}</dd>
+          </div>
+        ))}
+        <dt>Seq</dt>
+        <dd className="num">{e.seq}</dd>
+      </dl>
+      <CopyButton text={eventJson(e)} label="Copy event as JSON" testId="event-copy" />
+    </div>
+  );
+}
+
 /**
- * The job's events, virtualised (a chatty job logs thousands), following the newest unless
- * paused. Scrolling up pauses; scrolling back to the bottom resumes.
+ * The job's events, virtualised (a chatty job logs thousands). Click or Enter on a row opens its
+ * full message and labels; the log filters by level and text. It follows the newest event unless
+ * paused: scrolling up or opening a row pauses it, so what is being read never moves; scrolling
+ * back to the bottom (or "Follow new events") resumes.
  */
 export function EventLog({ events, state, error }: { events: readonly JobEvent[]; state: StreamState; error: string | null }) {
   const follow = useLogFollow((s) => s.follow);
   const setFollow = useLogFollow((s) => s.setFollow);
+  const [filter, setFilter] = useState<EventFilter>({ level: 'all', text: '' });
+  const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
+  const shown = useMemo(() => filterEvents(events, filter), [events, filter]);
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: events.length, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 20 });
+  const virtualizer = useVirtualizer({
+    count: shown.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW,
+    overscan: 20,
+    getItemKey: (i) => shown[i]?.seq ?? i,
+  });
 
   useEffect(() => {
-    if (follow && events.length > 0) virtualizer.scrollToIndex(events.length - 1, { align: 'end' });
-  }, [follow, events.length, virtualizer]);
+    if (follow && shown.length > 0) virtualizer.scrollToIndex(shown.length - 1, { align: 'end' });
+  }, [follow, shown.length, virtualizer]);
+
+  // Another filter is another list: start at its newest event when following, else at its top.
+  const filterKey = `${filter.level}|${filter.text}`;
+  useEffect(() => {
+    if (!follow && scroller.current) scroller.current.scrollTop = 0;
+  }, [filterKey]);
 
   const onScroll = () => {
     const el = scroller.current;
     if (!el) return;
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < ROW * 2;
     if (!atBottom && follow) setFollow(false);
-    else if (atBottom && !follow) setFollow(true);
+    else if (atBottom && !follow && open.size === 0) setFollow(true);
   };
+
+  const toggle = (seq: number) => {
+    setFollow(false);
+    setOpen((s) => {
+      const next = new Set(s);
+      if (next.has(seq)) next.delete(seq);
+      else next.add(seq);
+      return next;
+    });
+  };
+
+  // Up/Down move between rows, Home/End to the first and last; Enter or Space opens (it is a button).
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (!['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(e.key)) return;
+    const target = e.target as HTMLElement;
+    if (!target.classList.contains('log-summary')) return;
+    const current = Number(target.dataset.index ?? -1);
+    const next = e.key === 'Home' ? 0 : e.key === 'End' ? shown.length - 1 : Math.max(0, Math.min(shown.length - 1, current + (e.key === 'ArrowDown' ? 1 : -1)));
+    e.preventDefault();
+    setFollow(false);
+    virtualizer.scrollToIndex(next, { align: 'auto' });
+    requestAnimationFrame(() => scroller.current?.querySelector<HTMLElement>(`.log-summary[data-index="${next}"]`)?.focus());
+  };
+
+  const counts = useMemo(() => {
+    let errors = 0;
+    let warnings = 0;
+    for (const e of events) {
+      const l = eventLevel(e);
+      if (l === 'error') errors++;
+      else if (l === 'warn') warnings++;
+    }
+    return { errors, warnings };
+  }, [events]);
 
   return (
     <section className="panel" data-testid="event-log" data-stream-state={state}>
@@ -52,30 +149,62 @@ export function EventLog({ events, state, error }: { events: readonly JobEvent[]
           {state === 'live' ? <span className="spinner" aria-hidden="true" style={{ marginRight: 6, width: 8, height: 8 }} /> : null}
           {STATE_TEXT[state]}
         </span>
-        <span className="muted num">{events.length} events</span>
+        <span className="muted num" data-testid="event-count">
+          {shown.length === events.length ? formatCount(events.length, 'event') : `${formatCount(shown.length)} of ${formatCount(events.length, 'event')}`}
+        </span>
         <div className="panel-actions">
           <button type="button" className="button button-small" aria-pressed={!follow} onClick={() => setFollow(!follow)} data-testid="log-follow">
             {follow ? 'Pause auto-scroll' : 'Follow new events'}
           </button>
         </div>
       </header>
+      <div className="toolbar log-toolbar">
+        <ToggleGroup
+          label="Show events"
+          value={filter.level}
+          onChange={(level) => setFilter((f) => ({ ...f, level }))}
+          options={LEVEL_OPTIONS.map((o) => ({
+            ...o,
+            label: o.value === 'error' ? `Errors (${formatCount(counts.errors)})` : o.value === 'warn' ? `Warnings and errors (${formatCount(counts.errors + counts.warnings)})` : o.label,
+          }))}
+          testId="log-level"
+        />
+        <label className="search-box">
+          <span className="visually-hidden">Filter events by text</span>
+          <input type="search" value={filter.text} onChange={(e) => setFilter((f) => ({ ...f, text: e.target.value }))} placeholder="Filter by name, message or label" data-testid="log-filter" />
+        </label>
+      </div>
       {error ? <p className="field-error">{error}</p> : null}
-      <div className="log" ref={scroller} onScroll={onScroll} role="log" aria-live="off" aria-label="Job events" tabIndex={0}>
+      <div className="log" ref={scroller} onScroll={onScroll} onKeyDown={onKeyDown} role="log" aria-live="off" aria-label="Job events" data-testid="event-scroller">
+        {shown.length === 0 ? <p className="muted log-empty">{events.length === 0 ? 'No events yet.' : 'No event matches the filter.'}</p> : null}
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
-            const e = events[item.index];
+            const e = shown[item.index];
             if (!e) return null;
-            const cls = `log-row ev-${e.status}${e.event.startsWith('job.') ? ' ev-job' : ''}`;
+            const level = eventLevel(e);
+            const expanded = open.has(e.seq);
             const detail = [e.message, labelsText(e)].filter(Boolean).join('  ');
             return (
-              <div key={e.seq} className={cls} style={{ transform: `translateY(${item.start}px)`, height: ROW }} data-testid="event-row" data-event={e.event} data-status={e.status}>
-                <span className="muted">{formatClock(e.recorded_at)}</span>
-                <span className="ev-status">{e.status}</span>
-                <span title={e.event}>{e.event}</span>
-                <span title={detail}>
-                  {e.duration_ms !== null ? <span className="muted">{formatDuration(e.duration_ms)} </span> : null}
-                  {detail}
-                </span>
+              <div
+                key={item.key}
+                ref={virtualizer.measureElement}
+                data-index={item.index}
+                className={`log-row ev-${e.status} lvl-${level}${e.event.startsWith('job.') ? ' ev-job' : ''}${expanded ? ' open' : ''}`}
+                style={{ transform: `translateY(${item.start}px)` }}
+                data-testid="event-row"
+                data-event={e.event}
+                data-status={e.status}
+              >
+                <button type="button" className="log-summary" aria-expanded={expanded} data-index={item.index} onClick={() => toggle(e.seq)} data-testid="event-toggle">
+                  <span className="muted">{formatClock(e.recorded_at)}</span>
+                  <span className="ev-status">{level === 'warn' && e.status !== 'error' ? 'warn' : e.status}</span>
+                  <span className="ev-name">{e.event}</span>
+                  <span className="ev-detail">
+                    {e.duration_ms !== null ? <span className="muted">{formatDuration(e.duration_ms)} </span> : null}
+                    {detail}
+                  </span>
+                </button>
+                {expanded ? <EventDetails e={e} /> : null}
               </div>
             );
           })}

@@ -10,13 +10,14 @@ import { Page, Panel, Stat } from '../../components/Page';
 import { EmptyState, ErrorState, Loading, Notice } from '../../components/States';
 import { StatusBadge } from '../../components/StatusBadge';
 import { useNow } from '../../components/useNow';
-import { formatCount, formatDph, formatDuration, formatMb, formatRate } from '../../lib/format';
+import { formatCount, formatDph, formatDuration, formatGpus, formatMb, formatRate } from '../../lib/format';
 import { jobBackend, jobCost, jobModel, KIND_LABELS } from '../../lib/job';
 import { useJobEventStream } from '../../queries/job-events';
 import { useCancelJob, useCreateJob, useJob } from '../../queries/jobs';
 import { jobPath, ROUTES } from '../../router/routes';
 import { useJobStream } from '../../state/event-stream';
 import { EventLog } from './EventLog';
+import { FailureNotice } from './FailureNotice';
 import { phaseBars, toolCalls, type PhaseBar } from './phases';
 
 function rentsMachine(job: JobRecord): boolean {
@@ -27,11 +28,11 @@ function rentsMachine(job: JobRecord): boolean {
 function instanceOf(job: JobRecord): { id: number; gpu: string | null; released: boolean | null } | null {
   if (job.kind === 'benchmark' && job.result?.instance) {
     const i = job.result.instance;
-    return { id: i.id, gpu: i.gpu_name ? `${i.num_gpus ?? 1} × ${i.gpu_name}` : null, released: i.released };
+    return { id: i.id, gpu: i.gpu_name ? formatGpus(i.num_gpus ?? 1, i.gpu_name) : null, released: i.released };
   }
   if (job.kind === 'llm-instance' && job.result?.mode === 'marketplace') {
     const r = job.result;
-    return { id: r.contract_id, gpu: `${r.offer.num_gpus} × ${r.offer.gpu_name} (${formatMb(r.offer.gpu_ram)})`, released: !r.instance_running };
+    return { id: r.contract_id, gpu: `${formatGpus(r.offer.num_gpus, r.offer.gpu_name)} (${formatMb(r.offer.gpu_ram)} each)`, released: !r.instance_running };
   }
   const id = job.resources?.marketplace_instance_id;
   return id ? { id, gpu: null, released: job.resources?.marketplace_instance_released ?? null } : null;
@@ -106,7 +107,7 @@ function Metrics({ job }: { job: JobRecord }) {
       <Stat label="Tokens/s" value={formatRate(m?.tokens_per_second)} />
       <Stat label="Prompt tokens" value={formatCount(m?.prompt_tokens)} />
       <Stat label="Completion tokens" value={formatCount(m?.completion_tokens)} />
-      <Stat label="Steps" value={formatCount(m?.steps)} hint={m?.tool_calls !== null && m?.tool_calls !== undefined ? `${m.tool_calls} tool calls` : undefined} />
+      <Stat label="Steps" value={formatCount(m?.steps)} hint={m?.tool_calls !== null && m?.tool_calls !== undefined ? formatCount(m.tool_calls, 'tool call') : undefined} />
       <Stat label="Duration" value={duration} />
       <Stat label="Cost" value={<CostFigure job={job} />} hint={costHint(job)} />
     </div>
@@ -125,7 +126,7 @@ function ToolCalls({ calls }: { calls: ReturnType<typeof toolCalls> }) {
             {c.step !== null ? <span className="muted">step {c.step}</span> : null}
             <span className="muted num" style={{ marginLeft: 'auto' }}>
               {formatDuration(c.durationMs)}
-              {c.resultChars !== null ? ` · ${formatCount(c.resultChars, 'chars')}` : ''}
+              {c.resultChars !== null ? ` · ${formatCount(c.resultChars, 'character')}` : ''}
             </span>
           </summary>
           <pre>{c.args ? `arguments: ${c.args}` : 'no arguments'}</pre>
@@ -235,13 +236,7 @@ function Loaded({ job }: { job: JobRecord }) {
         </dl>
       </Panel>
 
-      {job.status === 'failed' ? (
-        <Notice tone="error" testId="job-error">
-          <p>
-            <strong>Failed{job.error_code ? ` (${job.error_code})` : ''}:</strong> {job.error ?? job.message}
-          </p>
-        </Notice>
-      ) : null}
+      {job.status === 'failed' ? <FailureNotice job={job} /> : null}
       {job.status === 'cancelled' ? <Notice tone="warn">Cancelled: {job.message}</Notice> : null}
 
       <Panel title="Headline metrics">

@@ -7,7 +7,8 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
 import { Page, Panel } from '../../components/Page';
 import { ErrorState, Notice } from '../../components/States';
-import { formatDph, formatHours, formatMb, formatUsd } from '../../lib/format';
+import { ToggleGroup } from '../../components/ToggleGroup';
+import { formatDph, formatGb, formatGpus, formatHours, formatMb, formatUsd } from '../../lib/format';
 import { KIND_LABELS } from '../../lib/job';
 import { useCatalog } from '../../queries/catalog';
 import { useCreateJob } from '../../queries/jobs';
@@ -110,27 +111,20 @@ export function LaunchPage() {
 
   return (
     <Page title="Launch" subtitle="Start a benchmark, an agent run or an LLM instance. Fields are checked as you type, with the same rules the API applies." testId="page-launch">
-      <div className="segmented segmented-lg" role="radiogroup" aria-label="Job kind" style={{ marginBottom: 12 }}>
-        {KINDS.map((k) => (
-          <button
-            key={k.kind}
-            type="button"
-            role="radio"
-            aria-checked={kind === k.kind}
-            className="segmented-item"
-            onClick={() => {
-              setKind(k.kind);
-              setSubmitted(false);
-              setTouched(new Set());
-              attemptKey.current = null;
-              create.reset();
-            }}
-            data-testid={`launch-kind-${k.kind}`}
-          >
-            {k.label}
-          </button>
-        ))}
-      </div>
+      <ToggleGroup
+        label="Job kind"
+        size="large"
+        className="launch-kinds"
+        value={kind}
+        options={KINDS.map((k) => ({ value: k.kind, label: k.label, testId: `launch-kind-${k.kind}` }))}
+        onChange={(next) => {
+          setKind(next);
+          setSubmitted(false);
+          setTouched(new Set());
+          attemptKey.current = null;
+          create.reset();
+        }}
+      />
 
       <form
         noValidate
@@ -154,7 +148,7 @@ export function LaunchPage() {
             ) : null}
             <Field
               label="Model"
-              hint={selectedModel ? `Catalog: ${formatMb(selectedModel.vram_mb)} VRAM, ${selectedModel.required_disk_gb} GB disk.` : marketplace ? 'From the marketplace catalog: it sizes the GPU.' : 'The model name on the backend, e.g. qwen3:8b.'}
+              hint={selectedModel ? `Catalog: ${formatMb(selectedModel.vram_mb)} VRAM, ${formatGb(selectedModel.required_disk_gb)} disk.` : marketplace ? 'From the marketplace catalog: it sizes the GPU.' : 'The model name on the backend, e.g. qwen3:8b.'}
               error={errorOf('model')}
             >
               <input list="catalog-models" autoComplete="off" spellCheck={false} placeholder={marketplace ? 'qwen2.5:32b' : 'llama3.1:8b'} {...bind('model')} />
@@ -177,14 +171,17 @@ export function LaunchPage() {
 
         <Panel title="Where the model runs">
           {fields.has('target') ? (
-            <div className="segmented segmented-lg" role="radiogroup" aria-label="Backend" style={{ marginBottom: 12 }}>
-              <button type="button" role="radio" aria-checked={draft.target === 'existing'} className="segmented-item" onClick={() => set({ target: 'existing' })} data-testid="target-existing">
-                An llmserver I run
-              </button>
-              <button type="button" role="radio" aria-checked={draft.target === 'marketplace'} className="segmented-item" onClick={() => set({ target: 'marketplace' })} data-testid="target-marketplace">
-                Rent a GPU (marketplace)
-              </button>
-            </div>
+            <ToggleGroup
+              label="Backend"
+              size="large"
+              className="launch-target"
+              value={draft.target}
+              onChange={(target) => set({ target })}
+              options={[
+                { value: 'existing', label: 'An llmserver I run', testId: 'target-existing' },
+                { value: 'marketplace', label: 'Rent a GPU (marketplace)', testId: 'target-marketplace' },
+              ]}
+            />
           ) : null}
           <div className="form-grid">
             {fields.has('backend_url') ? (
@@ -294,7 +291,7 @@ function SpendSummary({ pending, kind, releaseAfter }: { pending: Pending; kind:
         <dt>Expected rate</dt>
         <dd className="num" data-testid="spend-expected-dph">
           {formatDph(expectedDph)}
-          {e?.offers ? <span className="muted"> (cheapest fitting offer: {e.offers.cheapest.num_gpus} × {e.offers.cheapest.gpu_name})</span> : null}
+          {e?.offers ? <span className="muted"> (cheapest fitting offer: {formatGpus(e.offers.cheapest.num_gpus, e.offers.cheapest.gpu_name)})</span> : null}
         </dd>
         <dt>Maximum rate</dt>
         <dd className="num" data-testid="spend-max-dph">

@@ -8,7 +8,7 @@ import { Field } from '../../components/Field';
 import { RelativeTime } from '../../components/Format';
 import { Page, Panel } from '../../components/Page';
 import { EmptyState, ErrorState, Loading } from '../../components/States';
-import { formatBytes, formatCount, formatMb } from '../../lib/format';
+import { formatBytes, formatCount, formatGb, formatMb } from '../../lib/format';
 import { useCatalog } from '../../queries/catalog';
 import { useSettings, useUpdateSettings } from '../../queries/settings';
 import '../overview/common.css';
@@ -37,11 +37,11 @@ function Catalog() {
     { id: 'name', header: 'Model', cell: (m) => <span className="code-id">{m.name}</span>, sortValue: (m) => m.name },
     { id: 'family', header: 'Family', cell: (m) => m.family ?? '—', sortValue: (m) => m.family ?? null },
     { id: 'vram', header: 'VRAM needed', align: 'right', cell: (m) => formatMb(m.vram_mb), sortValue: (m) => m.vram_mb },
-    { id: 'disk', header: 'Disk', align: 'right', cell: (m) => `${formatCount(m.required_disk_gb)} GB`, sortValue: (m) => m.required_disk_gb },
+    { id: 'disk', header: 'Disk', align: 'right', cell: (m) => formatGb(m.required_disk_gb), sortValue: (m) => m.required_disk_gb },
     { id: 'notes', header: 'Notes', cell: (m) => <span className="catalog-notes">{m.notes ?? ''}</span> },
   ];
   return (
-    <Panel title="Marketplace catalog" testId="models-catalog" actions={<span className="muted">{catalog.data ? `${shown.length} of ${models.length} models` : ''}</span>}>
+    <Panel title="Marketplace catalog" testId="models-catalog" actions={<span className="muted">{catalog.data ? `${formatCount(shown.length)} of ${formatCount(models.length, 'model')}` : ''}</span>}>
       <p className="muted note-small">The models a marketplace run can rent a GPU for: offers are filtered by the VRAM a model needs, and the disk is sized for it.</p>
       <div className="toolbar">
         <Field label="Filter">
@@ -172,7 +172,7 @@ function BackendModels() {
       ) : (
         <>
           <p className="muted note-small" data-testid="backend-summary">
-            {models.data.backend_url}: {rows.length} model(s), {models.data.running_models.length} running
+            {models.data.backend_url}: {formatCount(rows.length, 'model')}, {formatCount(models.data.running_models.length)} running
             {models.data.running_models.length > 0
               ? `, ${formatBytes(models.data.running_models.reduce((s, m) => s + (m.size_vram ?? 0), 0))} in VRAM`
               : ''}

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { MarketplaceInstanceEntry } from '../../../shared';
 import { Notice } from '../../components/States';
-import { formatDph } from '../../lib/format';
+import { formatDph, formatGpus } from '../../lib/format';
 import { useReleaseInstance } from '../../queries/settings';
 
 /**
@@ -36,7 +36,7 @@ export function OrphanBanner({ orphans }: { orphans: readonly MarketplaceInstanc
         {orphans.map((o) => (
           <li key={o.instance_id}>
             <span className="code-id">
-              #{o.instance_id} {o.num_gpus ?? 1}× {o.gpu_name ?? 'GPU'}
+              #{o.instance_id} {formatGpus(o.num_gpus ?? 1, o.gpu_name)}
             </span>
             <button
               type="button"

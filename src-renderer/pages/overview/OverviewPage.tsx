@@ -6,7 +6,7 @@ import { Money, RelativeTime, RunningCost } from '../../components/Format';
 import { Page, Panel, Stat } from '../../components/Page';
 import { EmptyState, ErrorState, Loading } from '../../components/States';
 import { StatusBadge } from '../../components/StatusBadge';
-import { formatCount, formatDph, formatUsd } from '../../lib/format';
+import { formatCount, formatDph, formatGpus, formatUsd } from '../../lib/format';
 import { useHealth } from '../../queries/health';
 import { useJobCounts, useJobList } from '../../queries/jobs';
 import { useInstances, useSettings, useSpend } from '../../queries/settings';
@@ -69,7 +69,7 @@ const CLASS_TONE: Record<MarketplaceInstanceEntry['classification'], string> = {
 function Machines({ instances }: { instances: ReturnType<typeof useInstances> }) {
   const columns: Column<MarketplaceInstanceEntry>[] = [
     { id: 'id', header: 'Instance', cell: (i) => <span className="code-id">{i.instance_id}</span> },
-    { id: 'gpu', header: 'GPU', cell: (i) => `${i.num_gpus ?? 1}× ${i.gpu_name ?? 'unknown GPU'}` },
+    { id: 'gpu', header: 'GPU', cell: (i) => formatGpus(i.num_gpus ?? 1, i.gpu_name ?? 'unknown GPU') },
     { id: 'class', header: 'Why it is up', cell: (i) => <span className={`badge ${CLASS_TONE[i.classification]}`}>{i.classification}</span> },
     { id: 'job', header: 'Job', cell: (i) => (i.job ? <JobLink job={i.job} /> : <span className="muted">unknown to this data dir</span>) },
     { id: 'dph', header: 'Rate', align: 'right', cell: (i) => formatDph(i.dph_total), sortValue: (i) => i.dph_total },
@@ -129,6 +129,9 @@ function ApiPanel() {
   const state = health.isError ? 'error' : health.isPending ? 'checking' : health.data.status === 'ok' ? 'ok' : 'warn';
   const address = api.transport === 'http' ? window.location.origin : (settings.data?.environment.api_url ?? '…');
   const tokenFile = settings.data ? `${settings.data.environment.data_dir}/api-token` : '<data dir>/api-token';
+  // The api-token file exists only for the app's own token; tokens from SERVICE_API_TOKENS are the user's.
+  const fromEnvOnly = health.data?.token_sources?.includes('environment') === true && !health.data.token_sources.includes('app_token');
+  const tokenLine = fromEnvOnly ? 'TOKEN=$BENCHDESK_TOKEN   # a token of SERVICE_API_TOKENS' : `TOKEN=$(cat '${tokenFile}')`;
   return (
     <Panel
       title="API"
@@ -156,7 +159,7 @@ function ApiPanel() {
         ) : null}
       </dl>
       <p className="muted note-small">From a shell on this machine:</p>
-      <pre className="snippet">{`TOKEN=$(cat '${tokenFile}')\ncurl -H "Authorization: Bearer $TOKEN" ${address}/v1/jobs\nbenchdesk jobs list --api-url ${address}`}</pre>
+      <pre className="snippet">{`${tokenLine}\ncurl -H "Authorization: Bearer $TOKEN" ${address}/v1/jobs\nbenchdesk jobs list --api-url ${address}`}</pre>
     </Panel>
   );
 }
@@ -186,13 +189,13 @@ export function OverviewPage() {
         <Stat
           label="Spend today"
           value={spend.data ? formatUsd(spend.data.today.cost_usd) : '…'}
-          hint={spend.data ? `${formatCount(spend.data.today.jobs)} job(s) with a cost` : undefined}
+          hint={spend.data ? `${formatCount(spend.data.today.jobs, 'job')} with a cost` : undefined}
           testId="stat-spend-today"
         />
         <Stat
           label="Spend this month"
           value={spend.data ? formatUsd(spend.data.this_month.cost_usd) : '…'}
-          hint={spend.data ? `${formatCount(spend.data.this_month.jobs)} job(s) with a cost` : undefined}
+          hint={spend.data ? `${formatCount(spend.data.this_month.jobs, 'job')} with a cost` : undefined}
           testId="stat-spend-month"
         />
         <Stat label="Jobs in total" value={n(counts.data?.total)} hint={counts.data ? `${formatCount(counts.data.by_status.failed)} failed` : undefined} testId="stat-total" />

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import type { ApiTokenResponse, AppSettingKey, SettingsResponse, SettingsUpdate } from '../../../shared';
 import type { BenchdeskApiError } from '../../../shared/client';
-import { TOKEN_STORAGE_KEY } from '../../bridge/token';
+import { useSession } from '../../bridge/session';
 import { useApi } from '../../bridge';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { CopyButton } from '../../components/CopyButton';
@@ -10,9 +10,10 @@ import { Field } from '../../components/Field';
 import { RelativeTime } from '../../components/Format';
 import { Page, Panel } from '../../components/Page';
 import { ErrorState, Loading, Notice } from '../../components/States';
+import { formatUsd } from '../../lib/format';
 import { useHealth } from '../../queries/health';
 import { settingsKeys, useApiToken, useSettings, useTestMarketplaceKey, useUpdateSettings } from '../../queries/settings';
-import { useUiStore, type ThemePreference } from '../../state/ui-store';
+import { ThemeToggle } from '../../components/ThemeToggle';
 import '../overview/common.css';
 import './settings.css';
 
@@ -47,15 +48,9 @@ function ApiTokenPanel() {
       qc.setQueryData(['api-token'], res);
       setShown(true);
       if (api.transport === 'http' && res.token) {
-        // This page authenticates with the token it was opened with, which just stopped working:
-        // keep the new one for the session and reload so the client uses it.
-        try {
-          sessionStorage.setItem(TOKEN_STORAGE_KEY, res.token);
-          setRotatedNote('Rotated. This page now uses the new token; reloading…');
-          setTimeout(() => window.location.reload(), 600);
-        } catch {
-          setRotatedNote('Rotated. Reopen this page with #token=<new token> to keep using it.');
-        }
+        // This tab signed in with the token that just stopped working: it goes on with the new one.
+        useSession.getState().setToken(res.token);
+        setRotatedNote('Rotated: the old token stopped working, and this tab now uses the new one.');
       } else {
         setRotatedNote('Rotated: the old token stopped working, and the api-token file holds the new one.');
       }
@@ -198,7 +193,7 @@ function MarketplaceKeyPanel({ data }: { data: SettingsResponse }) {
       {test.data ? (
         <Notice tone={test.data.ok ? 'ok' : 'error'} testId="marketplace-test-result">
           {test.data.message}
-          {test.data.account?.credit !== null && test.data.account?.credit !== undefined ? ` Credit: $${test.data.account.credit.toFixed(2)}.` : ''}
+          {test.data.account?.credit !== null && test.data.account?.credit !== undefined ? ` Credit: ${formatUsd(test.data.account.credit)}.` : ''}
         </Notice>
       ) : null}
       {test.isError ? <ErrorState error={test.error} /> : null}
@@ -403,24 +398,10 @@ function PlacesPanel({ data }: { data: SettingsResponse }) {
   );
 }
 
-const THEMES: { value: ThemePreference; label: string }[] = [
-  { value: 'system', label: 'System' },
-  { value: 'light', label: 'Light' },
-  { value: 'dark', label: 'Dark' },
-];
-
 function ThemePanel() {
-  const theme = useUiStore((s) => s.theme);
-  const setTheme = useUiStore((s) => s.setTheme);
   return (
     <Panel title="Appearance">
-      <div className="segmented" role="radiogroup" aria-label="Theme">
-        {THEMES.map((t) => (
-          <button key={t.value} type="button" role="radio" aria-checked={theme === t.value} className="segmented-item" onClick={() => setTheme(t.value)} data-testid={`settings-theme-${t.value}`}>
-            {t.label}
-          </button>
-        ))}
-      </div>
+      <ThemeToggle testIdPrefix="settings-theme" />
       <p className="muted note-small">System follows the operating system’s light or dark mode as it changes. Remembered on this computer.</p>
     </Panel>
   );

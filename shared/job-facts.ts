@@ -1,0 +1,87 @@
+import { isTerminal, type JobRecord } from './jobs';
+
+/**
+ * Figures derived from a job record that the Jobs list shows, searches and sorts by. The renderer
+ * and the store's index compute them with these same functions, so a sort by cost on the server
+ * agrees with the cost the row shows.
+ */
+
+/** What a job has cost: a final figure, a machine still billing (rate and since when), or nothing rented. */
+export type JobCost = { type: 'final'; usd: number; dph: number | null } | { type: 'running'; dph: number; since: string } | null;
+
+function elapsed(startIso: string, endIso: string): number {
+  const ms = Date.parse(endIso) - Date.parse(startIso);
+  return Number.isFinite(ms) ? Math.max(0, ms) : 0;
+}
+
+export function jobCost(job: JobRecord): JobCost {
+  if (job.kind === 'benchmark' && job.result) {
+    return job.result.cost.dph_total > 0 || job.result.cost.cost_usd > 0 ? { type: 'final', usd: job.result.cost.cost_usd, dph: job.result.cost.dph_total } : null;
+  }
+  if (job.kind === 'llm-instance' && job.result?.mode === 'marketplace' && job.result.instance_running) {
+    // A kept machine bills until someone releases it.
+    return { type: 'running', dph: job.result.dph_total, since: job.result.rented_at };
+  }
+  const r = job.resources;
+  if (r?.dph_total && r.rented_at) {
+    if (!isTerminal(job.status) && !r.marketplace_instance_released) return { type: 'running', dph: r.dph_total, since: r.rented_at };
+    return { type: 'final', usd: (r.dph_total * elapsed(r.rented_at, job.finished_at ?? job.updated_at)) / 3_600_000, dph: r.dph_total };
+  }
+  return null;
+}
+
+/** Dollars a job has cost by `now` (a machine still billing counts up to `now`); null when nothing was rented. */
+export function jobCostUsd(job: JobRecord, now: number): number | null {
+  const cost = jobCost(job);
+  if (!cost) return null;
+  if (cost.type === 'final') return cost.usd;
+  const since = Date.parse(cost.since);
+  return Number.isFinite(since) ? (cost.dph * Math.max(0, now - since)) / 3_600_000 : null;
+}
+
+/** How long the job ran (start to end); null until it has both. */
+export function jobDurationMs(job: Pick<JobRecord, 'started_at' | 'finished_at'>): number | null {
+  return job.started_at && job.finished_at ? elapsed(job.started_at, job.finished_at) : null;
+}
+
+/** The model a job runs (an llm-instance on an existing backend may have none). */
+export function jobModelName(job: JobRecord): string | null {
+  return job.request.model ?? null;
+}
+
+/**
+ * Where the job's LLM ran, as words to search: the backend URL it was given or the rented
+ * machine's, and the rented GPU.
+ */
+export function jobBackendText(job: JobRecord): string {
+  const parts: string[] = [];
+  if (job.kind !== 'agentic-agent' && job.request.marketplace) parts.push('marketplace');
+  if (job.request.backend_url) parts.push(job.request.backend_url);
+  if (job.kind === 'benchmark' && job.result) {
+    parts.push(job.result.backend_url);
+    if (job.result.instance?.gpu_name) parts.push(job.result.instance.gpu_name);
+  } else if (job.kind === 'llm-instance' && job.result) {
+    parts.push(job.result.backend_url);
+    if (job.result.mode === 'marketplace') parts.push(job.result.offer.gpu_name);
+  }
+  return [...new Set(parts)].join(' ');
+}
+
+/** The message a row shows: the failure reason when there is one, else the status message. */
+export function jobNote(job: Pick<JobRecord, 'error' | 'message'>): string {
+  return job.error ?? job.message;
+}
+
+/** Most characters of the note kept for search (the index holds one per job). */
+export const JOB_NOTE_MAX = 200;
+
+/** The words of a search: lower case, split on white space, empty ones dropped. */
+export function searchWords(q: string | undefined): string[] {
+  return (q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+}
+
+/** Whether every word occurs in the (lower-case) text. */
+export function matchesWords(text: string, words: readonly string[]): boolean {
+  for (const w of words) if (!text.includes(w)) return false;
+  return true;
+}
