@@ -219,6 +219,8 @@ describe('keyboard and layout', () => {
     expect(await page.locator('#page-title').innerText()).toBe('Compare');
     // A job page heading shows only once its data arrived: focus still lands on it.
     await page.getByTestId('nav-jobs').click();
+    // A succeeded job: plain Re-run (and its dialog) is offered for those only.
+    await page.locator('[data-testid="status-tabs"] [data-tab="succeeded"]').click();
     await page.getByTestId('job-row').first().click();
     await page.getByTestId('page-job').waitFor();
     await expect.poll(() => activeTestId(page)).toBe('page-title');

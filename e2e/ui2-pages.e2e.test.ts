@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiTokenResponseSchema, SettingsResponseSchema, type JobRecord } from '../shared';
 import { formatUsd } from '../src-renderer/lib/format';
 import { VastClient } from '../src-main/marketplace/vast-client';
+import { SettingsStore } from '../src-main/app/settings';
 import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH } from '../test/fakes/vast';
 import { DOC_SHOTS, SCREENSHOTS, ensureDir, gotoRoute, launchBrowser, openApp, startWorld, type World } from './ui2-fixture';
 
@@ -111,11 +112,12 @@ describe('Overview', () => {
   });
 
   it('shows an orphaned machine in a banner and releases it with one click', async () => {
-    // A machine labelled for a job this data dir never knew: orphaned from the start.
+    // A machine labelled by this install (its data dir's install id) for a job it never knew: orphaned from the start.
     const client = new VastClient({ baseUrl: world.vast.url, apiKey: FAKE_VAST_KEY });
     const offer = (await client.searchOffers({ maxDph: 1 }))[0];
     if (!offer) throw new Error('the fake marketplace has no offer left');
-    const { instanceId } = await client.rentOffer(offer.id, { templateHashId: OLLAMA_TEMPLATE_HASH, diskGb: 16, label: 'benchdesk:ghost-job-1', env: {} });
+    const installId = new SettingsStore(world.dataDir).read().install_id ?? '';
+    const { instanceId } = await client.rentOffer(offer.id, { templateHashId: OLLAMA_TEMPLATE_HASH, diskGb: 16, label: `benchdesk:${installId}:ghost-job-1`, env: {} });
     const listed = await world.call('GET', '/v1/marketplace/instances');
     expect(listed.status, JSON.stringify(listed.body)).toBe(200);
     expect(JSON.stringify(listed.body)).toContain('"orphaned"');
@@ -134,7 +136,12 @@ describe('Overview', () => {
       await page.screenshot({ path: path.join(ensureDir(DOC_SHOTS), `overview-${scheme}.png`), clip: DOC_CLIP });
     }
     await page.emulateMedia({ colorScheme: 'light' });
-    await page.getByTestId(`release-${instanceId}`).click();
+    await page.getByTestId(`orphan-release-${instanceId}`).click();
+    // The confirmation names the machine, its rate and its cost so far.
+    const dialog = page.locator('[data-testid="release-confirm"][open]');
+    await dialog.waitFor();
+    expect(await dialog.getByTestId('release-facts').innerText()).toContain(`#${instanceId}`);
+    await dialog.getByTestId('confirm-ok').click();
     await page.getByTestId('orphan-released').waitFor({ timeout: 15_000 });
     await banner.waitFor({ state: 'detached' });
     const destroyed = world.vast.calls.filter((c) => c.endpoint === 'destroy' && c.path.includes(String(instanceId)));

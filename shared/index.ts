@@ -12,3 +12,6 @@ export * from './operations';
 export * from './ipc';
 export * from './settings';
 export * from './job-errors';
+export * from './agents';
+export * from './templates';
+export * from './issue-words';

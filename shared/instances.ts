@@ -77,6 +77,10 @@ export const ReleaseInstanceInputSchema = z
   .strict();
 export type ReleaseInstanceInput = z.infer<typeof ReleaseInstanceInputSchema>;
 
+/** The HTTP body of a release (the id is in the path): `{}`, or `{"force": true}` for another install's machine. */
+export const ReleaseInstanceBodySchema = ReleaseInstanceInputSchema.pick({ force: true }).describe('optional; {"force": true} releases a machine of another benchdesk install');
+export type ReleaseInstanceBody = z.infer<typeof ReleaseInstanceBodySchema>;
+
 export const ReleaseInstanceResponseSchema = z.object({
   instance_id: z.number().int(),
   /** The marketplace accepted the destroy (or it was already gone). */

@@ -18,9 +18,13 @@ export function jobCost(job: JobRecord): JobCost {
   if (job.kind === 'benchmark' && job.result) {
     return job.result.cost.dph_total > 0 || job.result.cost.cost_usd > 0 ? { type: 'final', usd: job.result.cost.cost_usd, dph: job.result.cost.dph_total } : null;
   }
-  if (job.kind === 'llm-instance' && job.result?.mode === 'marketplace' && job.result.instance_running) {
-    // A kept machine bills until someone releases it.
+  if (job.kind === 'llm-instance' && job.result?.mode === 'marketplace' && job.result.instance_running && !job.resources?.marketplace_instance_released) {
+    // A kept machine bills until someone releases it (its release is recorded in the job's resources).
     return { type: 'running', dph: job.result.dph_total, since: job.result.rented_at };
+  }
+  if (job.kind === 'llm-instance' && job.result?.mode === 'marketplace') {
+    // Released by hand: the record was last written by that release.
+    return { type: 'final', usd: (job.result.dph_total * elapsed(job.result.rented_at, job.updated_at)) / 3_600_000, dph: job.result.dph_total };
   }
   const r = job.resources;
   if (r?.dph_total && r.rented_at) {

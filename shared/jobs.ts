@@ -69,6 +69,8 @@ export const JobResourcesSchema = z.object({
   marketplace_stop_instance: z.boolean().nullable().optional(),
   dph_total: z.number().nullable().optional(),
   rented_at: Rfc3339Schema.nullable().optional(),
+  /** Why the last release of the job's machine failed (e.g. the key was refused); null once one succeeded. */
+  marketplace_release_error: z.string().nullable().optional(),
 });
 export type JobResources = z.infer<typeof JobResourcesSchema>;
 

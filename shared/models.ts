@@ -20,6 +20,8 @@ export const CatalogEntrySchema = z.object({
   name: z.string().min(1),
   vram_mb: z.number().int().positive(),
   required_disk_gb: z.number().int().positive(),
+  /** What pulling the model downloads (GB): a rented host bills it at its inet_down_cost. */
+  download_gb: z.number().positive().optional().describe("the model's download (GB)"),
   family: z.string().optional(),
   notes: z.string().optional(),
 });

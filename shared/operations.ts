@@ -13,7 +13,8 @@ import {
   JobStatusSchema,
   type JobKind,
 } from './jobs';
-import { ListInstancesQuerySchema, MarketplaceInstanceListSchema, ReleaseInstanceInputSchema, ReleaseInstanceResponseSchema } from './instances';
+import { AgentListSchema } from './agents';
+import { ListInstancesQuerySchema, MarketplaceInstanceListSchema, ReleaseInstanceBodySchema, ReleaseInstanceInputSchema, ReleaseInstanceResponseSchema } from './instances';
 import { MetricsSummaryQuerySchema, MetricsSummarySchema } from './metrics';
 import { CatalogResponseSchema, LlmModelsQuerySchema, LlmModelsResponseSchema } from './models';
 import {
@@ -33,6 +34,7 @@ import {
   SpendSummarySchema,
   UpdateSettingsResponseSchema,
 } from './settings';
+import { MarketplaceTemplateListSchema, TemplateSearchQuerySchema } from './templates';
 
 /**
  * The operation table: every operation benchdesk offers, once. The HTTP routes, the OpenAPI
@@ -88,6 +90,10 @@ export type OperationDef = {
   /** Success status over HTTP. */
   readonly status: number;
   readonly query?: readonly string[];
+  /**
+   * What the HTTP body carries: `'*'` the whole input; a field name, that field; REST_BODY, the input's
+   * fields that are not in the path (one JSON object, optional).
+   */
   readonly body?: string;
   /** input field → HTTP header name. */
   readonly headers?: Readonly<Record<string, string>>;
@@ -104,6 +110,9 @@ export type OperationDef = {
   /** Richer schemas for the OpenAPI document where `input` leaves the deep checks to the service. */
   readonly docs?: { readonly body?: z.ZodType; readonly querystring?: z.ZodType };
 };
+
+/** `body` value: the input's fields outside the path travel as the JSON body (no input field can be named so). */
+export const REST_BODY = '...rest';
 
 export const OPERATIONS = {
   getHealth: {
@@ -253,12 +262,35 @@ export const OPERATIONS = {
     query: ['orphaned'],
   },
   releaseInstance: {
-    summary: 'Destroy one benchdesk machine and confirm it is gone (409 `instance_active` while its job runs: cancel the job instead)',
+    summary:
+      'Destroy one benchdesk machine and confirm it is gone (409 `instance_active` while its job runs: cancel the job instead; 409 `instance_foreign` for another install\'s machine unless the body says `{"force": true}`)',
     tags: ['marketplace'],
     method: 'POST',
     path: '/v1/marketplace/instances/{instance_id}/release',
     input: ReleaseInstanceInputSchema,
+    // The id travels in the path, `force` in the (optional) body.
+    body: REST_BODY,
+    docs: { body: ReleaseInstanceBodySchema },
     output: ReleaseInstanceResponseSchema,
+    status: 200,
+  },
+  searchTemplates: {
+    summary: "The marketplace's templates by name or hash (`q`; absent: the recommended ones), for choosing what a rented machine runs",
+    tags: ['marketplace'],
+    method: 'GET',
+    path: '/v1/marketplace/templates',
+    input: TemplateSearchQuerySchema,
+    output: MarketplaceTemplateListSchema,
+    status: 200,
+    query: ['q'],
+  },
+  listAgents: {
+    summary: 'The agents a job can ask: builtin, the bundled holmes and k8sgpt drivers, and registered drivers',
+    tags: ['agents'],
+    method: 'GET',
+    path: '/v1/agents',
+    input: z.object({}).strict(),
+    output: AgentListSchema,
     status: 200,
   },
   getSettings: {
@@ -370,6 +402,8 @@ export type OperationInputs = {
   getMetricsSummary: z.input<typeof MetricsSummaryQuerySchema> | undefined;
   listInstances: z.input<typeof ListInstancesQuerySchema> | undefined;
   releaseInstance: z.input<typeof ReleaseInstanceInputSchema>;
+  searchTemplates: z.input<typeof TemplateSearchQuerySchema> | undefined;
+  listAgents: Record<string, never> | undefined;
   getSettings: Record<string, never> | undefined;
   updateSettings: z.input<typeof SettingsUpdateSchema>;
   getApiToken: Record<string, never> | undefined;

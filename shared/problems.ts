@@ -23,6 +23,7 @@ export const PROBLEM_CODES = [
   'forbidden_tenant',
   'job_not_cancellable',
   'instance_active',
+  'instance_foreign',
   'instance_not_found',
   'marketplace_not_configured',
   'upstream_unreachable',

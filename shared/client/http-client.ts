@@ -2,9 +2,11 @@ import { createParser } from 'eventsource-parser';
 import { isTerminal } from '../jobs';
 import {
   OPERATIONS,
+  REST_BODY,
   STREAM_OPERATION_NAMES,
   UNARY_OPERATION_NAMES,
   operationPath,
+  pathFields,
   type BenchdeskClient,
   type CallOptions,
   type OperationDef,
@@ -118,7 +120,12 @@ export function createHttpClient(options: HttpClientOptions): BenchdeskClient {
       if (value !== undefined && value !== null) headers.set(header, String(value));
     }
     let body: string | null = null;
-    if (op.body !== undefined) {
+    if (op.body === REST_BODY) {
+      // The fields the path does not carry (e.g. a release's `force`).
+      const inPath = new Set(pathFields(name));
+      headers.set('Content-Type', 'application/json');
+      body = JSON.stringify(Object.fromEntries(Object.entries(input).filter(([field, value]) => !inPath.has(field) && value !== undefined)));
+    } else if (op.body !== undefined) {
       headers.set('Content-Type', 'application/json');
       body = JSON.stringify(op.body === '*' ? rawInput ?? {} : input[op.body]);
     }

@@ -1,6 +1,7 @@
 import type { BenchdeskService } from '../app/service-types';
 import type { JobStore } from '../store/types';
 import type { InstanceService } from '../app/instances';
+import { choiceHandlers, type ChoiceHandlerDeps } from './handlers/choices';
 import { coreHandlers } from './handlers/core';
 import { instanceHandlers, withMarketplaceHealth } from './handlers/instances';
 import { jobStatsHandlers } from './handlers/jobs-stats';
@@ -22,6 +23,8 @@ export type HandlerDeps = {
   settings: SettingsHandlerDeps;
   /** Overview: the spend summary cache. */
   overview: OverviewHandlerDeps;
+  /** Launch: the registered agents and the marketplace's templates. */
+  choices: ChoiceHandlerDeps;
 };
 
 /** Every operation's handler. Each domain contributes its operations from handlers/<domain>.ts; app-tenant operations are guarded. */
@@ -33,6 +36,7 @@ export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
     ...settingsHandlers(deps.settings),
     ...overviewHandlers(deps.overview),
     ...instanceHandlers(deps.instances),
+    ...choiceHandlers(deps.choices),
     getHealth: withMarketplaceHealth(core.getHealth, deps.instances),
   });
 }

@@ -224,6 +224,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   marketplace: 'GPU marketplace: estimates, the model catalog, rented machines',
   llmserver: 'llmserver (Ollama) backends',
   settings: 'App settings, the API token and the marketplace key',
+  agents: 'The agents a job can ask',
 };
 
 /** fastify-swagger `transformObject`: named schemas, then everything above. */

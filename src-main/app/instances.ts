@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import type {
   InstanceClassification,
   JobRecord,
@@ -6,12 +8,15 @@ import type {
   MarketplaceInstanceList,
   ReleaseInstanceResponse,
 } from '../../shared';
+import { APP_TENANT_ID, isTerminal } from '../../shared';
 import type { EmitInput, Logger } from '../engine/types';
 import { costBetween } from '../engine/workflows/cost-meter';
-import { isMarketplaceError } from '../marketplace/errors';
+import type { MarketplaceAccess } from '../marketplace/access';
+import { isAuthError, isGoneAnswer, isMarketplaceError } from '../marketplace/errors';
 import { errorMessage, type MarketplaceEvent } from '../marketplace/events';
+import type { HeldKeys } from '../marketplace/held-keys';
 import { isGone } from '../marketplace/instance-status';
-import { LABEL_PREFIX, releaseInstance, type ReleaseResult } from '../marketplace/provisioning';
+import { LABEL_PREFIX, parseLabel, releaseInstance, type ParsedLabel, type ReleaseResult } from '../marketplace/provisioning';
 import type { VastApi } from '../marketplace/vast-client';
 import type { MarketplaceInstance } from '../marketplace/vast-wire';
 import type { JobEngine } from '../engine/engine';
@@ -22,8 +27,12 @@ import type { SettingsStore } from './settings';
 /**
  * Rented machines as a resource: the list behind GET /v1/marketplace/instances, the release
  * behind POST /v1/marketplace/instances/{id}/release, and the orphan sweep (at start-up and every
- * few minutes) whose count /healthz shows. Only instances labelled `benchdesk:<job id>` are ever
- * listed or touched: anything else on the account is someone else's.
+ * few minutes) whose count /healthz shows. Only instances labelled `benchdesk:` are listed or
+ * touched: anything else on the account is someone else's. Of those, only this install's (its
+ * install id in the label, or an older label that one of its job records names) can be orphans;
+ * another install's are `foreign`: never released automatically, and by hand only with `force`.
+ * Every key that still holds a machine is used (the key in use, and the key each job rented with),
+ * so a key changed in Settings never hides a machine that bills.
  */
 
 export const DEFAULT_SWEEP_INTERVAL_MS = 5 * 60_000;
@@ -33,11 +42,17 @@ const LIST_TIMEOUT_MS = 30_000;
 const RELEASE_TIMEOUT_MS = 120_000;
 
 export type InstanceServiceDeps = {
-  /** null when no marketplace key is configured. */
-  marketplace(): VastApi | null;
+  /** The key in use, and a client for any other key. */
+  access: MarketplaceAccess;
+  /** The key each job rented with, until its machine is confirmed gone. */
+  heldKeys: HeldKeys;
+  /** This data dir's install id (labels `benchdesk:<install_id>:<job_id>`). */
+  installId: string;
+  /** Where the proxy token files of rented machines live (`secrets/instance-<id>.token`), removed after a release. */
+  dataDir: string;
   getJob(jobId: string): Promise<JobRecord | undefined>;
-  /** Records that the job's own instance is gone (resources.marketplace_instance_released). */
-  markReleased(jobId: string): Promise<void>;
+  /** Records a release of the job's own machine: whether the marketplace took it, and why it failed (null: it did not). */
+  recordRelease(jobId: string, instanceId: number, outcome: { released: boolean; error: string | null }): Promise<void>;
   /** Appends an event to a job (any status). */
   emit(jobId: string, input: EmitInput): Promise<unknown>;
   /** Read at every sweep, so changing the setting needs no restart. */
@@ -54,8 +69,8 @@ export type SweepResult = { orphaned: number[]; released: number[]; failed: numb
 
 export type InstanceService = {
   list(tenantId: string, query: { orphaned?: boolean | undefined }): Promise<MarketplaceInstanceList>;
-  release(tenantId: string, instanceId: number): Promise<ReleaseInstanceResponse>;
-  /** One sweep now (concurrent calls share the one in flight). */
+  release(tenantId: string, instanceId: number, options?: { force?: boolean | undefined }): Promise<ReleaseInstanceResponse>;
+  /** One sweep now (concurrent calls share the one in flight). Never rejects: a failure is logged. */
   sweep(): Promise<SweepResult>;
   /** Sweeps now and then every interval, until stop(). */
   start(): void;
@@ -64,10 +79,20 @@ export type InstanceService = {
   health(): MarketplaceHealth | null;
 };
 
-type Row = { instance: MarketplaceInstance; jobId: string; job: JobRecord | undefined; entry: MarketplaceInstanceEntry };
+/** A key that can be used, and whether it is the one in use or one a job holds. */
+type Keyed = { key: string; client: VastApi; source: 'current' | 'held' };
 
-/** Why a machine is still up, from its job (design: active / kept / orphaned). */
-export function classifyInstance(job: JobRecord | undefined): InstanceClassification {
+type Row = {
+  instance: MarketplaceInstance;
+  label: ParsedLabel;
+  job: JobRecord | undefined;
+  entry: MarketplaceInstanceEntry;
+  /** Keys that can see this machine; the one its job rented with first. */
+  keys: Keyed[];
+};
+
+/** Why a machine of this install is still up, from its job (active / kept / orphaned). */
+export function classifyByJob(job: JobRecord | undefined): InstanceClassification {
   if (!job) return 'orphaned';
   if (job.status === 'queued' || job.status === 'running') return 'active';
   if (job.kind === 'llm-instance' && job.status === 'succeeded') return 'kept';
@@ -76,16 +101,26 @@ export function classifyInstance(job: JobRecord | undefined): InstanceClassifica
   return 'orphaned';
 }
 
-/** The job id in a `benchdesk:<job id>` label, or null for anything that is not ours. */
-export function jobIdOfLabel(label: string | null | undefined): string | null {
-  if (!label?.startsWith(LABEL_PREFIX)) return null;
-  const id = label.slice(LABEL_PREFIX.length);
-  return id.length > 0 && id.length <= 128 ? id : null;
+/**
+ * Whose machine this is. Ours: our install id in the label (an unknown job makes it an orphan), or
+ * an older label (`benchdesk:<job_id>`) naming one of our jobs. Anything else labelled `benchdesk:`
+ * is another install's: `foreign`.
+ */
+export function classifyMachine(label: ParsedLabel, job: JobRecord | undefined, installId: string): InstanceClassification {
+  if (label.installId === installId) return classifyByJob(job);
+  if (label.installId === null && job) return classifyByJob(job);
+  return 'foreign';
 }
 
 function requestLimit(job: JobRecord): number | null {
   const value = (job.request as { max_cost_usd?: unknown }).max_cost_usd;
   return typeof value === 'number' ? value : null;
+}
+
+/** The job's own machine (the one its record names), or one it never learnt the id of. */
+function isJobsMachine(job: JobRecord, instanceId: number): boolean {
+  const recorded = job.resources?.marketplace_instance_id;
+  return recorded === instanceId || recorded == null;
 }
 
 export function createInstanceService(deps: InstanceServiceDeps): InstanceService {
@@ -95,43 +130,94 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
   let inFlight: Promise<SweepResult> | null = null;
   /** Orphans already logged and recorded on their job: one `marketplace.orphan` event each, not one per sweep. */
   const reported = new Set<number>();
+  /** Why the last release of a machine failed (until one succeeds). */
+  const releaseErrors = new Map<number, string>();
 
-  async function rows(client: VastApi): Promise<Row[]> {
-    const all = await client.listInstances({ signal: AbortSignal.timeout(LIST_TIMEOUT_MS) });
-    const out: Row[] = [];
-    for (const instance of all) {
-      const jobId = jobIdOfLabel(instance.label);
-      if (!jobId || isGone(instance)) continue;
-      const job = await deps.getJob(jobId);
-      out.push({ instance, jobId, job, entry: toEntry(instance, job) });
+  /** The key in use first, then every key a job holds (each key once). */
+  async function keyring(): Promise<{ keys: Keyed[]; heldBy: Map<string, string> }> {
+    const keys: Keyed[] = [];
+    const seen = new Set<string>();
+    const current = deps.access.current();
+    if (current) {
+      keys.push({ ...current, source: 'current' });
+      seen.add(current.key);
     }
-    return out;
+    const heldBy = new Map<string, string>();
+    const { held, unreadable } = await deps.heldKeys.all();
+    for (const name of unreadable) deps.log.warn('a held marketplace key file cannot be read; it is ignored', { file: name });
+    for (const { jobId, key } of held) {
+      heldBy.set(jobId, key);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const client = deps.access.clientFor(key);
+      if (client) keys.push({ key, client, source: 'held' });
+      else deps.log.warn('a job holds a marketplace key that cannot be sent (not printable ASCII); it is ignored', { job_id: jobId });
+    }
+    return { keys, heldBy };
   }
 
-  function toEntry(instance: MarketplaceInstance, job: JobRecord | undefined): MarketplaceInstanceEntry {
+  type Listing = { rows: Row[]; complete: boolean; errors: string[]; heldBy: Map<string, string> };
+
+  /** Every benchdesk machine any of the keys can see. `complete`: every key listed without error. */
+  async function listAll(): Promise<Listing | null> {
+    const { keys, heldBy } = await keyring();
+    if (keys.length === 0) return null;
+    const byId = new Map<number, Row>();
+    const errors: string[] = [];
+    let firstError: unknown = null;
+    let listedBy = 0;
+    for (const keyed of keys) {
+      let found: MarketplaceInstance[];
+      try {
+        found = await keyed.client.listInstances({ signal: AbortSignal.timeout(LIST_TIMEOUT_MS) });
+        listedBy++;
+      } catch (err) {
+        firstError ??= err;
+        errors.push(`${keyed.source === 'current' ? 'the key in use' : 'a key a job rented with'}: ${errorMessage(err)}`);
+        continue;
+      }
+      for (const instance of found) {
+        const label = parseLabel(instance.label);
+        if (!label || isGone(instance)) continue;
+        const row = byId.get(instance.id);
+        if (row) {
+          row.keys.push(keyed);
+          continue;
+        }
+        const job = await deps.getJob(label.jobId);
+        byId.set(instance.id, { instance, label, job, entry: toEntry(instance, label, job), keys: [keyed] });
+      }
+    }
+    if (listedBy === 0) throw firstError;
+    const rows = [...byId.values()];
+    // The key a job rented with goes first: it is the one that can certainly release its machine.
+    for (const row of rows) {
+      const own = heldBy.get(row.label.jobId);
+      row.keys.sort((a, b) => Number(b.key === own) - Number(a.key === own));
+    }
+    return { rows, complete: errors.length === 0, errors, heldBy };
+  }
+
+  function toEntry(instance: MarketplaceInstance, label: ParsedLabel, job: JobRecord | undefined): MarketplaceInstanceEntry {
     const startMs = instance.start_date != null ? instance.start_date * 1000 : job?.resources?.rented_at ? Date.parse(job.resources.rented_at) : null;
     const dph = instance.dph_total ?? job?.resources?.dph_total ?? null;
+    const classification = classifyMachine(label, job, deps.installId);
+    // Another install's job ids mean nothing here: its machine is shown by its label alone.
+    const ownJob = classification === 'foreign' ? undefined : job;
+    const jobError = ownJob && ownJob.resources?.marketplace_instance_id === instance.id ? (ownJob.resources?.marketplace_release_error ?? null) : null;
     return {
       instance_id: instance.id,
       label: instance.label ?? '',
-      job: job ? { job_id: job.job_id, kind: job.kind, status: job.status } : null,
+      job: ownJob ? { job_id: ownJob.job_id, kind: ownJob.kind, status: ownJob.status } : null,
       gpu_name: instance.gpu_name ?? null,
       num_gpus: instance.num_gpus ?? null,
       dph_total: dph,
       rented_at: startMs !== null && Number.isFinite(startMs) ? new Date(startMs).toISOString() : null,
       cost_usd_so_far: startMs !== null && dph !== null && Number.isFinite(startMs) ? costBetween(dph, startMs, now()) : null,
       state: instance.actual_status ?? null,
-      classification: classifyInstance(job),
+      classification,
+      release_error: releaseErrors.get(instance.id) ?? jobError,
     };
-  }
-
-  async function listOrProblem(client: VastApi): Promise<Row[]> {
-    try {
-      return await rows(client);
-    } catch (err) {
-      if (isMarketplaceError(err)) throw new ProblemError(502, 'upstream_error', `could not list the marketplace instances: ${err.message}`);
-      throw err;
-    }
   }
 
   /** The release's events on the job, written in order; `flush` waits for them (the caller reads them next). */
@@ -149,53 +235,86 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
     };
   }
 
-  /** Destroy and verify; the job (when known) gets the destroy events and its resources updated. */
-  async function destroy(client: VastApi, row: Row, reason: string, message: string): Promise<ReleaseResult> {
-    const job = row.job;
-    if (job) await deps.emit(job.job_id, { event: 'marketplace.instance.release', status: 'info', message, labels: { instance_id: row.instance.id, reason } }).catch(() => undefined);
+  /**
+   * Destroy and verify with the machine's keys (its job's own first; another only if the first is
+   * refused and it can see the machine). The job (when ours) gets the events and its resources
+   * updated; a confirmed release drops the job's held key and the machine's proxy token file.
+   */
+  async function destroy(row: Row, fallbacks: readonly Keyed[], reason: string, message: string): Promise<ReleaseResult> {
+    const job = row.entry.job ? row.job : undefined;
+    const id = row.instance.id;
+    if (job) await deps.emit(job.job_id, { event: 'marketplace.instance.release', status: 'info', message, labels: { instance_id: id, reason } }).catch(() => undefined);
     const events = jobEmitter(job?.job_id ?? null);
+    const [first, ...rest] = [...row.keys, ...fallbacks.filter((k) => !row.keys.some((r) => r.key === k.key))];
+    if (!first) throw new Error(`no marketplace key can see instance ${id}`);
     const result = await releaseInstance({
-      client,
-      instanceId: row.instance.id,
+      client: first.client,
+      fallbackClients: rest.map((k) => k.client),
+      instanceId: id,
       signal: AbortSignal.timeout(RELEASE_TIMEOUT_MS),
       ...(events.sink ? { onEvent: events.sink } : {}),
       ...(deps.releaseRetryDelayMs !== undefined ? { retryDelayMs: deps.releaseRetryDelayMs } : {}),
     });
     await events.flush();
-    if (job && result.released && job.resources?.marketplace_instance_id === row.instance.id) {
-      await deps.markReleased(job.job_id).catch((err: unknown) => deps.log.warn('could not record a release on its job', { job_id: job.job_id, error: errorMessage(err) }));
+    if (result.verified) releaseErrors.delete(id);
+    else releaseErrors.set(id, result.message);
+    if (job && job.resources?.marketplace_instance_id === id) {
+      await deps
+        .recordRelease(job.job_id, id, { released: result.released, error: result.verified ? null : result.message })
+        .catch((err: unknown) => deps.log.warn('could not record a release on its job', { job_id: job.job_id, error: errorMessage(err) }));
     }
-    const fields = { instance_id: row.instance.id, job_id: job?.job_id ?? row.jobId, reason, released: result.released, verified: result.verified };
+    if (job && result.verified && isJobsMachine(job, id)) await deps.heldKeys.drop(job.job_id).catch(() => undefined);
+    if (result.verified) {
+      // The machine's proxy token opens nothing any more: do not leave the secret lying around.
+      await rm(path.join(deps.dataDir, 'secrets', `instance-${id}.token`), { force: true }).catch(() => undefined);
+    }
+    const fields = { instance_id: id, job_id: job?.job_id ?? row.label.jobId, reason, released: result.released, verified: result.verified };
     if (result.verified) deps.log.info('released a marketplace instance', fields);
     else deps.log.error('could not confirm the release of a marketplace instance', { ...fields, message: result.message });
     return result;
   }
 
+  /**
+   * Held keys no job needs any more: the job is over and no key sees a machine of it. Only after a
+   * listing in which every key answered (a machine must not hide behind a failed listing).
+   */
+  async function forgetIdleKeys(listing: Listing): Promise<void> {
+    if (!listing.complete) return;
+    const holding = new Set(listing.rows.map((r) => r.label.jobId));
+    for (const jobId of listing.heldBy.keys()) {
+      if (holding.has(jobId)) continue;
+      const job = await deps.getJob(jobId);
+      if (job && !isTerminal(job.status)) continue;
+      await deps.heldKeys.drop(jobId).catch(() => undefined);
+    }
+  }
+
   async function sweepOnce(): Promise<SweepResult> {
     const result: SweepResult = { orphaned: [], released: [], failed: [] };
-    const client = deps.marketplace();
-    if (!client) return result;
-    let found: Row[];
+    let listing: Listing | null;
     try {
-      found = await rows(client);
+      listing = await listAll();
     } catch (err) {
       deps.log.warn('orphan sweep: could not list the marketplace instances', { error: errorMessage(err) });
       return result;
     }
+    if (!listing) return result;
+    for (const error of listing.errors) deps.log.warn('orphan sweep: one marketplace key could not list its instances', { error });
     const auto = deps.releaseOrphansAutomatically();
     let remaining = 0;
-    for (const row of found) {
+    for (const row of listing.rows) {
       const { entry, job } = row;
       if (entry.classification === 'kept' && job) {
         // A kept machine still answers to its job's spend limit.
         const limit = requestLimit(job) ?? deps.maxCostDefault();
         if (limit !== null && entry.cost_usd_so_far !== null && entry.cost_usd_so_far >= limit) {
           const why = `instance ${entry.instance_id} (kept by job ${job.job_id}) has cost $${entry.cost_usd_so_far.toFixed(4)}, reaching max_cost_usd $${limit}: releasing it`;
-          const released = await destroy(client, row, 'budget_exceeded', why);
+          const released = await destroy(row, [], 'budget_exceeded', why);
           (released.verified ? result.released : result.failed).push(entry.instance_id);
         }
         continue;
       }
+      // Another install's machine is never ours to release; an active one belongs to its job.
       if (entry.classification !== 'orphaned') continue;
       result.orphaned.push(entry.instance_id);
       const labels = {
@@ -207,7 +326,7 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
       };
       if (!reported.has(entry.instance_id)) {
         reported.add(entry.instance_id);
-        deps.log.warn('orphaned marketplace instance: its job is over (or unknown) and the machine is still billing', { ...labels, job_id: row.jobId, job_status: job?.status ?? null });
+        deps.log.warn('orphaned marketplace instance: its job is over (or unknown) and the machine is still billing', { ...labels, job_id: row.label.jobId, job_status: job?.status ?? null });
         if (job) {
           await deps
             .emit(job.job_id, {
@@ -223,7 +342,7 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
         remaining++;
         continue;
       }
-      const released = await destroy(client, row, 'orphan', `releasing orphaned instance ${entry.instance_id} (release_orphans_automatically)`);
+      const released = await destroy(row, [], 'orphan', `releasing orphaned instance ${entry.instance_id} (release_orphans_automatically)`);
       if (released.verified) result.released.push(entry.instance_id);
       else {
         result.failed.push(entry.instance_id);
@@ -231,53 +350,102 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
       }
     }
     health = { orphaned_instances: remaining, last_sweep_at: new Date(now()).toISOString() };
+    await forgetIdleKeys(listing);
     return result;
+  }
+
+  /** The machine as one of the keys sees it, with the keys that can see it; null when none does. */
+  async function findInstance(instanceId: number, keys: readonly Keyed[]): Promise<{ instance: MarketplaceInstance; seenBy: Keyed[] } | null> {
+    let refused: unknown = null;
+    let failed: unknown = null;
+    const seenBy: Keyed[] = [];
+    let instance: MarketplaceInstance | null = null;
+    for (const keyed of keys) {
+      try {
+        const found = await keyed.client.showInstance(instanceId, { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) });
+        if (found && !isGone(found)) {
+          instance ??= found;
+          seenBy.push(keyed);
+        }
+      } catch (err) {
+        if (isGoneAnswer(err)) continue;
+        if (isAuthError(err)) refused ??= err;
+        else if (isMarketplaceError(err)) failed ??= err;
+        else throw err;
+      }
+    }
+    if (instance) return { instance, seenBy };
+    const problem = failed ?? refused;
+    if (problem) throw new ProblemError(502, 'upstream_error', `could not read instance ${instanceId}: ${errorMessage(problem)}`);
+    return null;
   }
 
   const service: InstanceService = {
     async list(tenantId, query) {
-      const client = deps.marketplace();
-      if (!client) return { instances: [], note: 'no marketplace key is configured (set VAST_API_KEY), so benchdesk cannot see any rented machine' };
-      const found = await listOrProblem(client);
+      let listing: Listing | null;
+      try {
+        listing = await listAll();
+      } catch (err) {
+        if (isMarketplaceError(err)) throw new ProblemError(502, 'upstream_error', `could not list the marketplace instances: ${err.message}`);
+        throw err;
+      }
+      if (!listing) return { instances: [], note: 'no marketplace key is configured (set VAST_API_KEY), so benchdesk cannot see any rented machine' };
       // Another tenant's machines are not shown; one whose job is unknown here belongs to no tenant and is shown to all.
-      const visible = found.filter((r) => !r.job || r.job.tenant_id === tenantId).map((r) => r.entry);
-      return { instances: query.orphaned ? visible.filter((e) => e.classification === 'orphaned') : visible, note: null };
+      const visible = listing.rows.filter((r) => !r.entry.job || !r.job || r.job.tenant_id === tenantId).map((r) => r.entry);
+      const note = listing.errors.length > 0 ? `some machines may be missing: ${listing.errors.join('; ')}` : null;
+      return { instances: query.orphaned ? visible.filter((e) => e.classification === 'orphaned') : visible, note };
     },
 
-    async release(tenantId, instanceId) {
-      const client = deps.marketplace();
-      if (!client) throw new ProblemError(409, 'marketplace_not_configured', 'no marketplace key is configured (set VAST_API_KEY), so benchdesk cannot release a machine');
-      let instance: MarketplaceInstance | null;
-      try {
-        instance = await client.showInstance(instanceId, { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) });
-      } catch (err) {
-        if (isMarketplaceError(err) && err.status === 404) instance = null;
-        else if (isMarketplaceError(err)) throw new ProblemError(502, 'upstream_error', `could not read instance ${instanceId}: ${err.message}`);
-        else throw err;
-      }
-      if (!instance || isGone(instance)) throw new ProblemError(404, 'instance_not_found', `instance ${instanceId} is not on the marketplace account (already destroyed?)`);
-      const jobId = jobIdOfLabel(instance.label);
+    async release(tenantId, instanceId, options = {}) {
+      const { keys, heldBy } = await keyring();
+      if (keys.length === 0) throw new ProblemError(409, 'marketplace_not_configured', 'no marketplace key is configured (set VAST_API_KEY), so benchdesk cannot release a machine');
+      const found = await findInstance(instanceId, keys);
+      if (!found) throw new ProblemError(404, 'instance_not_found', `instance ${instanceId} is not on the marketplace account (already destroyed?)`);
+      const { instance, seenBy } = found;
+      const label = parseLabel(instance.label);
       // Never touch a machine benchdesk did not rent.
-      if (!jobId) throw new ProblemError(404, 'instance_not_found', `instance ${instanceId} is not a benchdesk machine (its label does not start with "${LABEL_PREFIX}"); benchdesk leaves it alone`);
-      const job = await deps.getJob(jobId);
-      if (job && job.tenant_id !== tenantId) throw new ProblemError(404, 'instance_not_found', `instance ${instanceId} is not one of this tenant's machines`);
-      const row: Row = { instance, jobId, job, entry: toEntry(instance, job) };
-      if (row.entry.classification === 'active') {
-        throw new ProblemError(409, 'instance_active', `instance ${instanceId} belongs to job ${jobId}, which is ${job?.status ?? 'active'}: cancel the job (POST /v1/jobs/${jobId}/cancel) and it releases its machine`);
+      if (!label) throw new ProblemError(404, 'instance_not_found', `instance ${instanceId} is not a benchdesk machine (its label does not start with "${LABEL_PREFIX}"); benchdesk leaves it alone`);
+      const job = await deps.getJob(label.jobId);
+      const row: Row = { instance, label, job, entry: toEntry(instance, label, job), keys: seenBy };
+      if (row.entry.classification === 'foreign' && options.force !== true) {
+        throw new ProblemError(
+          409,
+          'instance_foreign',
+          `instance ${instanceId} belongs to another benchdesk install (label "${instance.label ?? ''}"): release it from that install, or send {"force": true} to release it from here`,
+        );
       }
-      const result = await destroy(client, row, 'api', `releasing ${row.entry.classification} instance ${instanceId} on request`);
+      // Another install's machine is nobody's here: only the app's own tenant may force its release.
+      if (row.entry.classification === 'foreign' && tenantId !== APP_TENANT_ID) {
+        throw new ProblemError(403, 'forbidden_tenant', `instance ${instanceId} belongs to another benchdesk install; only the app's own tenant ('${APP_TENANT_ID}') may force its release`);
+      }
+      if (row.entry.job && job && job.tenant_id !== tenantId) throw new ProblemError(404, 'instance_not_found', `instance ${instanceId} is not one of this tenant's machines`);
+      if (row.entry.classification === 'active') {
+        throw new ProblemError(409, 'instance_active', `instance ${instanceId} belongs to job ${label.jobId}, which is ${job?.status ?? 'active'}: cancel the job (POST /v1/jobs/${label.jobId}/cancel) and it releases its machine`);
+      }
+      // The key the job rented with first, then the keys that saw the machine.
+      const own = heldBy.get(label.jobId);
+      row.keys.sort((a, b) => Number(b.key === own) - Number(a.key === own));
+      const ownKeyed = own !== undefined && !row.keys.some((k) => k.key === own) ? keys.find((k) => k.key === own) : undefined;
+      if (ownKeyed) row.keys.unshift(ownKeyed);
+      const result = await destroy(row, keys, 'api', `releasing ${row.entry.classification} instance ${instanceId} on request`);
       if (result.verified && reported.delete(instanceId) && health) {
         health = { ...health, orphaned_instances: Math.max(0, health.orphaned_instances - 1) };
       }
       if (!result.verified) throw new ProblemError(502, 'upstream_error', result.message);
-      return { instance_id: instanceId, released: result.released, verified: result.verified, message: result.message, job_id: job?.job_id ?? null };
+      return { instance_id: instanceId, released: result.released, verified: result.verified, message: result.message, job_id: row.entry.job?.job_id ?? null };
     },
 
     sweep() {
       if (!inFlight) {
-        inFlight = sweepOnce().finally(() => {
-          inFlight = null;
-        });
+        // Supervised: a failure of one sweep is logged and the next runs as planned; nothing escapes to the process.
+        inFlight = sweepOnce()
+          .catch((err: unknown) => {
+            deps.log.error('orphan sweep failed', { error: errorMessage(err) });
+            return { orphaned: [], released: [], failed: [] };
+          })
+          .finally(() => {
+            inFlight = null;
+          });
       }
       return inFlight;
     },
@@ -309,7 +477,10 @@ export function sweepIntervalFromEnv(env: NodeJS.ProcessEnv): number {
 
 /** The instance service wired to the app's parts (composition root helper). */
 export function createAppInstanceService(parts: {
-  marketplace(): VastApi | null;
+  access: MarketplaceAccess;
+  heldKeys: HeldKeys;
+  installId: string;
+  dataDir: string;
   store: Pick<JobStore, 'getJob' | 'updateJob'>;
   engine: Pick<JobEngine, 'emit'>;
   settings: Pick<SettingsStore, 'appSettings'>;
@@ -319,11 +490,17 @@ export function createAppInstanceService(parts: {
 }): InstanceService {
   const { store } = parts;
   return createInstanceService({
-    marketplace: parts.marketplace,
+    access: parts.access,
+    heldKeys: parts.heldKeys,
+    installId: parts.installId,
+    dataDir: parts.dataDir,
     getJob: (jobId) => store.getJob(jobId),
-    async markReleased(jobId) {
+    async recordRelease(jobId, _instanceId, outcome) {
       const job = await store.getJob(jobId);
-      if (job) await store.updateJob(jobId, { resources: { ...(job.resources ?? {}), marketplace_instance_released: true } });
+      if (!job) return;
+      await store.updateJob(jobId, {
+        resources: { ...(job.resources ?? {}), marketplace_instance_released: outcome.released, marketplace_release_error: outcome.error },
+      });
     },
     emit: (jobId, input) => parts.engine.emit(jobId, input),
     releaseOrphansAutomatically: () => parts.settings.appSettings().release_orphans_automatically,

@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import Conf from 'conf';
 import { z } from 'zod';
+import { INSTALL_ID_PATTERN } from '../marketplace/labels';
 import { APP_SETTINGS_DEFAULTS, AppSettingsSchema, ExtraCatalogEntrySchema, SettingsUpdateSchema, type AppSettingKey, type AppSettings } from '../../shared';
 import { redactUrlCredentials } from '../engine/redact';
 import { isOutOfSpace } from '../store/atomic-file';
@@ -18,6 +19,11 @@ export const StoredSettingsSchema = z.object({
   drivers: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), z.string().min(1)).optional(),
   /** When the app token was last created or rotated (RFC 3339). */
   api_token_rotated_at: z.string().optional(),
+  /**
+   * This data dir's install id, created once: the labels of the machines it rents carry it
+   * (`benchdesk:<install_id>:<job_id>`), so another install's machines are never taken for its own.
+   */
+  install_id: z.string().regex(INSTALL_ID_PATTERN, 'an install id is 6–32 lower-case letters and digits').optional(),
   // The Settings page's keys (shared/settings.ts); absent = the default.
   ...AppSettingsSchema.partial().shape,
 });
@@ -30,6 +36,11 @@ export const SEALED_BACKEND_URL_FILE = path.join('secrets', 'settings-default-ba
 /** A masked password (`user:***@`) or user (`***@`) in a URL: what only the sealed file can fill in. */
 const MASKED_USERINFO = /:\/\/([^\s/?#@]*:)?\*\*\*@/;
 const SealedUrlSchema = z.object({ default_backend_url: z.string() });
+
+/** A new install id: 12 lower-case hex characters (48 random bits). */
+export function newInstallId(): string {
+  return randomBytes(6).toString('hex');
+}
 
 export class SettingsStore {
   private readonly conf: Conf<StoredSettings>;
@@ -204,6 +215,15 @@ export class SettingsStore {
 
   get filePath(): string {
     return this.conf.path;
+  }
+
+  /** The data dir's install id, created and stored on first use; it never changes afterwards. */
+  ensureInstallId(): string {
+    const existing = this.read().install_id;
+    if (existing) return existing;
+    const id = newInstallId();
+    this.set({ install_id: id });
+    return id;
   }
 
   /** The app token from its 0600 file, when the file matches the stored hash. */

@@ -1,3 +1,4 @@
+import { issueInWords, type FieldVocabulary } from '../../shared';
 import { isBenchdeskApiError, type BenchdeskApiError } from '../../shared/client';
 import { CliError, EXIT, type ExitCode } from './exit-codes';
 import { err, note, printJson } from './output';
@@ -20,10 +21,10 @@ const OPTION_OF_FIELD: Record<string, string> = {
   estimated_duration_seconds: '--duration',
 };
 
-function optionOf(path: string): string | undefined {
-  const last = path.split(/[./]/).filter(Boolean).at(-1);
-  return last ? OPTION_OF_FIELD[last] : undefined;
-}
+/** The options as the validation wording names them; --marketplace-reliability is a percentage, sent as a fraction. */
+const CLI_VOCABULARY: FieldVocabulary = Object.fromEntries(
+  Object.entries(OPTION_OF_FIELD).map(([field, option]) => [field, field === 'reliability' ? { name: option, scale: 100 } : { name: option }]),
+);
 
 /** A validation answer (the request the options made is wrong) is a usage error; the rest are failures. */
 function exitCodeOf(e: BenchdeskApiError): ExitCode {
@@ -41,11 +42,11 @@ export function reportError(e: unknown, json: boolean): ExitCode {
   }
   if (isBenchdeskApiError(e)) {
     if (json) printJson(e.problem);
-    note(`${err.red('benchdesk:')} ${e.problem.detail}${e.status >= 400 && e.status !== 503 ? ` (${e.status} ${e.code})` : ''}`);
-    for (const issue of e.problem.errors ?? []) {
-      const option = optionOf(issue.path);
-      note(`  ${option ?? (issue.path || 'request')}: ${issue.message}`);
-    }
+    const issues = e.problem.errors ?? [];
+    // The detail of a validation answer repeats the issues in the API's own terms; the lines below say them in the CLI's.
+    const headline = issues.length > 0 ? `the server refused the request (${issues.length === 1 ? '1 problem' : `${issues.length} problems`}):` : e.problem.detail;
+    note(`${err.red('benchdesk:')} ${headline}${e.status >= 400 && e.status !== 503 ? ` (${e.status} ${e.code})` : ''}`);
+    for (const issue of issues) note(`  ${issueInWords(issue, CLI_VOCABULARY)}`);
     return exitCodeOf(e);
   }
   note(`${err.red('benchdesk:')} ${e instanceof Error ? e.message : String(e)}`);

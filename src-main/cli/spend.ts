@@ -18,7 +18,7 @@ export type RentPlan = { min_dph: number; max_dph: number; reliability: number; 
 
 export function describeEstimate(e: CostEstimationResponse): string[] {
   const lines = [
-    `estimate (${e.basis === 'live_offers' ? 'live offers' : e.basis === 'price_range' ? 'your price range' : 'no basis'}, ${e.hours} h): ` +
+    `estimate (${e.basis === 'live_offers' ? 'live offers' : e.basis === 'price_range' ? 'your price range' : e.basis === 'no_offers' ? 'no offer fits' : 'no basis'}, ${e.hours} h): ` +
       `${formatUsd(e.cost_range_usd.expected, 2)} expected, ${formatUsd(e.cost_range_usd.low, 2)}–${formatUsd(e.cost_range_usd.high, 2)}, impact ${e.resource_impact}`,
   ];
   if (e.offers) {

@@ -3,7 +3,8 @@ import type { Logger } from '../engine/types';
 import { listBackendModels } from '../llm/list-models';
 import { buildCatalog, type Catalog } from '../marketplace/catalog';
 import { estimateCost } from '../marketplace/estimate';
-import type { VastClient } from '../marketplace/vast-client';
+import type { MarketplaceAccess } from '../marketplace/access';
+import type { VastApi, VastClientOptions } from '../marketplace/vast-client';
 import type { Config } from '../app/config';
 import { MarketplaceKeyHolder, type PersistMarketplaceKey } from '../app/marketplace-key';
 import type { SettingsStore } from '../app/settings';
@@ -16,24 +17,41 @@ export type Providers = {
   catalogIndex(): Catalog;
   listLlmModels(query: LlmModelsQuery): Promise<LlmModelsResponse>;
   /** A marketplace client for the key in use (see MarketplaceKeyHolder), or null without a key. */
-  marketplace(): VastClient | null;
+  marketplace(): VastApi | null;
+  /** The key in use and a client for any other key (the one a job rented with, until its machine is gone). */
+  marketplaceAccess: MarketplaceAccess;
 };
 
+export type MarketplaceClientTuning = Partial<Omit<VastClientOptions, 'baseUrl' | 'apiKey'>>;
+
 /** The key holder: VAST_API_KEY, plus in the desktop app its stored key and a way to save a new one. */
-export function createMarketplaceKey(config: Config, app: { key?: string | undefined; persist?: PersistMarketplaceKey | undefined } = {}): MarketplaceKeyHolder {
-  return new MarketplaceKeyHolder({ baseUrl: config.marketplaceApiUrl, environmentKey: config.vastApiKey, appKey: app.key, persist: app.persist });
+export function createMarketplaceKey(
+  config: Config,
+  app: { key?: string | undefined; persist?: PersistMarketplaceKey | undefined } = {},
+  more: { log?: Logger; clientOptions?: MarketplaceClientTuning | undefined } = {},
+): MarketplaceKeyHolder {
+  const log = more.log;
+  return new MarketplaceKeyHolder({
+    baseUrl: config.marketplaceApiUrl,
+    environmentKey: config.vastApiKey,
+    appKey: app.key,
+    persist: app.persist,
+    ...(more.clientOptions ? { clientOptions: more.clientOptions } : {}),
+    ...(log ? { warn: (message: string, fields?: Record<string, unknown>) => log.warn(message, fields ?? {}) } : {}),
+  });
 }
 
 export function createProviders({ config, settings, log, marketplaceKey }: { config: Config; settings: SettingsStore; log: Logger; marketplaceKey?: MarketplaceKeyHolder }): Providers {
   const catalog = buildCatalog(settings.read().extra_catalog_models ?? []);
   for (const issue of catalog.issues) log.warn('catalog setting ignored', { issue });
   // Read per call: the desktop app may set or clear its key while the server runs.
-  const key = marketplaceKey ?? createMarketplaceKey(config);
+  const key = marketplaceKey ?? createMarketplaceKey(config, {}, { log });
   return {
     estimate: (request) => estimateCost(request, { client: key.client(), catalog }),
     catalog: () => catalog.entries,
     catalogIndex: () => catalog,
     listLlmModels: (query) => listBackendModels(query).catch(toUpstreamProblem),
     marketplace: () => key.client(),
+    marketplaceAccess: key,
   };
 }

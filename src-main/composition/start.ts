@@ -16,12 +16,15 @@ import { ConfigError, isLoopbackHost, loadConfig, type Config } from '../app/con
 import { processLogDestination } from '../app/log-destination';
 import { createPinoLogger, toLogger } from '../app/logger';
 import type { MarketplaceKeyHolder, PersistMarketplaceKey } from '../app/marketplace-key';
-import { createMarketplaceKey, createProviders, type Providers } from './providers';
+import { HeldKeys } from '../marketplace/held-keys';
+import { containUncaughtErrors } from './contain-errors';
+import { createMarketplaceKey, createProviders, type MarketplaceClientTuning, type Providers } from './providers';
 import { IDEMPOTENCY_RETENTION_MS, createService } from '../app/service';
 import type { BenchdeskService } from '../app/service-types';
 import { SettingsStore } from '../app/settings';
 import { SpendCache } from '../app/spend';
-import { createWorkflows } from './workflows';
+import { createAgents, createWorkflows } from './workflows';
+import { createTemplateSearch } from '../app/templates';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
 
 export const VERSION: string = pkg.version;
@@ -49,6 +52,8 @@ export type BenchdeskOptions = {
   workflowTuning?: { waitTimeoutMs?: number; pollIntervalMs?: number; releaseRetryDelayMs?: number; costUpdateIntervalMs?: number; now?: () => number };
   /** Orphan sweep cadence (tests shorten it; default BENCHDESK_ORPHAN_SWEEP_INTERVAL_S or 5 min). */
   instancesTuning?: { sweepIntervalMs?: number; releaseRetryDelayMs?: number };
+  /** Marketplace client settings (timeouts, retries, the search limit); tests shorten them. */
+  marketplaceClient?: MarketplaceClientTuning;
   /** Replace provider calls (tests). */
   providers?: Partial<Providers>;
   now?: () => Date;
@@ -74,6 +79,8 @@ export type Benchdesk = {
   settings: SettingsStore;
   /** The marketplace key in use; the desktop app sets or clears its own here, without a restart. */
   marketplaceKey: MarketplaceKeyHolder;
+  /** This data dir's install id (in the labels of the machines it rents). */
+  installId: string;
   auth: Authenticator;
   /** The tenant the desktop app acts as over IPC. */
   tenantId: string;
@@ -122,11 +129,18 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
     }
 
     // Tests replace some provider calls; the rest are the real ones (no I/O until called).
-    const marketplaceKey = createMarketplaceKey(config, options.appMarketplaceKey);
+    const marketplaceKey = createMarketplaceKey(config, options.appMarketplaceKey, { log, clientOptions: options.marketplaceClient });
     const providers: Providers = { ...createProviders({ config, settings, log, marketplaceKey }), ...options.providers };
+    // Created once per data dir: the labels of its machines tell them from another install's.
+    const installId = settings.ensureInstallId();
+    const heldKeys = new HeldKeys(path.join(config.dataDir, 'secrets'));
+    // One registry: the workflows ask its agents, the Launch form lists them.
+    const agents = createAgents({ config, settings, log, env });
     const engine = new JobEngine({
       store,
-      handlers: options.handlers ?? createWorkflows({ config, providers, settings, log, env, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
+      handlers:
+        options.handlers ??
+        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, agents, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
       // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
       concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
       logger: log,
@@ -147,7 +161,18 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       ...(engineNow ? { now: () => engineNow().getTime() } : options.authNow ? { now: options.authNow } : {}),
     });
     // Rented machines as a resource: list, release and the orphan sweep (started by startBenchdesk).
-    const instances = createAppInstanceService({ marketplace: providers.marketplace, store, engine, settings, log, env, tuning: options.instancesTuning });
+    const instances = createAppInstanceService({
+      access: providers.marketplaceAccess,
+      heldKeys,
+      installId,
+      dataDir: config.dataDir,
+      store,
+      engine,
+      settings,
+      log,
+      env,
+      tuning: options.instancesTuning,
+    });
     const spend = new SpendCache({ store, subscribe: (tenantId, listener) => service.subscribe(tenantId, null, listener), ...(options.now ? { now: options.now } : {}) });
     // Filled once the server is built: the settings operations report the address it listens on.
     const listening: { app?: FastifyInstance } = {};
@@ -156,6 +181,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       instances,
       overview: { spend },
+      choices: { agents, templates: createTemplateSearch({ marketplace: providers.marketplace }) },
       settings: {
         settings,
         auth,
@@ -196,6 +222,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       client: (tenantId = 'default') => createInProcessClient(handlers, tenantId, (message, err) => log.error(message, { err: String(err) })),
       settings,
       marketplaceKey,
+      installId,
       auth,
       tenantId: 'default',
       apiToken,
@@ -221,6 +248,16 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
 /** create + recover interrupted/queued jobs + listen. */
 export async function startBenchdesk(options: BenchdeskOptions = {}): Promise<Benchdesk & { apiUrl: string }> {
   const bd = await createBenchdesk(options);
+  // From here background work runs (recovery, the sweep, cost meters): nothing it throws may end the process.
+  const release = containUncaughtErrors(bd.log);
+  const close = bd.close;
+  bd.close = async () => {
+    try {
+      await close();
+    } finally {
+      release();
+    }
+  };
   try {
     await bd.engine.recover();
     // After recovery (which releases what interrupted jobs held): whatever is still up unaccounted for is an orphan.

@@ -6,6 +6,7 @@ import { agenticAgentWorkflow } from '../engine/workflows/agentic-agent';
 import { benchmarkWorkflow } from '../engine/workflows/benchmark';
 import { llmInstanceWorkflow } from '../engine/workflows/llm-instance';
 import type { MarketplaceDeps } from '../engine/workflows/marketplace-instance';
+import type { HeldKeys } from '../marketplace/held-keys';
 import type { Config } from '../app/config';
 import type { Providers } from './providers';
 import type { SettingsStore } from '../app/settings';
@@ -26,6 +27,10 @@ export type WorkflowDeps = {
   settings: SettingsStore;
   log: Logger;
   env: NodeJS.ProcessEnv;
+  /** This data dir's install id (the labels of rented machines). */
+  installId: string;
+  /** The key each job rented with, until its machine is confirmed gone. */
+  heldKeys: HeldKeys;
   /** Test seams: faster polling against fakes. */
   marketplace?: Partial<Pick<MarketplaceDeps, 'waitTimeoutMs' | 'pollIntervalMs' | 'releaseRetryDelayMs' | 'costUpdateIntervalMs' | 'now'>>;
   agents?: AgentRegistry;
@@ -50,8 +55,11 @@ export function createAgents(deps: Pick<WorkflowDeps, 'config' | 'settings' | 'l
 export function createWorkflows(deps: WorkflowDeps): AnyJobHandler[] {
   const agents = deps.agents ?? createAgents(deps);
   const marketplace: MarketplaceDeps = {
-    marketplace: deps.providers.marketplace,
+    access: deps.providers.marketplaceAccess,
+    heldKeys: deps.heldKeys,
+    installId: deps.installId,
     catalog: deps.providers.catalogIndex,
+    logError: (message, fields) => deps.log.error(message, fields),
     dataDir: deps.config.dataDir,
     // Read when a job rents, so a changed setting applies to the next job.
     maxCostDefault: () => deps.settings.appSettings().default_max_cost_usd,

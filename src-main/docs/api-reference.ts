@@ -12,6 +12,7 @@ import {
   OPERATIONS,
   OPERATION_NAMES,
   ProblemSchema,
+  REST_BODY,
   type OperationDef,
   type OperationName,
 } from '../../shared';
@@ -139,8 +140,8 @@ function operationSection(name: OperationName): string {
     lines.push('Headers: `Idempotency-Key` (optional, 1–255 printable characters). Answers carry `Location` and, for a replay, `Idempotent-Replayed: true`.', '');
     for (const kind of JOB_KINDS) lines.push(`Body for \`${kind}\`:`, '', fieldTable(JOB_REQUEST_SCHEMAS[kind], 'input'));
   } else {
-    const input = op.docs?.body ?? op.docs?.querystring ?? op.input;
-    const where = op.body !== undefined ? 'Body' : op.query ? 'Query' : 'Path';
+    const input = op.body === REST_BODY ? op.input : (op.docs?.body ?? op.docs?.querystring ?? op.input);
+    const where = op.body === REST_BODY ? 'Path (the id) and an optional JSON body (the other fields)' : op.body !== undefined ? 'Body' : op.query ? 'Query' : 'Path';
     lines.push(`${where}:`, '', fieldTable(input, 'input'));
   }
   lines.push(op.stream ? 'Each event:' : 'Response:', '', fieldTable(op.output, 'output'));

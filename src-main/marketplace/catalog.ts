@@ -11,7 +11,17 @@ export function requiredDiskGb(vramMb: number): number {
 }
 
 function entry(name: string, vram_mb: number, family: string, notes: string): CatalogEntry {
-  return { name, vram_mb, required_disk_gb: requiredDiskGb(vram_mb), family, notes };
+  // The download size is the one the notes state ("4.9 GB download"): one figure, written once.
+  const download = /([\d.]+) GB download/.exec(notes)?.[1];
+  return { name, vram_mb, required_disk_gb: requiredDiskGb(vram_mb), ...(download ? { download_gb: Number(download) } : {}), family, notes };
+}
+
+/**
+ * What pulling the model downloads (GB): the catalog's figure, or for an entry without one its memory
+ * need (an upper bound: the weights are smaller than what they take in use).
+ */
+export function modelDownloadGb(model: CatalogEntry): number {
+  return model.download_gb ?? Math.round((model.vram_mb / 1024) * 10) / 10;
 }
 
 /**
@@ -23,7 +33,7 @@ export const BUILTIN_CATALOG: readonly CatalogEntry[] = Object.freeze([
   entry('llama3.1:405b', 260000, 'llama', 'Peer catalog. Q4_K_M, 243 GB download; needs a multi-GPU node (e.g. 4×80 GB). Tool calling.'),
   entry('mixtral:8x22b', 95000, 'mixtral', 'Peer catalog. Mixture of experts, 80 GB download. Tool calling.'),
   entry('command-r-plus:104b', 75000, 'command-r', 'Peer catalog. 59 GB download; Cohere licence (non-commercial). Tool calling.'),
-  entry('qwen2.5-coder:72b', 55000, 'qwen2', 'Peer catalog (Ollama publishes qwen2.5-coder up to 32b; use qwen2.5:72b for this size).'),
+  entry('qwen2.5-coder:72b', 55000, 'qwen2', 'Peer catalog (Ollama publishes qwen2.5-coder up to 32b; use qwen2.5:72b for this size, 47 GB download).'),
   entry('llama3.1:70b', 50000, 'llama', 'Peer catalog. 43 GB download; fits one 80 GB or two 24 GB+ GPUs. Tool calling.'),
   entry('mixtral:8x7b', 32000, 'mixtral', 'Peer catalog. Mixture of experts, 26 GB download. Tool calling.'),
   entry('command-r:35b', 28000, 'command-r', 'Peer catalog. 19 GB download; large KV cache per token. Tool calling.'),

@@ -98,9 +98,22 @@ export function isMarketplaceError(err: unknown): err is MarketplaceError {
   return err instanceof MarketplaceError;
 }
 
-/** 404 and 410 both mean "this offer/instance is not there (any more)". */
+/**
+ * 404 and 410 both mean "this offer is not there (any more)" — but only when the body says so: a 404
+ * whose body says `auth_error` / "Invalid user key" is a refused key (code `auth`), never "gone".
+ */
 export function isNotThere(err: unknown): boolean {
-  return err instanceof MarketplaceError && (err.status === 404 || err.status === 410);
+  return err instanceof MarketplaceError && (err.code === 'not_found' || err.code === 'offer_unavailable');
+}
+
+/** The marketplace answered that the instance does not exist (a 404 that is not an auth failure). */
+export function isGoneAnswer(err: unknown): boolean {
+  return err instanceof MarketplaceError && err.code === 'not_found';
+}
+
+/** The key was refused (401/403, or a 404 whose body says `auth_error`): another key may still work. */
+export function isAuthError(err: unknown): boolean {
+  return err instanceof MarketplaceError && err.code === 'auth';
 }
 
 export function abortError(endpoint: string | null = null, reason?: unknown): MarketplaceTransportError {

@@ -6,8 +6,10 @@ import { MarketplaceError } from './errors';
 import { estimateCost, estimateFromOffers, resourceImpact } from './estimate';
 
 const req = (o: Record<string, unknown>) => CostEstimationRequestSchema.parse(o);
+/** A usable offer (a direct port, a big disk) whose downloads are free unless `inet_down_cost` says otherwise. */
 const offer = (id: number, dph: number, o: Partial<MarketplaceOffer> = {}): MarketplaceOffer => ({
-  id, gpu_name: 'RTX 4090', num_gpus: 1, gpu_ram: 24564, gpu_total_ram: 24564, dph_total: dph, reliability2: 0.995, geolocation: 'Texas, US', ...o,
+  id, gpu_name: 'RTX 4090', num_gpus: 1, gpu_ram: 24564, gpu_total_ram: 24564, dph_total: dph, reliability2: 0.995, geolocation: 'Texas, US',
+  direct_port_count: 12, disk_space: 500, inet_down_cost: 0, ...o,
 });
 const valid = (r: CostEstimationResponse): CostEstimationResponse => CostEstimationResponseSchema.parse(r);
 
@@ -48,6 +50,8 @@ describe('estimateFromOffers', () => {
       offer(4, 0.2, { gpu_ram: 12288, gpu_total_ram: 12288 }), // too small for 32b
       offer(5, 0.7),
       offer(6, 5), // over max
+      offer(7, 0.15, { direct_port_count: 0 }), // no direct port: 11434 would never map
+      offer(8, 0.16, { disk_space: 20 }), // too little disk for the model
     ];
     const r = valid(estimateFromOffers(req({ marketplace: true, min_dph: 0.1, max_dph: 1, model: 'qwen3:32b', estimated_duration_seconds: 5400 }), offers, { model }));
     expect(r).toMatchObject({
@@ -70,16 +74,35 @@ describe('estimateFromOffers', () => {
     for (let i = 1; i < items.length; i++) expect(items[i]?.dph_total ?? 0).toBeGreaterThanOrEqual(items[i - 1]?.dph_total ?? 0);
   });
 
-  it('no offer fits: a warning and the price range', () => {
-    const r = valid(estimateFromOffers(req({ marketplace: true, min_dph: 0.1, max_dph: 0.2 }), [offer(1, 0.5)]));
-    expect(r.basis).toBe('price_range');
-    expect(r.warning).toMatch(/No live offer fits/);
-    expect(r.projected_cost_usd).toBe(0.15);
+  it('live offers include the model download in the cost: the cheapest in total, not by the hour', () => {
+    const model = resolveCatalogModel('qwen2.5:32b'); // a 20 GB download
+    const offers = [offer(1, 0.3, { inet_down_cost: 0.04 }), offer(2, 0.35, { inet_down_cost: 0.003 })];
+    const r = valid(estimateFromOffers(req({ marketplace: true, max_dph: 1, model: 'qwen2.5:32b' }), offers, { model }));
+    // Offer 2: $0.35 + 20 GB × $0.003 = $0.41; offer 1: $0.30 + 20 × $0.04 = $1.10.
+    expect(r).toMatchObject({ basis: 'live_offers', projected_cost_usd: 0.41, cost_range_usd: { low: 0.41, expected: 0.41, high: 1.1 } });
+    expect(r.offers?.cheapest).toMatchObject({ id: 2, inet_down_cost: 0.003, download_usd: 0.06 });
+    expect(r.offers?.items?.map((o) => [o.id, o.download_usd])).toEqual([[2, 0.06], [1, 0.8]]);
   });
 
-  it('a failed live query says why', () => {
+  it('no offer fits the price range: no invented cost, the nearest offer and a warning in plain words', () => {
+    const model = resolveCatalogModel('qwen2.5:32b');
+    const request = req({ marketplace: true, min_dph: 0.1, max_dph: 0.2, model: 'qwen2.5:32b' });
+    const outsideRange = [offer(1, 0.5), offer(2, 0.41), offer(3, 0.3, { gpu_ram: 12288, gpu_total_ram: 12288 }), offer(4, 0.2, { direct_port_count: 0 })];
+    const r = valid(estimateFromOffers(request, [offer(4, 0.2, { direct_port_count: 0 })], { model, outsideRange }));
+    expect(r).toMatchObject({
+      basis: 'no_offers', cost_driver: 'marketplace', projected_cost_usd: 0, cost_range_usd: { low: 0, expected: 0, high: 0 }, offers: null, confidence_score: 0,
+      nearest_offer: { id: 2, gpu_name: 'RTX 4090', dph_total: 0.41 },
+    });
+    expect(r.warning).toBe('No offer fits $0.10–$0.20/h for qwen2.5:32b; the cheapest that fits the model is an RTX 4090 at $0.41/h.');
+    const none = valid(estimateFromOffers(request, [], { model, outsideRange: [offer(3, 0.3, { gpu_ram: 12288, gpu_total_ram: 12288 })] }));
+    expect(none).toMatchObject({ basis: 'no_offers', nearest_offer: null, projected_cost_usd: 0 });
+    expect(none.warning).toMatch(/^No offer fits \$0\.10–\$0\.20\/h for qwen2\.5:32b, and no offer on the marketplace fits the model at any price right now\.$/);
+  });
+
+  it('a failed live query says it failed and why (not that a key is missing), and keeps the price range', () => {
     const r = valid(estimateFromOffers(req({ marketplace: true, min_dph: 1, max_dph: 3 }), null, { liveError: 'HTTP 503' }));
-    expect(r.warning).toMatch(/Live offers unavailable \(HTTP 503\)/);
+    expect(r.warning).toMatch(/The live offer search failed \(HTTP 503\)/);
+    expect(r.warning).not.toMatch(/key/i);
     expect(r.basis).toBe('price_range');
   });
 

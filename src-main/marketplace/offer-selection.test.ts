@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { MarketplaceOffer } from './vast-wire';
-import { compareOffers, median, offerFits, offerReliability, offerTotalVramMb, selectOffers, toOfferSummary } from './offer-selection';
+import { compareOffers, downloadUsd, median, offerFits, offerReliability, offerTotalCost, offerTotalVramMb, selectOffers, toOfferSummary } from './offer-selection';
 
 function offer(o: Partial<MarketplaceOffer> & { id: number; dph_total: number }): MarketplaceOffer {
-  return { gpu_name: 'RTX 4090', num_gpus: 1, gpu_ram: 24564, gpu_total_ram: 24564, reliability2: 0.995, rentable: true, rented: false, geolocation: 'Texas, US', ...o };
+  return {
+    gpu_name: 'RTX 4090', num_gpus: 1, gpu_ram: 24564, gpu_total_ram: 24564, reliability2: 0.995, rentable: true, rented: false, geolocation: 'Texas, US',
+    direct_port_count: 12, disk_space: 500, external: false, inet_down_cost: 0.00123,
+    ...o,
+  };
 }
 
 const criteria = { minDph: 0.1, maxDph: 1, minReliability: 0.99, minVramMb: 20000 };
@@ -19,6 +23,31 @@ describe('offer selection', () => {
     expect(offerFits(offer({ id: 7, dph_total: 0.5, gpu_ram: 12288, gpu_total_ram: 12288 }), criteria)).toBe(false);
     expect(offerFits(offer({ id: 8, dph_total: 0.5, rented: true }), criteria)).toBe(false);
     expect(offerFits(offer({ id: 9, dph_total: 0.5, rentable: false }), criteria)).toBe(false);
+  });
+
+  it('only offers a job can use: a direct port, enough free disk, not external (unknown counts as unusable)', () => {
+    const c = { ...criteria, minDiskGb: 41 };
+    expect(offerFits(offer({ id: 1, dph_total: 0.5 }), c)).toBe(true);
+    expect(offerFits(offer({ id: 2, dph_total: 0.5, direct_port_count: 0 }), c)).toBe(false);
+    expect(offerFits(offer({ id: 3, dph_total: 0.5, direct_port_count: null }), c)).toBe(false);
+    expect(offerFits(offer({ id: 4, dph_total: 0.5, disk_space: 40 }), c)).toBe(false);
+    expect(offerFits(offer({ id: 5, dph_total: 0.5, disk_space: null }), c)).toBe(false);
+    expect(offerFits(offer({ id: 6, dph_total: 0.5, external: true }), c)).toBe(false);
+    expect(offerFits(offer({ id: 7, dph_total: 0.5, external: null }), c)).toBe(true);
+  });
+
+  it('ranks by the expected total: hours × dph_total plus the model download × inet_down_cost', () => {
+    const cheapHourDearDownload = offer({ id: 1, dph_total: 0.2, inet_down_cost: 0.04 }); // $40/TB
+    const dearerHourCheapDownload = offer({ id: 2, dph_total: 0.25, inet_down_cost: 0.003 }); // $3/TB
+    const basis = { hours: 1, downloadGb: 20 };
+    expect(downloadUsd(cheapHourDearDownload, 20)).toBe(0.8);
+    expect(offerTotalCost(cheapHourDearDownload, basis)).toBeCloseTo(1.0, 10);
+    expect(offerTotalCost(dearerHourCheapDownload, basis)).toBeCloseTo(0.31, 10);
+    expect(selectOffers([cheapHourDearDownload, dearerHourCheapDownload], criteria, basis).map((o) => o.id)).toEqual([2, 1]);
+    // Over 100 hours the download matters less than the hourly price.
+    expect(selectOffers([cheapHourDearDownload, dearerHourCheapDownload], criteria, { hours: 100, downloadGb: 20 }).map((o) => o.id)).toEqual([1, 2]);
+    // A host that does not say what downloads cost: no download cost can be named.
+    expect(downloadUsd(offer({ id: 3, dph_total: 0.2, inet_down_cost: null }), 20)).toBeNull();
   });
 
   it('counts the memory of all GPUs, falling back to gpu_ram × num_gpus', () => {
@@ -58,8 +87,8 @@ describe('offer selection', () => {
   });
 
   it('summarises an offer in the shared OfferSummary shape', () => {
-    expect(toOfferSummary(offer({ id: 7, dph_total: 0.31, geolocation: undefined }))).toEqual({
-      id: 7, gpu_name: 'RTX 4090', num_gpus: 1, gpu_ram: 24564, dph_total: 0.31, reliability: 0.995, geolocation: null,
+    expect(toOfferSummary(offer({ id: 7, dph_total: 0.31, geolocation: undefined }), 10)).toEqual({
+      id: 7, gpu_name: 'RTX 4090', num_gpus: 1, gpu_ram: 24564, dph_total: 0.31, reliability: 0.995, geolocation: null, inet_down_cost: 0.00123, download_usd: 0.0123,
     });
   });
 

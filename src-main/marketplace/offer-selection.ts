@@ -14,6 +14,15 @@ export type OfferCriteria = {
   minReliability: number;
   /** The model's need in MB (catalog `vram_mb`); omitted when the model is unknown. */
   minVramMb?: number | null;
+  /** The disk the rent asks for (GB): a host with less free disk cannot take it. */
+  minDiskGb?: number | null;
+};
+
+/** What an offer is expected to cost: its hours at `dph_total`, plus the model's download at `inet_down_cost`. */
+export type CostBasis = {
+  hours: number;
+  /** The model's download (GB); 0 or omitted when unknown. */
+  downloadGb?: number;
 };
 
 /** `reliability2` is the current score; `reliability` the older one. Missing counts as 0. */
@@ -31,26 +40,53 @@ export function isRentable(offer: MarketplaceOffer): boolean {
   return offer.rentable !== false && offer.rented !== true;
 }
 
-export function offerFits(offer: MarketplaceOffer, c: OfferCriteria): boolean {
-  if (!isRentable(offer)) return false;
-  if (!Number.isFinite(offer.dph_total) || offer.dph_total < c.minDph) return false;
-  if (c.maxDph && offer.dph_total > c.maxDph) return false;
+/** A job can reach its Ollama only through a direct port; an offer that does not report one cannot be used. */
+export function hasDirectPorts(offer: MarketplaceOffer): boolean {
+  return typeof offer.direct_port_count === 'number' && offer.direct_port_count >= 1;
+}
+
+/** Everything but the price range: what the machine must be for the job to run on it at all. */
+export function offerUsable(offer: MarketplaceOffer, c: OfferCriteria): boolean {
+  if (!isRentable(offer) || offer.external === true || !hasDirectPorts(offer)) return false;
+  if (!Number.isFinite(offer.dph_total)) return false;
   if (offerReliability(offer) < c.minReliability) return false;
   if (c.minVramMb && offerTotalVramMb(offer) < c.minVramMb) return false;
+  if (c.minDiskGb && !(typeof offer.disk_space === 'number' && offer.disk_space >= c.minDiskGb)) return false;
   return true;
 }
 
-/** Cheapest first; equal prices → more reliable first; then lower id, so the order is deterministic. */
-export function compareOffers(a: MarketplaceOffer, b: MarketplaceOffer): number {
-  return a.dph_total - b.dph_total || offerReliability(b) - offerReliability(a) || a.id - b.id;
+export function inPriceRange(offer: MarketplaceOffer, c: OfferCriteria): boolean {
+  return offer.dph_total >= c.minDph && !(c.maxDph && offer.dph_total > c.maxDph);
 }
 
-/** The offers that fit, best first. */
-export function selectOffers(offers: readonly MarketplaceOffer[], criteria: OfferCriteria): MarketplaceOffer[] {
-  return offers.filter((o) => offerFits(o, criteria)).sort(compareOffers);
+export function offerFits(offer: MarketplaceOffer, c: OfferCriteria): boolean {
+  return offerUsable(offer, c) && inPriceRange(offer, c);
 }
 
-export function toOfferSummary(offer: MarketplaceOffer): OfferSummary {
+const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+
+/** The model's download on this host ($), or null when the host does not say what downloads cost. */
+export function downloadUsd(offer: MarketplaceOffer, downloadGb: number | undefined): number | null {
+  if (offer.inet_down_cost === null || offer.inet_down_cost === undefined || !Number.isFinite(offer.inet_down_cost)) return null;
+  return round4(Math.max(0, offer.inet_down_cost) * Math.max(0, downloadGb ?? 0));
+}
+
+/** Expected total ($): hours × dph_total + the download (an unknown download price counts as 0). */
+export function offerTotalCost(offer: MarketplaceOffer, basis: CostBasis): number {
+  return offer.dph_total * basis.hours + (downloadUsd(offer, basis.downloadGb) ?? 0);
+}
+
+/** Cheapest total first; equal totals → more reliable first; then lower id, so the order is deterministic. */
+export function compareOffers(a: MarketplaceOffer, b: MarketplaceOffer, basis: CostBasis = { hours: 1 }): number {
+  return offerTotalCost(a, basis) - offerTotalCost(b, basis) || offerReliability(b) - offerReliability(a) || a.id - b.id;
+}
+
+/** The offers that fit, best (cheapest in total for `basis`) first. */
+export function selectOffers(offers: readonly MarketplaceOffer[], criteria: OfferCriteria, basis: CostBasis = { hours: 1 }): MarketplaceOffer[] {
+  return offers.filter((o) => offerFits(o, criteria)).sort((a, b) => compareOffers(a, b, basis));
+}
+
+export function toOfferSummary(offer: MarketplaceOffer, downloadGb?: number): OfferSummary {
   return {
     id: offer.id,
     gpu_name: offer.gpu_name,
@@ -59,6 +95,8 @@ export function toOfferSummary(offer: MarketplaceOffer): OfferSummary {
     dph_total: offer.dph_total,
     reliability: offerReliability(offer),
     geolocation: offer.geolocation ?? null,
+    inet_down_cost: offer.inet_down_cost ?? null,
+    download_usd: downloadUsd(offer, downloadGb),
   };
 }
 
@@ -69,9 +107,15 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-/** One line for messages: "$0.10–$0.50/h, reliability ≥ 0.99, ≥ 8000 MB VRAM". */
+/** "$0.10–$0.20/h" (or "at least $0.10/h" without a ceiling). */
+export function describePriceRange(c: Pick<OfferCriteria, 'minDph' | 'maxDph'>): string {
+  return c.maxDph ? `$${c.minDph.toFixed(2)}–$${c.maxDph.toFixed(2)}/h` : `at least $${c.minDph.toFixed(2)}/h`;
+}
+
+/** One line for messages: "$0.10–$0.50/h, reliability ≥ 0.99, ≥ 8000 MB VRAM, ≥ 41 GB disk". */
 export function describeCriteria(c: OfferCriteria): string {
   const ceiling = c.maxDph ? `$${c.minDph}–$${c.maxDph}/h` : `≥ $${c.minDph}/h`;
   const vram = c.minVramMb ? `, ≥ ${c.minVramMb} MB VRAM` : '';
-  return `${ceiling}, reliability ≥ ${c.minReliability}${vram}`;
+  const disk = c.minDiskGb ? `, ≥ ${c.minDiskGb} GB disk` : '';
+  return `${ceiling}, reliability ≥ ${c.minReliability}${vram}${disk}, a direct port`;
 }

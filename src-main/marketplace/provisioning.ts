@@ -13,7 +13,8 @@ import { waitForRunning, type RunningInstance, type WaitForRunningOptions } from
  */
 
 export { MARKETPLACE_EVENTS, type MarketplaceEvent, type MarketplaceEventName, type MarketplaceEventSink } from './events';
-export { findJobInstances, jobLabel, LABEL_PREFIX, rentCheapestFit, type RentCheapestFitOptions, type RentedInstance, type RentRequest } from './rent';
+export { findLabelledInstances, rentCheapestFit, type RentCheapestFitOptions, type RentedInstance, type RentRequest } from './rent';
+export { jobLabel, labelsOfJob, legacyJobLabel, LABEL_PREFIX, parseLabel, type ParsedLabel } from './labels';
 export { waitForRunning, type RunningInstance, type WaitForRunningOptions } from './wait-running';
 export { releaseInstance, type ReleaseOptions, type ReleaseResult } from './release';
 

@@ -2,22 +2,22 @@ import { randomBytes } from 'node:crypto';
 import type { MarketplaceInstance, MarketplaceOffer, MarketplaceTemplate } from './vast-wire';
 import type { CatalogEntry } from '../../shared/models';
 import type { OfferSummary } from '../../shared/requests';
+import { modelDownloadGb } from './catalog';
 import { MarketplaceError, MarketplaceProvisioningError, isNotThere } from './errors';
 import { MARKETPLACE_EVENTS, emit, errorMessage, timedStep, type MarketplaceEventSink } from './events';
 import { isGone } from './instance-status';
-import { describeCriteria, selectOffers, toOfferSummary, type OfferCriteria } from './offer-selection';
+import { jobLabel, labelsOfJob } from './labels';
+import { describeCriteria, downloadUsd, selectOffers, toOfferSummary, type CostBasis, type OfferCriteria } from './offer-selection';
 import { releaseInstance } from './release';
 import { OLLAMA_CONTAINER_PORT, templateAccess, type TemplateAccess } from './template';
 import type { VastApi } from './vast-client';
 
 /**
  * Renting the cheapest fitting offer for a job: template lookup, offer search, rent with fallback
- * to the next offer. The instance is the caller's to release, except when a cancel interrupts
- * the rent call itself (then it is found by label and released here).
+ * to the next offer. "Cheapest" is the expected total: the hours at `dph_total` plus the model's
+ * download at the host's `inet_down_cost`. The instance is the caller's to release, except when a
+ * cancel interrupts the rent call itself (then it is found by label and released here).
  */
-
-export const LABEL_PREFIX = 'benchdesk:';
-export const jobLabel = (jobId: string): string => `${LABEL_PREFIX}${jobId}`;
 
 /** The request fields that drive renting; the llm-instance and benchmark requests both fit. */
 export type RentRequest = {
@@ -30,14 +30,16 @@ export type RentRequest = {
 export type RentCheapestFitOptions = {
   client: VastApi;
   request: RentRequest;
-  /** The model's catalog entry: sizes the GPU (vram_mb) and the disk (required_disk_gb). */
+  /** The model's catalog entry: sizes the GPU (vram_mb), the disk (required_disk_gb) and the download (download_gb). */
   model: CatalogEntry;
   jobId: string;
+  /** This data dir's install id: the label is `benchdesk:<install_id>:<job_id>`. */
+  installId: string;
   signal?: AbortSignal;
   onEvent?: MarketplaceEventSink;
   /** Rent attempts across offers when they are taken under us (default 4). */
   maxRentAttempts?: number;
-  /** Offers fetched per search (default 20). */
+  /** Offers fetched per search (default 64: ranked here by total cost, not only by the hourly price). */
   searchLimit?: number;
   /** Sent as OLLAMA_MODEL (default model.name), e.g. the user's spelling "qwen3". */
   ollamaModel?: string;
@@ -59,6 +61,8 @@ export type RentedInstance = {
   offer: OfferSummary;
   dphTotal: number;
   diskGb: number;
+  /** The host's download price ($/GB); null when it does not say. */
+  inetDownCost: number | null;
   /** RFC 3339, when the rent call returned. */
   rentedAt: string;
   template: { id: number; hash_id: string; name: string | null; image: string | null };
@@ -73,7 +77,14 @@ function newAuthToken(): string {
 }
 
 function criteriaOf(request: RentRequest, model: CatalogEntry): OfferCriteria {
-  return { minDph: request.min_dph, maxDph: request.max_dph ?? null, minReliability: request.reliability, minVramMb: model.vram_mb };
+  return { minDph: request.min_dph, maxDph: request.max_dph ?? null, minReliability: request.reliability, minVramMb: model.vram_mb, minDiskGb: model.required_disk_gb };
+}
+
+const DEFAULT_ESTIMATE_SECONDS = 3600;
+
+/** What the offers are ranked and pre-flighted by: the job's expected hours and the model's download. */
+function costBasisOf(opts: RentCheapestFitOptions): CostBasis {
+  return { hours: (opts.budget?.durationSeconds ?? DEFAULT_ESTIMATE_SECONDS) / 3600, downloadGb: modelDownloadGb(opts.model) };
 }
 
 async function lookupTemplate(opts: RentCheapestFitOptions, hash: string): Promise<MarketplaceTemplate> {
@@ -101,6 +112,7 @@ async function searchFitting(opts: RentCheapestFitOptions, criteria: OfferCriter
     max_dph: criteria.maxDph ?? null,
     reliability: criteria.minReliability,
     vram_mb: criteria.minVramMb ?? null,
+    disk_gb: criteria.minDiskGb ?? null,
     model: opts.model.name,
   };
   return timedStep(
@@ -116,12 +128,13 @@ async function searchFitting(opts: RentCheapestFitOptions, criteria: OfferCriter
           // The total across GPUs: Ollama splits a model over several cards.
           minGpuTotalRamMb: opts.model.vram_mb,
           allocatedStorageGb: opts.model.required_disk_gb,
-          limit: opts.searchLimit ?? 20,
+          minDiskGb: opts.model.required_disk_gb,
+          limit: opts.searchLimit ?? 64,
         },
         { signal: opts.signal },
       );
       // The server filtered already; the same rules again locally keep us from renting an unfit machine.
-      return selectOffers(offers, criteria).filter((o) => !exclude.has(o.id));
+      return selectOffers(offers, criteria, costBasisOf(opts)).filter((o) => !exclude.has(o.id));
     },
     (fit) => ({
       message: `${fit.length} offer(s) fit`,
@@ -130,11 +143,14 @@ async function searchFitting(opts: RentCheapestFitOptions, criteria: OfferCriter
   );
 }
 
-/** Instances carrying this job's label: to recover an instance whose id we never learnt. */
-export async function findJobInstances(client: VastApi, jobId: string, signal?: AbortSignal): Promise<MarketplaceInstance[]> {
-  const label = jobLabel(jobId);
-  const all = await client.listInstances({ signal });
-  return all.filter((i) => i.label === label && !isGone(i));
+/**
+ * Instances carrying one of these labels (a job's: see labelsOfJob), found through the v1 list's
+ * label filter: to recover an instance whose id we never learnt.
+ */
+export async function findLabelledInstances(client: VastApi, labels: readonly string[], signal?: AbortSignal): Promise<MarketplaceInstance[]> {
+  const found = await client.listInstances({ labels, ...(signal ? { signal } : {}) });
+  // The server filtered already; a filter it ignored must not make another machine ours.
+  return found.filter((i) => i.label != null && labels.includes(i.label) && !isGone(i));
 }
 
 /**
@@ -159,7 +175,7 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
 
   const criteria = criteriaOf(request, model);
   const authToken = opts.authToken ?? newAuthToken();
-  const label = jobLabel(opts.jobId);
+  const label = jobLabel(opts.installId, opts.jobId);
   const env: Record<string, string> = { ...opts.extraEnv, OLLAMA_MODEL: opts.ollamaModel ?? model.name, OPEN_BUTTON_TOKEN: authToken };
   // Vast's env dict takes port mappings as "-p H:C" keys; make sure Ollama's port is published.
   if (!access.exposesPort) env[`-p ${OLLAMA_CONTAINER_PORT}:${OLLAMA_CONTAINER_PORT}`] = '1';
@@ -185,7 +201,7 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
       if (!offer) break;
     }
     tried.add(offer.id);
-    const summary = toOfferSummary(offer);
+    const summary = toOfferSummary(offer, modelDownloadGb(model));
     const estimate = preflightEstimate(opts, offer);
     const labels = { offer_id: offer.id, gpu_name: offer.gpu_name, num_gpus: offer.num_gpus, dph_total: offer.dph_total, attempt: tried.size, ...estimate.labels };
     // Offers come cheapest first, so when this one is over the limit every other fitting one is too.
@@ -207,6 +223,7 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
         offer: summary,
         dphTotal: offer.dph_total,
         diskGb: model.required_disk_gb,
+        inetDownCost: offer.inet_down_cost ?? null,
         rentedAt: new Date().toISOString(),
         template: { id: template.id, hash_id: template.hash_id, name: template.name ?? null, image: template.image ?? null },
         access,
@@ -224,18 +241,23 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
   );
 }
 
-const DEFAULT_ESTIMATE_SECONDS = 3600;
-
+/**
+ * The pre-flight estimate of one offer: its hours at dph_total plus the model's download at the host's
+ * inet_down_cost, against the job's max_cost_usd.
+ */
 function preflightEstimate(opts: RentCheapestFitOptions, offer: MarketplaceOffer): { labels: Record<string, number | null>; over: boolean; message: string } {
   const seconds = opts.budget?.durationSeconds ?? DEFAULT_ESTIMATE_SECONDS;
   const max = opts.budget?.maxCostUsd ?? null;
-  const estimated = Math.round(offer.dph_total * (seconds / 3600) * 10_000) / 10_000;
+  const basis = costBasisOf(opts);
+  const download = downloadUsd(offer, basis.downloadGb) ?? 0;
+  const estimated = Math.round((offer.dph_total * (seconds / 3600) + download) * 10_000) / 10_000;
   const over = max !== null && estimated > max;
+  const downloadNote = download > 0 ? `, plus $${download.toFixed(4)} to download ${basis.downloadGb} GB at $${offer.inet_down_cost}/GB` : '';
   return {
-    labels: { estimated_cost_usd: estimated, estimated_duration_seconds: seconds, max_cost_usd: max },
+    labels: { estimated_cost_usd: estimated, estimated_duration_seconds: seconds, download_gb: basis.downloadGb ?? null, download_usd: download, max_cost_usd: max },
     over,
     message: over
-      ? `the pre-flight estimate $${estimated.toFixed(4)} (offer ${offer.id} at $${offer.dph_total}/h for ${seconds} s, estimated_duration_seconds) exceeds max_cost_usd $${max}; nothing was rented`
+      ? `the pre-flight estimate $${estimated.toFixed(4)} (offer ${offer.id} at $${offer.dph_total}/h for ${seconds} s, estimated_duration_seconds${downloadNote}) exceeds max_cost_usd $${max}; nothing was rented`
       : '',
   };
 }
@@ -254,11 +276,11 @@ async function rentOrRecover(
     }
     const ambiguous = err instanceof MarketplaceError && ['timeout', 'network', 'bad_response', 'upstream_unavailable'].includes(err.code);
     if (!ambiguous) throw err;
-    // The instance may exist although we never saw its id: find it by label so it is not leaked.
-    const found = await findJobInstances(opts.client, opts.jobId, opts.signal).catch(() => []);
+    // The instance may exist although we never saw its id: find it by label (v1 list) so it is not leaked.
+    const found = await findLabelledInstances(opts.client, [params.label], opts.signal).catch(() => []);
     const mine = found.find((i) => i.label === params.label);
     if (mine) {
-      emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceCreate, status: 'info', message: `rent answer lost (${errorMessage(err)}); found instance ${mine.id} by label`, labels: { instance_id: mine.id } });
+      emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceCreate, status: 'info', message: `rent answer lost (${errorMessage(err)}); found instance ${mine.id} by its label ${params.label}`, labels: { instance_id: mine.id } });
       return mine.id;
     }
     throw err;
@@ -274,7 +296,7 @@ const ABORTED_RENT_CLEANUP_MS = 60_000;
  */
 async function releaseAfterAbortedRent(opts: RentCheapestFitOptions): Promise<void> {
   const signal = AbortSignal.timeout(ABORTED_RENT_CLEANUP_MS);
-  const found = await findJobInstances(opts.client, opts.jobId, signal).catch(() => []);
+  const found = await findLabelledInstances(opts.client, labelsOfJob(opts.installId, opts.jobId), signal).catch(() => []);
   for (const instance of found) {
     emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceCreate, status: 'info', message: `cancelled while renting; releasing instance ${instance.id}`, labels: { instance_id: instance.id } });
     await releaseInstance({ client: opts.client, instanceId: instance.id, signal, ...(opts.onEvent ? { onEvent: opts.onEvent } : {}) });

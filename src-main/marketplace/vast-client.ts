@@ -1,5 +1,22 @@
 import type { z } from 'zod';
-import { CurrentUserSchema, ListInstancesResponseSchema, MarketplaceErrorBodySchema, OffersResponseSchema, RentResponseSchema, ShowInstanceResponseSchema, SuccessResponseSchema, TemplatesResponseSchema, type CurrentUser, type MarketplaceInstance, type MarketplaceOffer, type MarketplaceTemplate, type SuccessResponse } from './vast-wire';
+import {
+  CurrentUserSchema,
+  InstancesPageSchema,
+  MarketplaceErrorBodySchema,
+  MarketplaceInstanceSchema,
+  MarketplaceOfferSchema,
+  OffersResponseSchema,
+  RentResponseSchema,
+  ShowInstanceResponseSchema,
+  SuccessResponseSchema,
+  TemplatesResponseSchema,
+  type CurrentUser,
+  type InstancesPage,
+  type MarketplaceInstance,
+  type MarketplaceOffer,
+  type MarketplaceTemplate,
+  type SuccessResponse,
+} from './vast-wire';
 import {
   MarketplaceAuthError,
   MarketplaceError,
@@ -31,14 +48,49 @@ export type VastClientOptions = {
   baseUrl: string;
   apiKey: string;
   fetch?: typeof fetch;
-  /** Per attempt, covering headers and body (default 30 s, as the peer and the CLI use). */
+  /** Per attempt, covering headers and body (default 30 s). */
   timeoutMs?: number;
+  /** Per attempt of an instance creation, which is slow on Vast's side (default 120 s, as the official CLI allows). */
+  createTimeoutMs?: number;
+  /**
+   * After a 429 on instance creation, the next create waits at least this long (default 4.5 s: Vast's
+   * documented create interval; its 429s carry no Retry-After).
+   */
+  createRateLimitDelayMs?: number;
+  /** Create attempts when each meets a 429, first one included (default 3). */
+  createMaxAttempts?: number;
+  /** Offer searches allowed in any 60 s (default 9: Vast allows about 10 a minute per IP). */
+  searchesPerMinute?: number;
   retry?: RetryOptions;
   /** Observability hook, called before each backoff sleep. */
   onRetry?: (info: RetryInfo) => void;
+  /** Told about what the client skipped or worked around (a malformed offer or instance row). */
+  onWarning?: (message: string, fields: Record<string, unknown>) => void;
 };
 
 export type CallOptions = { signal?: AbortSignal };
+
+export type SearchOptions = CallOptions & {
+  /** Reuse an identical search answered at most this long ago (estimates; never when renting). */
+  maxAgeMs?: number;
+  /** Fail at once (code `rate_limited`) instead of waiting longer than this for a search slot. */
+  maxWaitMs?: number;
+};
+
+export type ListOptions = CallOptions & {
+  /** Only instances with one of these labels (`select_filters` on `label`). */
+  labels?: readonly string[];
+};
+
+export const DEFAULT_CREATE_TIMEOUT_MS = 120_000;
+export const DEFAULT_CREATE_RATE_LIMIT_DELAY_MS = 4_500;
+export const DEFAULT_SEARCHES_PER_MINUTE = 9;
+/** Rows per page of the v1 instance list (its maximum). */
+export const INSTANCE_PAGE_SIZE = 25;
+/** A listing longer than this many pages (10,000 instances) is a server that keeps paging: stop. */
+const MAX_INSTANCE_PAGES = 400;
+const SEARCH_WINDOW_MS = 60_000;
+const SEARCH_CACHE_ENTRIES = 32;
 
 export type FilterOperator = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'notin';
 export type FilterScalar = string | number | boolean | null;
@@ -55,6 +107,10 @@ export type OfferSearchQuery = {
   minGpuTotalRamMb?: number;
   /** Disk (GB) used for pricing: `dph_total` includes storage at this size. */
   allocatedStorageGb?: number;
+  /** The disk the rent will ask for (GB): hosts with less free disk cannot take it. */
+  minDiskGb?: number;
+  /** Directly reachable ports the host must offer (default 1: Ollama's port must map). */
+  minDirectPorts?: number;
   limit?: number;
   /** Default true: verified, rentable, not rented. */
   defaults?: boolean;
@@ -73,13 +129,18 @@ export function buildOfferSearchBody(q: OfferSearchQuery): Record<string, unknow
     body.verified = { eq: true };
     body.rentable = { eq: true };
     body.rented = { eq: false };
+    // The official CLI's defaults include this one too: external offers are not Vast-managed hosts.
+    body.external = { eq: false };
   }
+  // Without a direct port the `-p 11434` mapping never appears, however long one waits (reference §A.10).
+  body.direct_port_count = { gte: q.minDirectPorts ?? 1 };
+  if (q.minDiskGb !== undefined) body.disk_space = { gte: q.minDiskGb };
   const dph: FieldFilter = {};
   if (q.minDph !== undefined && q.minDph > 0) dph.gte = q.minDph;
   if (q.maxDph !== undefined && q.maxDph > 0) dph.lte = q.maxDph;
   if (Object.keys(dph).length > 0) body.dph_total = dph;
-  // Offers carry `reliability2`; the CLI maps its `reliability` field onto it too.
-  if (q.minReliability !== undefined && q.minReliability > 0) body.reliability2 = { gte: q.minReliability };
+  // `reliability` is the documented filter name (the CLI has sent it since 2024); offers also carry reliability2.
+  if (q.minReliability !== undefined && q.minReliability > 0) body.reliability = { gte: q.minReliability };
   if (q.minGpuRamMb !== undefined) body.gpu_ram = { gte: q.minGpuRamMb };
   if (q.minGpuTotalRamMb !== undefined) body.gpu_total_ram = { gte: q.minGpuTotalRamMb };
   Object.assign(body, q.extraFilters ?? {});
@@ -101,6 +162,14 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 type CallSpec<T> = {
   method: Method;
   path: string;
+  /** The path is under `/api/v1` instead of the base URL's `/api/v0`. */
+  v1?: boolean;
+  /** Per attempt; default the client's timeoutMs. */
+  timeoutMs?: number;
+  /** Instance creation: paced after a 429 (createRateLimitDelayMs) with its own attempt bound. */
+  create?: boolean;
+  /** Before each attempt (the search limiter). */
+  beforeAttempt?: () => Promise<void>;
   /** For messages: the path with ids, no query. */
   endpoint?: string;
   query?: Record<string, string>;
@@ -123,11 +192,23 @@ const HEADER_SAFE = /^[\x21-\x7e]+$/;
  */
 export class VastClient {
   readonly baseUrl: string;
+  /** Where the v1 endpoints live: the base URL's last segment (`v0`) replaced by `v1`. */
+  readonly v1BaseUrl: string;
   readonly #apiKey: string;
   readonly #fetch: typeof fetch;
   readonly #timeoutMs: number;
+  readonly #createTimeoutMs: number;
+  readonly #createRateLimitDelayMs: number;
+  readonly #createMaxAttempts: number;
+  readonly #searchesPerMinute: number;
   readonly #retry: Required<RetryOptions>;
   readonly #onRetry: ((info: RetryInfo) => void) | undefined;
+  readonly #onWarning: ((message: string, fields: Record<string, unknown>) => void) | undefined;
+  /** No create before this instant (ms): set by a 429 on a create. */
+  #createNotBefore = 0;
+  /** When the searches of the last minute were sent (ms). */
+  readonly #searches: number[] = [];
+  readonly #searchCache = new Map<string, { at: number; offers: MarketplaceOffer[] }>();
 
   constructor(options: VastClientOptions) {
     const base = options.baseUrl.trim().replace(/\/+$/, '');
@@ -145,9 +226,15 @@ export class VastClient {
     if (!key) throw new MarketplaceError(`${API_KEY_SETTING} is empty`, 'auth');
     if (!HEADER_SAFE.test(key)) throw new MarketplaceError(`${API_KEY_SETTING} contains characters that cannot be sent in an HTTP header`, 'auth');
     this.baseUrl = base;
+    this.v1BaseUrl = base.replace(/\/[^/]*$/, '/v1');
     this.#apiKey = key;
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#createTimeoutMs = options.createTimeoutMs ?? DEFAULT_CREATE_TIMEOUT_MS;
+    this.#createRateLimitDelayMs = options.createRateLimitDelayMs ?? DEFAULT_CREATE_RATE_LIMIT_DELAY_MS;
+    this.#createMaxAttempts = Math.max(1, options.createMaxAttempts ?? 3);
+    this.#searchesPerMinute = Math.max(1, options.searchesPerMinute ?? DEFAULT_SEARCHES_PER_MINUTE);
+    this.#onWarning = options.onWarning;
     this.#retry = {
       maxAttempts: Math.max(1, options.retry?.maxAttempts ?? 5),
       initialDelayMs: options.retry?.initialDelayMs ?? 250,
@@ -158,23 +245,44 @@ export class VastClient {
     this.#onRetry = options.onRetry;
   }
 
-  /** Offers matching the query, in the server's order (cheapest first, then most reliable). */
-  async searchOffers(query: OfferSearchQuery, opts: CallOptions = {}): Promise<MarketplaceOffer[]> {
+  /**
+   * Offers matching the query, in the server's order (cheapest first, then most reliable). A malformed
+   * offer is skipped (reported through onWarning). Searches are kept under Vast's limit of about 10 a
+   * minute: past it, the call waits for a slot (or fails at once past `maxWaitMs`).
+   */
+  async searchOffers(query: OfferSearchQuery, opts: SearchOptions = {}): Promise<MarketplaceOffer[]> {
+    const body = buildOfferSearchBody(query);
+    const cacheKey = JSON.stringify(body);
+    if (opts.maxAgeMs !== undefined) {
+      const cached = this.#searchCache.get(cacheKey);
+      if (cached && Date.now() - cached.at <= opts.maxAgeMs) return cached.offers;
+    }
     // A search changes nothing, so it is safe to repeat although it is a POST.
     const res = await this.#call({
       method: 'POST',
       path: '/bundles/',
-      body: buildOfferSearchBody(query),
+      body,
       idempotent: true,
       schema: OffersResponseSchema,
       signal: opts.signal,
+      beforeAttempt: () => this.#searchSlot(opts),
     });
-    return res.offers;
+    const offers: MarketplaceOffer[] = [];
+    for (const raw of res.offers) {
+      const parsed = MarketplaceOfferSchema.safeParse(raw);
+      if (parsed.success) offers.push(parsed.data);
+      else this.#warn('skipped a malformed offer from the marketplace', { offer_id: idOf(raw), problem: issuesOf(parsed.error) });
+    }
+    this.#searchCache.delete(cacheKey);
+    this.#searchCache.set(cacheKey, { at: Date.now(), offers });
+    if (this.#searchCache.size > SEARCH_CACHE_ENTRIES) this.#searchCache.delete(this.#searchCache.keys().next().value as string);
+    return offers;
   }
 
   /**
-   * Rents an offer. Not repeated after a timeout or 5xx (it may have created an instance); only a
-   * 429, which did nothing, is retried. 404/410 mean the offer was taken: code `offer_unavailable`.
+   * Rents an offer. Allowed 120 s (creation is slow), not repeated after a timeout or 5xx (it may have
+   * created an instance); a 429, which did nothing, is retried no sooner than 4.5 s later, a bounded
+   * number of times. 404/410 mean the offer was taken: code `not_found` / `offer_unavailable`.
    */
   async rentOffer(offerId: number, params: RentParams, opts: CallOptions = {}): Promise<{ instanceId: number }> {
     const res = await this.#call({
@@ -189,6 +297,8 @@ export class VastClient {
         cancel_unavail: true,
       },
       idempotent: false,
+      create: true,
+      timeoutMs: this.#createTimeoutMs,
       schema: RentResponseSchema,
       signal: opts.signal,
     });
@@ -208,21 +318,54 @@ export class VastClient {
     return res.instances;
   }
 
-  async listInstances(opts: CallOptions = {}): Promise<MarketplaceInstance[]> {
-    const res = await this.#call({
-      method: 'GET',
-      path: '/instances/',
-      query: { owner: 'me' },
-      idempotent: true,
-      schema: ListInstancesResponseSchema,
-      signal: opts.signal,
-    });
-    return res.instances;
+  /**
+   * The account's instances through `GET /api/v1/instances/` (the v0 list is deprecated and already
+   * answers 410 on some accounts): `select_filters` (the labels, when given), ordered by id, pages of
+   * 25 followed with `after_token` until `next_token` is empty. A malformed row is skipped and reported.
+   */
+  async listInstances(opts: ListOptions = {}): Promise<MarketplaceInstance[]> {
+    const labels = opts.labels ?? null;
+    const filters = labels === null ? {} : labels.length === 1 ? { label: { eq: labels[0] } } : { label: { in: [...labels] } };
+    const out: MarketplaceInstance[] = [];
+    const tokens = new Set<string>();
+    let after: string | null = null;
+    for (let page = 1; page <= MAX_INSTANCE_PAGES; page++) {
+      const res: InstancesPage = await this.#call({
+        method: 'GET',
+        path: '/instances/',
+        v1: true,
+        endpoint: 'GET /api/v1/instances/',
+        query: {
+          select_filters: JSON.stringify(filters),
+          order_by: JSON.stringify([{ col: 'id', dir: 'asc' }]),
+          limit: String(INSTANCE_PAGE_SIZE),
+          ...(after ? { after_token: after } : {}),
+        },
+        idempotent: true,
+        schema: InstancesPageSchema,
+        signal: opts.signal,
+      });
+      for (const raw of res.instances) {
+        const parsed = MarketplaceInstanceSchema.safeParse(raw);
+        if (parsed.success) out.push(parsed.data);
+        else this.#warn('skipped a malformed instance row from the marketplace', { instance_id: idOf(raw), problem: issuesOf(parsed.error) });
+      }
+      const next = res.next_token?.trim() || null;
+      if (!next) return out;
+      if (tokens.has(next)) throw new MarketplaceResponseError(`GET /api/v1/instances/ handed out the same page token twice (after ${out.length} instances)`, 200, 'GET /api/v1/instances/');
+      tokens.add(next);
+      after = next;
+    }
+    throw new MarketplaceResponseError(`GET /api/v1/instances/ kept paging past ${MAX_INSTANCE_PAGES * INSTANCE_PAGE_SIZE} instances`, 200, 'GET /api/v1/instances/');
   }
 
-  /** Destroys an instance (irreversible; stops billing). A 404 surfaces as code `not_found`. */
+  /**
+   * Destroys an instance (irreversible; stops billing). A 404 surfaces as code `not_found`; an answer
+   * with `success: false` is a refusal (code `http_error`), as the official CLI reads it.
+   */
   async destroyInstance(instanceId: number, opts: CallOptions = {}): Promise<SuccessResponse> {
-    return this.#call({
+    const endpoint = `DELETE /instances/${instanceId}/`;
+    const res = await this.#call({
       method: 'DELETE',
       path: `/instances/${encodeURIComponent(String(instanceId))}/`,
       body: {},
@@ -231,6 +374,11 @@ export class VastClient {
       schema: SuccessResponseSchema,
       signal: opts.signal,
     });
+    if (res.success === false) {
+      const why = res.msg ?? res.error ?? 'no reason given';
+      throw new MarketplaceHttpError(`Vast.ai did not destroy instance ${instanceId} (success: false: ${this.#snippet(why)})`, 'http_error', 200, endpoint, res.error ?? null);
+    }
+    return res;
   }
 
   /** A template (own or public) by its content hash, or null. */
@@ -247,6 +395,23 @@ export class VastClient {
     return res.templates.find((t) => t.hash_id === hashId) ?? null;
   }
 
+  /**
+   * Templates matching `filters` (the marketplace's operator objects on its template fields, e.g.
+   * `{name: {eq: 'Ollama'}}` or `{recommended: {eq: true}}`), own and public ones. The marketplace
+   * has no text search: a caller that wants "names containing …" filters the answer itself.
+   */
+  async searchTemplates(filters: Record<string, FieldFilter>, opts: CallOptions = {}): Promise<MarketplaceTemplate[]> {
+    const res = await this.#call({
+      method: 'GET',
+      path: '/template/',
+      query: { select_cols: JSON.stringify(['*']), select_filters: JSON.stringify(filters) },
+      idempotent: true,
+      schema: TemplatesResponseSchema,
+      signal: opts.signal,
+    });
+    return res.templates;
+  }
+
   /** The key's account; a cheap way to check the key and show the balance. */
   async currentUser(opts: CallOptions = {}): Promise<CurrentUser> {
     return this.#call({
@@ -258,9 +423,40 @@ export class VastClient {
     });
   }
 
+  /** Waits for a search slot (at most searchesPerMinute in any 60 s), or fails past maxWaitMs. */
+  async #searchSlot(opts: SearchOptions): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      while (this.#searches.length > 0 && now - (this.#searches[0] as number) >= SEARCH_WINDOW_MS) this.#searches.shift();
+      if (this.#searches.length < this.#searchesPerMinute) {
+        this.#searches.push(now);
+        return;
+      }
+      const waitMs = (this.#searches[0] as number) + SEARCH_WINDOW_MS - now;
+      if (opts.maxWaitMs !== undefined && waitMs > opts.maxWaitMs) {
+        throw new MarketplaceRateLimitError(
+          `benchdesk keeps offer searches under Vast.ai's limit (about 10 a minute); the next one is allowed in ${Math.ceil(waitMs / 1000)} s`,
+          'POST /bundles/',
+        );
+      }
+      this.#onRetry?.({ endpoint: 'POST /bundles/', attempt: 0, delayMs: waitMs, reason: 'search limit' });
+      await sleep(waitMs, opts.signal);
+    }
+  }
+
+  #warn(message: string, fields: Record<string, unknown>): void {
+    try {
+      this.#onWarning?.(message, fields);
+    } catch {
+      // Reporting must not break a call.
+    }
+  }
+
   async #call<T>(spec: CallSpec<T>): Promise<T> {
     const endpoint = spec.endpoint ?? `${spec.method} ${spec.path}`;
-    const url = new URL(this.baseUrl + spec.path);
+    const url = new URL((spec.v1 ? this.v1BaseUrl : this.baseUrl) + spec.path);
+    const timeoutMs = spec.timeoutMs ?? this.#timeoutMs;
+    const maxAttempts = spec.create ? this.#createMaxAttempts : this.#retry.maxAttempts;
     for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, v);
     const headers: Record<string, string> = {
       Accept: 'application/json',
@@ -275,12 +471,14 @@ export class VastClient {
 
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw abortError(endpoint, spec.signal.reason);
-      const canRetry = attempt < this.#retry.maxAttempts;
+      if (spec.create) await this.#createSlot(endpoint, spec.signal);
+      await spec.beforeAttempt?.();
+      const canRetry = attempt < maxAttempts;
       let status: number;
       let text: string;
       let retryAfter: string | null;
       try {
-        const timeout = AbortSignal.timeout(this.#timeoutMs);
+        const timeout = AbortSignal.timeout(timeoutMs);
         const signal = spec.signal ? AbortSignal.any([timeout, spec.signal]) : timeout;
         const res = await this.#fetch(url, { method: spec.method, headers, body, signal, redirect: 'error' });
         status = res.status;
@@ -288,7 +486,7 @@ export class VastClient {
         text = await res.text();
       } catch (err) {
         if (spec.signal?.aborted) throw abortError(endpoint, spec.signal.reason);
-        const transport = this.#transportError(err, endpoint, url);
+        const transport = this.#transportError(err, endpoint, url, timeoutMs);
         if (spec.idempotent && canRetry) {
           await this.#backoff(endpoint, attempt, transport.code, null, spec.signal);
           continue;
@@ -297,6 +495,15 @@ export class VastClient {
       }
 
       if (status >= 200 && status < 300) return this.#parse(text, status, endpoint, spec.schema);
+      if (status === 429 && spec.create) {
+        // Vast's create interval is 4.5 s (a 12 s penalty when exceeded) and it sends no Retry-After.
+        this.#createNotBefore = Math.max(this.#createNotBefore, Date.now() + this.#createRateLimitDelayMs);
+        if (canRetry) {
+          this.#onRetry?.({ endpoint, attempt, delayMs: this.#createRateLimitDelayMs, reason: 'HTTP 429' });
+          continue;
+        }
+        throw this.#httpError(status, text, endpoint, attempt);
+      }
       const retryable = status === 429 || (spec.idempotent && RETRY_STATUSES.has(status));
       if (retryable && canRetry) {
         await this.#backoff(endpoint, attempt, `HTTP ${status}`, retryAfter, spec.signal);
@@ -304,6 +511,15 @@ export class VastClient {
       }
       throw this.#httpError(status, text, endpoint, attempt);
     }
+  }
+
+  /** Waits until a create is allowed again after a 429. */
+  async #createSlot(endpoint: string, signal?: AbortSignal): Promise<void> {
+    const waitMs = this.#createNotBefore - Date.now();
+    if (waitMs <= 0) return;
+    await sleep(waitMs, signal).catch(() => {
+      throw abortError(endpoint, signal?.reason);
+    });
   }
 
   async #backoff(endpoint: string, attempt: number, reason: string, retryAfter: string | null, signal?: AbortSignal): Promise<void> {
@@ -355,7 +571,8 @@ export class VastClient {
     if (status === 429) {
       return new MarketplaceRateLimitError(`Vast.ai rate limit on ${endpoint}: still refused after ${attempts} attempts${detail}`, endpoint);
     }
-    const code = status === 404 ? 'not_found' : status === 410 ? 'offer_unavailable' : status >= 500 ? 'upstream_unavailable' : 'http_error';
+    const code =
+      status === 404 ? 'not_found' : status === 410 && upstreamError !== 'deprecated_endpoint' ? 'offer_unavailable' : status >= 500 ? 'upstream_unavailable' : 'http_error';
     return new MarketplaceHttpError(`Vast.ai answered HTTP ${status} on ${endpoint}${detail}`, code, status, endpoint, upstreamError);
   }
 
@@ -374,10 +591,10 @@ export class VastClient {
     return { upstreamError: b.error ?? null, message: this.#snippet(message) };
   }
 
-  #transportError(err: unknown, endpoint: string, url: URL): MarketplaceTransportError {
+  #transportError(err: unknown, endpoint: string, url: URL, timeoutMs: number): MarketplaceTransportError {
     const name = err instanceof Error ? err.name : '';
     if (name === 'TimeoutError') {
-      return new MarketplaceTransportError(`${endpoint} timed out after ${this.#timeoutMs} ms`, 'timeout', endpoint, err);
+      return new MarketplaceTransportError(`${endpoint} timed out after ${timeoutMs} ms`, 'timeout', endpoint, err);
     }
     const cause = err instanceof Error && err.cause instanceof Error ? err.cause : null;
     const code = cause && 'code' in cause && typeof cause.code === 'string' ? cause.code : (cause?.message ?? (err instanceof Error ? err.message : String(err)));
@@ -395,6 +612,18 @@ export class VastClient {
   }
 }
 
+/** The `id` of a raw row, for the log line of a skipped one. */
+function idOf(raw: unknown): unknown {
+  return raw !== null && typeof raw === 'object' && 'id' in raw ? (raw as { id: unknown }).id : null;
+}
+
+function issuesOf(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(row)'}: ${i.message}`)
+    .join('; ');
+}
+
 /** Seconds or an HTTP date → ms; null when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
   if (!value) return null;
@@ -407,5 +636,5 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
 /** The client's operations as a type, so workflows can take a stub or a wrapped client. */
 export type VastApi = Pick<
   VastClient,
-  'searchOffers' | 'rentOffer' | 'showInstance' | 'listInstances' | 'destroyInstance' | 'getTemplateByHash' | 'currentUser'
+  'searchOffers' | 'rentOffer' | 'showInstance' | 'listInstances' | 'destroyInstance' | 'getTemplateByHash' | 'searchTemplates' | 'currentUser'
 >;

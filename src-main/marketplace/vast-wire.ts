@@ -41,12 +41,19 @@ export const MarketplaceOfferSchema = z.object({
   geolocation: optStr,
   disk_space: optNum,
   cuda_max_good: optNum,
+  /** Directly reachable ports: without one, `-p 11434` never maps (reference §A.10). */
   direct_port_count: optNum,
+  /** The CLI filters `external: false` by default; some offers carry null. */
+  external: optBool,
   dlperf: optNum,
 });
 export type MarketplaceOffer = z.infer<typeof MarketplaceOfferSchema>;
 
-export const OffersResponseSchema = z.object({ offers: z.array(MarketplaceOfferSchema) });
+/**
+ * `POST /bundles/`: each offer is read on its own (MarketplaceOfferSchema), so one malformed offer is
+ * skipped with a log line instead of failing the whole search.
+ */
+export const OffersResponseSchema = z.object({ offers: z.array(z.unknown()) });
 export type OffersResponse = z.infer<typeof OffersResponseSchema>;
 
 /** `PUT /asks/{id}/` success. `new_contract` is the instance id. */
@@ -107,15 +114,23 @@ export type MarketplaceInstance = z.infer<typeof MarketplaceInstanceSchema>;
 export const ShowInstanceResponseSchema = z.object({ instances: MarketplaceInstanceSchema.nullable() });
 export type ShowInstanceResponse = z.infer<typeof ShowInstanceResponseSchema>;
 
-/** `GET /instances/`: `instances` may be null when there are none. */
-export const ListInstancesResponseSchema = z.object({
+/**
+ * One page of `GET /api/v1/instances/` (the v0 list is deprecated and answers 410 on some accounts):
+ * `instances` may be null when there are none; `next_token` (passed back as `after_token`) is null or
+ * empty on the last page. Rows are read one by one (MarketplaceInstanceSchema), so one malformed row
+ * is reported and skipped instead of blinding the whole listing.
+ */
+export const InstancesPageSchema = z.object({
+  success: z.boolean().optional().catch(undefined),
   instances_found: optNum,
+  total_instances: optNum,
+  next_token: optStr,
   instances: z
-    .array(MarketplaceInstanceSchema)
+    .array(z.unknown())
     .nullable()
     .transform((v) => v ?? []),
 });
-export type ListInstancesResponse = z.infer<typeof ListInstancesResponseSchema>;
+export type InstancesPage = z.infer<typeof InstancesPageSchema>;
 
 export const MarketplaceTemplateSchema = z.object({
   id: z.number().int(),
@@ -128,6 +143,10 @@ export const MarketplaceTemplateSchema = z.object({
   onstart: optStr,
   runtype: optStr,
   recommended_disk_space: optNum,
+  /** On the marketplace's recommended list. */
+  recommended: z.boolean().nullable().optional().catch(null),
+  /** Instances created from it (popularity). */
+  count_created: optNum,
 });
 export type MarketplaceTemplate = z.infer<typeof MarketplaceTemplateSchema>;
 
@@ -147,9 +166,10 @@ export const CurrentUserSchema = z.object({
 });
 export type CurrentUser = z.infer<typeof CurrentUserSchema>;
 
-/** `DELETE /instances/{id}/` and other small acknowledgements. */
+/** `DELETE /instances/{id}/` and other small acknowledgements: `success: false` is a refusal (the CLI checks it). */
 export const SuccessResponseSchema = z.object({
   success: z.boolean().optional(),
+  error: optStr,
   msg: optStr,
 });
 export type SuccessResponse = z.infer<typeof SuccessResponseSchema>;

@@ -1,5 +1,5 @@
 import type { MarketplaceInstance } from './vast-wire';
-import { MarketplaceError, MarketplaceProvisioningError, abortError } from './errors';
+import { MarketplaceError, MarketplaceProvisioningError, abortError, isAuthError, isGoneAnswer } from './errors';
 import { MARKETPLACE_EVENTS, emit, errorMessage, timedStep, type MarketplaceEventSink } from './events';
 import { classifyInstance, endpointUrl, type InstancePhase } from './instance-status';
 import { backoffDelay, sleep } from './sleep';
@@ -84,10 +84,10 @@ async function pollUntilRunning(opts: WaitForRunningOptions, port: number, timeo
       failures = 0;
     } catch (err) {
       if (opts.signal?.aborted || (err instanceof MarketplaceError && err.code === 'aborted')) throw err;
-      if (err instanceof MarketplaceError && err.status === 404) {
+      // A 404 whose body says auth_error is a refused key, not a vanished machine: read the code, not the status.
+      if (isAuthError(err)) throw err;
+      if (isGoneAnswer(err)) {
         phase = { kind: 'gone', detail: 'the marketplace answers 404 for this instance' };
-      } else if (err instanceof MarketplaceError && err.code === 'auth') {
-        throw err;
       } else {
         failures++;
         lastDetail = errorMessage(err);

@@ -37,6 +37,7 @@ export function ConfirmDialog({
   cancelLabel = 'Cancel',
   tone = 'primary',
   busy = false,
+  confirmDisabled = false,
   onConfirm,
   onCancel,
   testId,
@@ -48,6 +49,8 @@ export function ConfirmDialog({
   cancelLabel?: string;
   tone?: 'primary' | 'danger';
   busy?: boolean;
+  /** Keeps the confirm button off until the dialog's own conditions are met (e.g. an acknowledgement). */
+  confirmDisabled?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
   testId?: string;
@@ -84,7 +87,7 @@ export function ConfirmDialog({
           type="button"
           className={`button ${tone === 'danger' ? 'button-danger' : 'button-primary'}`}
           onClick={onConfirm}
-          disabled={busy}
+          disabled={busy || confirmDisabled}
           data-testid="confirm-ok"
           autoFocus
         >

@@ -1,6 +1,6 @@
 import { useRef, type KeyboardEvent, type ReactNode } from 'react';
 
-export type ToggleOption<V extends string> = { value: V; label: ReactNode; testId?: string };
+export type ToggleOption<V extends string> = { value: V; label: ReactNode; testId?: string; disabled?: boolean; title?: string };
 
 /** The option an arrow, Home or End key moves to from `index` (wrapping around), or null for other keys. */
 export function nextIndex(key: string, index: number, count: number): number | null {
@@ -35,11 +35,14 @@ export function ToggleGroup<V extends string>({
 }) {
   const refs = useRef<(HTMLButtonElement | null)[]>([]);
   const onKeyDown = (e: KeyboardEvent<HTMLButtonElement>, index: number) => {
-    const next = nextIndex(e.key, index, options.length);
+    let next = nextIndex(e.key, index, options.length);
     if (next === null) return;
     e.preventDefault();
+    // A disabled option is passed over (Home/End then step inwards).
+    const step = e.key === 'ArrowLeft' || e.key === 'ArrowUp' || e.key === 'End' ? -1 : 1;
+    for (let tries = 0; tries < options.length && options[next]?.disabled; tries++) next = (next + step + options.length) % options.length;
     const option = options[next];
-    if (!option) return;
+    if (!option || option.disabled) return;
     onChange(option.value);
     refs.current[next]?.focus();
   };
@@ -57,6 +60,8 @@ export function ToggleGroup<V extends string>({
           aria-checked={o.value === value}
           tabIndex={i === selected ? 0 : -1}
           className="segmented-item"
+          disabled={o.disabled}
+          title={o.title}
           onClick={() => onChange(o.value)}
           onKeyDown={(e) => onKeyDown(e, i)}
           data-testid={o.testId}

@@ -19,3 +19,8 @@ export const KIND_LABELS: Record<JobRecord['kind'], string> = {
   'agentic-agent': 'Agent',
   'llm-instance': 'LLM instance',
 };
+
+/** The kind inside a sentence: "benchmark", "agent", "LLM instance" (acronyms keep their capitals). */
+export function kindInSentence(kind: JobRecord['kind']): string {
+  return KIND_LABELS[kind].replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
+}

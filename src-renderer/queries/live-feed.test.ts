@@ -12,16 +12,20 @@ afterEach(() => {
 
 describe('feedAction', () => {
   it('status events patch the status and refresh the job and the lists', () => {
-    expect(feedAction({ event: 'job.succeeded', status: 'info' })).toEqual({ status: 'succeeded', refreshJob: true, refreshLists: true });
-    expect(feedAction({ event: 'job.queued', status: 'info' })).toEqual({ status: 'queued', refreshJob: true, refreshLists: true });
+    expect(feedAction({ event: 'job.succeeded', status: 'info' })).toEqual({ status: 'succeeded', refreshJob: true, refreshLists: true, refreshMachines: false });
+    expect(feedAction({ event: 'job.queued', status: 'info' })).toEqual({ status: 'queued', refreshJob: true, refreshLists: true, refreshMachines: false });
   });
 
   it('phase and marketplace steps refresh the job only; chatter refreshes nothing', () => {
-    expect(feedAction({ event: 'phase.warmup', status: 'ok' })).toEqual({ status: null, refreshJob: true, refreshLists: false });
-    expect(feedAction({ event: 'marketplace.instance.destroy', status: 'ok' })).toMatchObject({ refreshJob: true, refreshLists: false });
-    expect(feedAction({ event: 'llmserver.pull.progress', status: 'info' })).toEqual({ status: null, refreshJob: false, refreshLists: false });
-    expect(feedAction({ event: 'cost.update', status: 'info' })).toEqual({ status: null, refreshJob: false, refreshLists: false });
-    expect(feedAction({ event: 'job.cancel_requested', status: 'info' })).toEqual({ status: null, refreshJob: false, refreshLists: false });
+    expect(feedAction({ event: 'phase.warmup', status: 'ok' })).toEqual({ status: null, refreshJob: true, refreshLists: false, refreshMachines: false });
+    expect(feedAction({ event: 'marketplace.instance.destroy', status: 'ok' })).toMatchObject({ refreshJob: true, refreshLists: false, refreshMachines: true });
+    // A machine rented, kept or released changes the list of machines; a step that only started does not.
+    expect(feedAction({ event: 'marketplace.instance.create', status: 'ok' }).refreshMachines).toBe(true);
+    expect(feedAction({ event: 'marketplace.instance.kept', status: 'info' }).refreshMachines).toBe(true);
+    expect(feedAction({ event: 'marketplace.instance.create', status: 'started' }).refreshMachines).toBe(false);
+    expect(feedAction({ event: 'llmserver.pull.progress', status: 'info' })).toEqual({ status: null, refreshJob: false, refreshLists: false, refreshMachines: false });
+    expect(feedAction({ event: 'cost.update', status: 'info' })).toEqual({ status: null, refreshJob: false, refreshLists: false, refreshMachines: false });
+    expect(feedAction({ event: 'job.cancel_requested', status: 'info' })).toEqual({ status: null, refreshJob: false, refreshLists: false, refreshMachines: false });
   });
 });
 

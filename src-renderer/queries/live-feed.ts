@@ -16,13 +16,19 @@ export type FeedAction = {
   refreshJob: boolean;
   /** Refetch the job lists and counts (a job appeared or changed status). */
   refreshLists: boolean;
+  /** Refetch the rented machines (one was rented, kept or released). */
+  refreshMachines: boolean;
 };
+
+/** Events after which the marketplace's list of machines has changed. */
+const MACHINE_EVENTS = new Set(['marketplace.instance.create', 'marketplace.instance.destroy', 'marketplace.instance.kept']);
 
 export function feedAction(event: Pick<JobEvent, 'event' | 'status'>): FeedAction {
   const status = event.event.startsWith('job.') ? JobStatusSchema.safeParse(event.event.slice('job.'.length)) : null;
-  if (status?.success) return { status: status.data, refreshJob: true, refreshLists: true };
+  const refreshMachines = MACHINE_EVENTS.has(event.event) && event.status !== 'started' && event.status !== 'error';
+  if (status?.success) return { status: status.data, refreshJob: true, refreshLists: true, refreshMachines };
   const headerEvent = event.event.startsWith('phase.') || event.event.startsWith('marketplace.');
-  return { status: null, refreshJob: headerEvent && event.status !== 'info', refreshLists: false };
+  return { status: null, refreshJob: headerEvent && event.status !== 'info', refreshLists: false, refreshMachines };
 }
 
 /**
@@ -45,6 +51,7 @@ export function createFeedApplier(qc: QueryClient, coalesceMs = 250): { apply(ev
         );
       }
       if (action.refreshJob) void qc.invalidateQueries({ queryKey: queryKeys.job(event.job_id) });
+      if (action.refreshMachines) void qc.invalidateQueries({ queryKey: ['instances'] });
       if (action.refreshLists && !listTimer) {
         listTimer = setTimeout(() => {
           listTimer = null;

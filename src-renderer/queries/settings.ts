@@ -59,14 +59,18 @@ export function useInstances() {
   });
 }
 
+/** Releases one machine; `force` is required for a machine of another benchdesk install. */
 export function useReleaseInstance() {
   const api = useApi();
   const qc = useQueryClient();
-  return useMutation<ReleaseInstanceResponse, BenchdeskApiError, number>({
-    mutationFn: (instanceId) => api.releaseInstance({ instance_id: instanceId }),
-    onSettled: () => {
+  return useMutation<ReleaseInstanceResponse, BenchdeskApiError, { instance_id: number; force?: boolean }>({
+    mutationFn: (input) => api.releaseInstance(input),
+    onSettled: (result) => {
       void qc.invalidateQueries({ queryKey: settingsKeys.instances });
       void qc.invalidateQueries({ queryKey: ['health'] });
+      void qc.invalidateQueries({ queryKey: ['spend'] });
+      // The job's record now says its machine is released.
+      if (result?.job_id) void qc.invalidateQueries({ queryKey: ['job', result.job_id] });
     },
   });
 }

@@ -27,6 +27,16 @@ interface UiState {
   /** Launch form drafts by kind, kept while moving between pages. */
   launchDrafts: Partial<Record<JobKind, LaunchDraft>>;
   setLaunchDraft(kind: JobKind, draft: LaunchDraft): void;
+  /** The kind the Launch page shows. */
+  launchKind: JobKind;
+  setLaunchKind(kind: JobKind): void;
+  /**
+   * Fields another page hands to Launch ("Launch on this" on an estimate, "Edit and re-run" on a
+   * job): applied over the saved defaults when the Launch page next opens, then cleared.
+   */
+  launchPrefill: { kind: JobKind; patch: Partial<LaunchDraft>; from: string } | null;
+  prefillLaunch(kind: JobKind, patch: Partial<LaunchDraft>, from: string): void;
+  clearLaunchPrefill(): void;
 }
 
 export const THEME_STORAGE_KEY = 'benchdesk.ui';
@@ -40,6 +50,11 @@ export const useUiStore = create<UiState>()(
       setEstimate: (patch) => set((s) => ({ estimate: { ...s.estimate, ...patch } })),
       launchDrafts: {},
       setLaunchDraft: (kind, draft) => set((s) => ({ launchDrafts: { ...s.launchDrafts, [kind]: draft } })),
+      launchKind: 'benchmark',
+      setLaunchKind: (launchKind) => set({ launchKind }),
+      launchPrefill: null,
+      prefillLaunch: (kind, patch, from) => set({ launchPrefill: { kind, patch, from }, launchKind: kind }),
+      clearLaunchPrefill: () => set({ launchPrefill: null }),
     }),
     {
       name: THEME_STORAGE_KEY,

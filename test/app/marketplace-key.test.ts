@@ -46,7 +46,7 @@ describe('MarketplaceKeyHolder', () => {
   it('rejects keys that cannot be keys (422) without persisting them', async () => {
     const persisted: (string | null)[] = [];
     const holder = new MarketplaceKeyHolder({ baseUrl: 'http://x/api/v0', persist: async (k) => void persisted.push(k) });
-    for (const bad of ['', '   ', 'abc def', 'abc\u0000def', 'x'.repeat(513)]) {
+    for (const bad of ['', '   ', 'abc def', 'abc\u0000def', 'x'.repeat(513), 'vast-key-€-0123456789', 'ключ-0123456789', 'café-0123456789']) {
       const err = await holder.store(bad).then(
         () => null,
         (e: unknown) => e,
@@ -56,6 +56,22 @@ describe('MarketplaceKeyHolder', () => {
     }
     expect(persisted).toEqual([]);
     expect(holder.state().configured).toBe(false);
+  });
+
+  it('says why a key that is not printable ASCII is refused, and ignores one given at start instead of failing', () => {
+    const holder = new MarketplaceKeyHolder({ baseUrl: 'http://x/api/v0' });
+    // A job's held key that cannot be sent gets no client (it would throw inside fetch), instead of an exception.
+    expect(holder.clientFor('vast-key-€-0123456789')).toBeNull();
+    expect(holder.clientFor('vast-key-0123456789')).not.toBeNull();
+    const warnings: string[] = [];
+    const started = new MarketplaceKeyHolder({ baseUrl: 'http://x/api/v0', environmentKey: 'env-ключ-0123', appKey: 'app-€-0123456789', warn: (m) => void warnings.push(m) });
+    expect(started.state()).toMatchObject({ configured: false, source: null });
+    expect(started.client()).toBeNull();
+    expect(started.current()).toBeNull();
+    expect(warnings).toEqual([
+      'VAST_API_KEY is ignored: the marketplace key must be printable ASCII (letters, digits and punctuation): it contains a character outside that range, which cannot be sent to the marketplace; set a valid key in Settings or the environment',
+      'the marketplace key stored by the app is ignored: the marketplace key must be printable ASCII (letters, digits and punctuation): it contains a character outside that range, which cannot be sent to the marketplace; set a valid key in Settings or the environment',
+    ]);
   });
 
   it('shows at most the last four characters, and nothing of short keys', () => {

@@ -104,7 +104,7 @@ describe('benchdesk against the running app', () => {
     expect(estimate.basis).toBe('live_offers');
     const search = vast.callsTo('bundles').slice(before);
     expect(search.length).toBeGreaterThan(0);
-    expect((search[0]?.body as { reliability2: { gte: number } }).reliability2.gte).toBe(0.95);
+    expect((search[0]?.body as { reliability: { gte: number } }).reliability.gte).toBe(0.95);
 
     const text = await cli(['estimate', '--marketplace', '--marketplace-max-dph', '0.5', '-m', 'llama3.1:8b']);
     expect(text.code, text.stderr).toBe(0);
@@ -164,8 +164,17 @@ describe('benchdesk against the running app', () => {
   it("a request the API rejects (422) is a usage error naming the CLI's option", async () => {
     const run = await cli(['run-benchmark', '--marketplace', '--marketplace-max-dph', '0.5', '-m', 'llama3.1:8b', '-q', 'Why?', '--yes', '--json']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--marketplace-template: required when marketplace is true/);
+    expect(run.stderr).toMatch(/--marketplace-template is required to rent a GPU/);
+    // Option names, never zod's wording or the API's field names.
+    expect(run.stderr).not.toMatch(/Too small|expected (number|string)|template_hash|>=/);
     expect(ProblemSchema.parse(stdoutJson(run)).status).toBe(422);
+  });
+
+  it('a value out of range is said with the option and its unit (a percentage), not in zod wording', async () => {
+    const run = await cli(['estimate', '--marketplace', '--marketplace-min-dph', '2', '--marketplace-max-dph', '1', '--json']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--marketplace-max-dph must be at least --marketplace-min-dph');
+    expect(run.stderr).not.toMatch(/Too small|Too big|>=|max_dph/);
   });
 
   it('--no-wait prints the job id; jobs list/show/events/watch/cancel give the API JSON', async () => {

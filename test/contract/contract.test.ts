@@ -152,6 +152,33 @@ describe('unary operations', () => {
     expect(problemOf(await same('listInstances', (c) => c.listInstances({ orphaned: 'maybe' } as never)))).toMatchObject({ status: 422, errors: [{ path: 'orphaned' }] });
     expect(problemOf(await same('releaseInstance', (c) => c.releaseInstance({ instance_id: 42 })))).toMatchObject({ status: 409, code: 'marketplace_not_configured' });
     expect(problemOf(await same('releaseInstance', (c) => c.releaseInstance({ instance_id: -1 })))).toMatchObject({ status: 422 });
+    // `force` travels on every transport (over HTTP in the body): accepted, or refused alike when it is not a boolean.
+    expect(problemOf(await same('releaseInstance', (c) => c.releaseInstance({ instance_id: 42, force: true })))).toMatchObject({ status: 409, code: 'marketplace_not_configured' });
+    expect(problemOf(await same('releaseInstance', (c) => c.releaseInstance({ instance_id: 42, force: 'yes' } as never)))).toMatchObject({ status: 422, errors: [{ path: 'force' }] });
+    // Over HTTP the id is the path's: a body that repeats it is refused, an empty POST is fine.
+    const res = await t.req({ method: 'POST', url: '/v1/marketplace/instances/42/release', payload: { instance_id: 43 } });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toMatchObject({ errors: [{ path: 'instance_id', message: 'instance_id is given by the path, not the body' }] });
+    expect((await t.req({ method: 'POST', url: '/v1/marketplace/instances/42/release' })).statusCode).toBe(409);
+  });
+
+  it('searchTemplates without a marketplace key: an empty list that says why; a 422 for a query too long', async () => {
+    expect(await same('searchTemplates', (c) => c.searchTemplates({ q: 'Ollama' }))).toMatchObject({ ok: { templates: [], note: expect.stringMatching(/no marketplace key/) } });
+    expect(problemOf(await same('searchTemplates', (c) => c.searchTemplates({ q: 'x'.repeat(201) })))).toMatchObject({ status: 422, errors: [{ path: 'q' }] });
+  });
+
+  it('listAgents: builtin and the bundled drivers, the same on every transport', async () => {
+    const o = await same('listAgents', (c) => c.listAgents({}));
+    expect(o).toMatchObject({
+      ok: {
+        agents: [
+          { name: 'builtin', source: 'builtin', transport: 'in-process' },
+          { name: 'holmes', source: 'bundled' },
+          { name: 'k8sgpt', source: 'bundled' },
+        ],
+        warnings: [],
+      },
+    });
   });
 
   it('settings: read, an update that changes nothing, 422s, the token (none headless), the key test, 409 on storing a key, spend', async () => {

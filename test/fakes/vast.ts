@@ -25,6 +25,8 @@ export type RecordedCall = {
   endpoint: EndpointName | null;
   /** Set when the answer is written. */
   status: number | null;
+  /** When the request arrived (ms since the epoch): pacing tests measure the gaps. */
+  at: number;
 };
 
 export type FakeVastKnobs = {
@@ -60,8 +62,19 @@ export type FakeVastKnobs = {
   destroyIgnored: boolean;
   /** Rent creates the instance, then the connection drops without an answer (a lost rent response). */
   rentAnswerLost: boolean;
-  /** Rent creates the instance, then waits this long before answering (a window to kill the caller in). */
+  /** Rent creates the instance, then waits this long before answering (a slow create; a window to kill the caller in). */
   rentAnswerDelayMs: number;
+  /**
+   * The legacy list `GET /api/v0/instances/` answers 410 `deprecated_endpoint`, as it already does on
+   * some accounts (reference §A.10). On by default: the product must list through v1.
+   */
+  v0ListDeprecated: boolean;
+  /** Rows per page of `GET /api/v1/instances/` (the API's maximum is 25; `limit` lowers it). */
+  v1PageSize: number;
+  /** `ok`: destroy answers `{"success":true}`; `success_false`: 200 `{"success":false,...}` and nothing is destroyed. */
+  destroyAnswer: 'ok' | 'success_false';
+  /** These offers are served malformed (no gpu_name, a text dph_total) among the good ones. */
+  malformedOffers: number[];
 };
 
 export type FakeOffer = Record<string, unknown> & {
@@ -88,10 +101,18 @@ export type FakeInstance = {
   polls: number;
   destroyed: boolean;
   intendedStatus: 'running' | 'stopped';
+  /** The account that rented it: only keys of that account see or destroy it. */
+  account: string;
 };
 
+/** An API key: its account, and whether it was revoked (then answered 404 `auth_error`, reference §A.10). */
+export type FakeKey = { account: string; revoked: boolean };
+
 export type FakeVastState = {
+  /** The main key (account `main`). */
   apiKey: string;
+  /** Every key the fake knows; anything else is answered 401. */
+  keys: Map<string, FakeKey>;
   offers: Map<number, FakeOffer>;
   instances: Map<number, FakeInstance>;
   templates: FakeTemplate[];
@@ -116,6 +137,14 @@ export type FakeVast = {
   setKnob<K extends keyof FakeVastKnobs>(name: K, value: FakeVastKnobs[K]): void;
   /** Calls to one endpoint, optionally one method. */
   callsTo(endpoint: EndpointName): RecordedCall[];
+  /** Another valid key: of the same account (a rotated key) or of another one. */
+  addKey(key: string, account?: string): void;
+  /** The key stops working: every call with it is answered 404 `{"success":false,"error":"auth_error","msg":"Invalid user key"}`. */
+  revokeKey(key: string): void;
+  /** Instances not destroyed, optionally only those with this label. */
+  liveInstances(label?: string): FakeInstance[];
+  /** An instance created directly (as if rented earlier, by anyone), running; returns its id. */
+  seedInstance(label: string | null, account?: string): number;
   close(): Promise<void>;
 };
 
@@ -123,6 +152,10 @@ export const FAKE_VAST_KEY = 'test-vast-key-0123456789abcdef';
 export const OLLAMA_TEMPLATE_HASH = '4e17788f74f075dd9aab7d0d4427968f';
 export const NO_PORT_TEMPLATE_HASH = '9c2d0c1b7a3e4f5a8b6c7d8e9f001122';
 export const OPEN_TEMPLATE_HASH = '0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+/** A public template that runs no Ollama (the picker lists it; renting it would never serve a model). */
+export const PYTORCH_TEMPLATE_HASH = '7a8b9c0d1e2f30415263748596a7b8c9';
+/** The account's own template: not on the recommended list, found by its exact name or hash. */
+export const PRIVATE_TEMPLATE_HASH = 'c0ffee00c0ffee00c0ffee00c0ffee00';
 
 /** A full offer object in the shape of the official example, with the given overrides. */
 export function makeOffer(o: Partial<FakeOffer> & Pick<FakeOffer, 'id' | 'gpu_name' | 'gpu_ram' | 'dph_base'>): FakeOffer {
@@ -199,7 +232,7 @@ export function makeOffer(o: Partial<FakeOffer> & Pick<FakeOffer, 'id' | 'gpu_na
     vericode: 1,
     rentable: true,
     rented: false,
-    external: null,
+    external: false,
     hosting_type: 0,
     duration: 1234567.89,
     start_date: 1893450000.5,
@@ -233,6 +266,25 @@ export function defaultOffers(): FakeOffer[] {
     makeOffer({ id: 20000010, gpu_name: 'RTX 4090', gpu_ram: 24564, dph_base: 0.21, reliability2: 0.9, geolocation: 'Vietnam, VN' }),
     makeOffer({ id: 20000011, gpu_name: 'RTX 3090', gpu_ram: 24576, dph_base: 0.12, reliability2: 0.985, verification: 'unverified', vericode: 0, geolocation: 'Lagos, NG' }),
     makeOffer({ id: 20000012, gpu_name: 'RTX 4090', gpu_ram: 24564, dph_base: 0.25, reliability2: 0.999, rented: true, rentable: false, geolocation: 'Texas, US' }),
+    ...unusableOffers(),
+  ];
+}
+
+/**
+ * Offers a job cannot use or should not prefer, each the cheapest of its kind (reference §A.10): a host
+ * without direct ports (11434/tcp would never map), a $40/TB host (cheap per hour, dear to download a
+ * model to), an external one, and one whose disk is too small for most models.
+ */
+export const NO_DIRECT_PORTS_OFFER = 20000013;
+export const DEAR_DOWNLOAD_OFFER = 20000014;
+export const EXTERNAL_OFFER = 20000015;
+export const SMALL_DISK_OFFER = 20000016;
+export function unusableOffers(): FakeOffer[] {
+  return [
+    makeOffer({ id: NO_DIRECT_PORTS_OFFER, gpu_name: 'RTX 3060', gpu_ram: 12288, dph_base: 0.05, reliability2: 0.999, direct_port_count: 0, geolocation: 'Nevada, US' }),
+    makeOffer({ id: DEAR_DOWNLOAD_OFFER, gpu_name: 'RTX 3060', gpu_ram: 12288, dph_base: 0.06, reliability2: 0.999, inet_down_cost: 0.04, internet_down_cost_per_tb: 40, geolocation: 'Alaska, US' }),
+    makeOffer({ id: EXTERNAL_OFFER, gpu_name: 'RTX 3090', gpu_ram: 24576, dph_base: 0.1, reliability2: 0.999, external: true, geolocation: 'Oslo, NO' }),
+    makeOffer({ id: SMALL_DISK_OFFER, gpu_name: 'RTX 3090', gpu_ram: 24576, dph_base: 0.11, reliability2: 0.999, disk_space: 16, geolocation: 'Lisbon, PT' }),
   ];
 }
 
@@ -264,6 +316,8 @@ export function defaultTemplates(): FakeTemplate[] {
     },
     { ...base, id: 334549, hash_id: NO_PORT_TEMPLATE_HASH, name: 'Ollama (no port mapping)', env: '-e OLLAMA_MODEL=llama3.2:1b' },
     { ...base, id: 334550, hash_id: OPEN_TEMPLATE_HASH, name: 'Ollama (open)', env: '-p 11434:11434 -e AUTH_EXCLUDE=11434 -e ENABLE_HTTPS=false' },
+    { ...base, id: 334551, hash_id: PYTORCH_TEMPLATE_HASH, name: 'PyTorch (Vast)', image: 'vastai/pytorch', tag: '2.5.1', default_tag: '2.5.1', count_created: 98765, env: '-p 8080:8080' },
+    { ...base, id: 334552, hash_id: PRIVATE_TEMPLATE_HASH, name: 'Ollama (team)', recommended: false, creator_id: 123456, count_created: 3, env: '-p 11434:11434 -e OPEN_BUTTON_TOKEN=1' },
   ];
 }
 
@@ -285,6 +339,10 @@ const DEFAULT_KNOBS: FakeVastKnobs = {
   destroyIgnored: false,
   rentAnswerLost: false,
   rentAnswerDelayMs: 0,
+  v0ListDeprecated: true,
+  v1PageSize: 25,
+  destroyAnswer: 'ok',
+  malformedOffers: [],
 };
 
 const round = (x: number): number => Math.round(x * 1e6) / 1e6;
@@ -311,6 +369,8 @@ function jsonParam(raw: string): Record<string, unknown> {
 }
 
 const OPERATORS = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'notin']);
+/** Computed instance fields the v1 list refuses to filter on (400). */
+const NOT_FILTERABLE = new Set(['dph_total', 'search', 'instance']);
 const CONTROL_KEYS = new Set(['order', 'limit', 'type', 'allocated_storage']);
 
 /** Field lookup with the server's pseudo-fields (`verified` is derived from `verification`). */
@@ -415,8 +475,10 @@ const RATE_LIMIT_BODIES: Record<RateLimitVariant, { text: string; type: string }
 };
 
 export async function startFakeVast(options: FakeVastOptions = {}): Promise<FakeVast> {
+  const mainKey = options.apiKey ?? FAKE_VAST_KEY;
   const state: FakeVastState = {
-    apiKey: options.apiKey ?? FAKE_VAST_KEY,
+    apiKey: mainKey,
+    keys: new Map([[mainKey, { account: 'main', revoked: false }]]),
     offers: new Map((options.offers ?? defaultOffers()).map((o) => [o.id, o])),
     instances: new Map(),
     templates: options.templates ?? defaultTemplates(),
@@ -549,7 +611,7 @@ export async function startFakeVast(options: FakeVastOptions = {}): Promise<Fake
     return rows.slice(0, limit);
   }
 
-  function rent(res: http.ServerResponse, call: RecordedCall, offerId: number, body: unknown): void {
+  function rent(res: http.ServerResponse, call: RecordedCall, account: string, offerId: number, body: unknown): void {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return json(res, call, 400, { success: false, error: 'invalid_args', msg: 'error 400/3467: Invalid args: body must be an object', ask_id: offerId });
     const b = body as Record<string, unknown>;
     const hash = typeof b.template_hash_id === 'string' ? b.template_hash_id : null;
@@ -589,6 +651,7 @@ export async function startFakeVast(options: FakeVastOptions = {}): Promise<Fake
       polls: 0,
       destroyed: false,
       intendedStatus: 'running',
+      account,
     });
     if (knobs.rentAnswerLost) {
       // The instance exists and bills, but its id never reaches the caller.
@@ -605,21 +668,71 @@ export async function startFakeVast(options: FakeVastOptions = {}): Promise<Fake
     json(res, call, 200, answer);
   }
 
-  function route(req: http.IncomingMessage, res: http.ServerResponse, call: RecordedCall, endpoint: EndpointName, path: string): void {
+  /**
+   * `GET /api/v1/instances/` (reference §A.5, §A.10): keyset pages of at most 25 rows ordered by `order_by`
+   * (default id ascending), `select_filters` over the row fields (computed ones such as dph_total are
+   * refused with 400), `next_token` to pass back as `after_token` until it is null.
+   */
+  function listV1(res: http.ServerResponse, call: RecordedCall, own: FakeInstance[]): void {
+    // Filters see the stored values (the trailing-whitespace knob pads only what is sent back).
+    let rows = own.map((inst) => ({ inst, fields: { ...renderInstance(inst), label: inst.label } as Record<string, unknown> }));
+    const filters = call.query.select_filters;
+    if (filters) {
+      const parsed = jsonParam(filters);
+      for (const field of Object.keys(parsed)) if (NOT_FILTERABLE.has(field)) throw new BadRequest(`${field} is a computed field and cannot be filtered`);
+      rows = rows.filter((r) => matches(r.fields, parsed));
+    }
+    let descending = false;
+    if (call.query.order_by) {
+      let first: unknown;
+      try {
+        const order: unknown = JSON.parse(call.query.order_by);
+        first = Array.isArray(order) ? order[0] : undefined;
+      } catch {
+        first = undefined;
+      }
+      if (!first || typeof first !== 'object' || (first as { col?: unknown }).col !== 'id') throw new BadRequest('order_by must be [{"col":"id","dir":"asc"|"desc"}]');
+      descending = (first as { dir?: unknown }).dir === 'desc';
+    }
+    rows.sort((a, b) => (a.inst.id - b.inst.id) * (descending ? -1 : 1));
+    const asked = call.query.limit === undefined ? 25 : Number(call.query.limit);
+    if (!Number.isInteger(asked) || asked < 1) throw new BadRequest('limit must be a positive integer');
+    const pageSize = Math.min(asked, 25, knobs.v1PageSize);
+    if (call.query.after_token !== undefined) {
+      const after = Number(Buffer.from(call.query.after_token, 'base64url').toString('utf8'));
+      if (!Number.isInteger(after) || after <= 0) throw new BadRequest('after_token is not a token this server issued');
+      rows = rows.filter((r) => (descending ? r.inst.id < after : r.inst.id > after));
+    }
+    const page = rows.slice(0, pageSize);
+    const last = page.at(-1);
+    const nextToken = rows.length > pageSize && last ? Buffer.from(String(last.inst.id), 'utf8').toString('base64url') : null;
+    const labelCounts: Record<string, number> = {};
+    for (const i of own) labelCounts[i.label ?? ''] = (labelCounts[i.label ?? ''] ?? 0) + 1;
+    const instances = page.map((r) => renderInstance(r.inst));
+    json(res, call, 200, { success: true, instances_found: page.length, total_instances: own.length, label_counts: labelCounts, next_token: nextToken, instances });
+  }
+
+  function route(req: http.IncomingMessage, res: http.ServerResponse, call: RecordedCall, account: string, endpoint: EndpointName, path: string): void {
     const method = req.method ?? 'GET';
     const id = Number(/\/(\d+)$/.exec(path)?.[1]);
+    /** This account's instance, not destroyed: another account's machine does not exist for this key. */
+    const own = (instanceId: number): FakeInstance | undefined => {
+      const inst = state.instances.get(instanceId);
+      return inst && !inst.destroyed && inst.account === account ? inst : undefined;
+    };
+    const ownInstances = (): FakeInstance[] => [...state.instances.values()].filter((i) => !i.destroyed && i.account === account);
     const notFound = (): void => json(res, call, 404, { success: false, error: 'not_found', msg: 'Instance not found' });
     switch (endpoint) {
       case 'bundles': {
-        const offers = search(call.body);
+        const offers = search(call.body).map((o) => (knobs.malformedOffers.includes(Number(o.id)) ? { ...o, gpu_name: null, dph_total: 'cheap' } : o));
         if (knobs.malformed.bundles !== undefined) return send(res, call, 200, knobs.malformed.bundles, 'application/json');
         return json(res, call, 200, { offers });
       }
       case 'asks':
-        return rent(res, call, id, call.body);
+        return rent(res, call, account, id, call.body);
       case 'show': {
-        const inst = state.instances.get(id);
-        if (!inst || inst.destroyed) {
+        const inst = own(id);
+        if (!inst) {
           if (knobs.goneAs === '404') return json(res, call, 404, { success: false, error: 'no_such_instance', msg: `Instance ${id} not found` });
           return json(res, call, 200, { instances: null });
         }
@@ -628,27 +741,28 @@ export async function startFakeVast(options: FakeVastOptions = {}): Promise<Fake
         return json(res, call, 200, { instances: renderInstance(inst) });
       }
       case 'list': {
-        const rows = [...state.instances.values()].filter((i) => !i.destroyed).map(renderInstance);
+        if (knobs.v0ListDeprecated) {
+          return json(res, call, 410, { success: false, error: 'deprecated_endpoint', msg: 'The legacy v0 /instances list endpoint is deprecated; use GET /api/v1/instances/' });
+        }
+        const rows = ownInstances().map(renderInstance);
         return json(res, call, 200, { instances_found: rows.length, instances: rows });
       }
-      case 'list_v1': {
-        let rows = [...state.instances.values()].filter((i) => !i.destroyed).map(renderInstance);
-        const filters = call.query.select_filters;
-        if (filters) rows = rows.filter((r) => matches(r, jsonParam(filters)));
-        const limit = Math.min(25, Number(call.query.limit ?? 25));
-        return json(res, call, 200, { success: true, instances_found: Math.min(limit, rows.length), total_instances: rows.length, next_token: null, instances: rows.slice(0, limit) });
-      }
+      case 'list_v1':
+        return listV1(res, call, ownInstances());
       case 'manage': {
-        const inst = state.instances.get(id);
-        if (!inst || inst.destroyed) return json(res, call, 404, { success: false, error: 'no_such_instance', msg: `Instance ${id} not found` });
+        const inst = own(id);
+        if (!inst) return json(res, call, 404, { success: false, error: 'no_such_instance', msg: `Instance ${id} not found` });
         const b = (call.body ?? {}) as Record<string, unknown>;
         if (b.state === 'stopped' || b.state === 'running') inst.intendedStatus = b.state;
         if (typeof b.label === 'string') inst.label = b.label;
         return json(res, call, 200, { success: true });
       }
       case 'destroy': {
-        const inst = state.instances.get(id);
-        if (!inst || inst.destroyed) return notFound();
+        const inst = own(id);
+        if (!inst) return notFound();
+        if (knobs.destroyAnswer === 'success_false') {
+          return json(res, call, 200, { success: false, error: 'destroy_failed', msg: `instance ${id} could not be destroyed right now, try again` });
+        }
         if (!knobs.destroyIgnored) inst.destroyed = true;
         return json(res, call, 200, { success: true });
       }
@@ -698,15 +812,15 @@ export async function startFakeVast(options: FakeVastOptions = {}): Promise<Fake
       }
     }
     const endpoint = endpointOf(method, path);
-    const call: RecordedCall = { method, path: url.pathname, url: req.url ?? '', query: Object.fromEntries(url.searchParams), headers, body, rawBody, endpoint, status: null };
+    const call: RecordedCall = { method, path: url.pathname, url: req.url ?? '', query: Object.fromEntries(url.searchParams), headers, body, rawBody, endpoint, status: null, at: Date.now() };
     calls.push(call);
     if (knobs.latencyMs > 0) await new Promise((r) => setTimeout(r, knobs.latencyMs));
 
-    const auth = headers.authorization ?? '';
-    const legacyKey = url.searchParams.get('api_key');
-    if (auth !== `Bearer ${state.apiKey}` && legacyKey !== state.apiKey) {
-      return json(res, call, 401, { success: false, error: 'auth_error', msg: 'Invalid user key' });
-    }
+    const bearer = /^Bearer (.+)$/.exec(headers.authorization ?? '')?.[1];
+    const key = state.keys.get(bearer ?? url.searchParams.get('api_key') ?? '');
+    if (!key) return json(res, call, 401, { success: false, error: 'auth_error', msg: 'Invalid user key' });
+    // A revoked key is answered as seen live: a 404 whose body says auth_error (reference §A.10).
+    if (key.revoked) return json(res, call, 404, { success: false, error: 'auth_error', msg: 'Invalid user key' });
     if (!endpoint) return json(res, call, 404, { success: false, error: 'not_found', msg: `no route for ${method} ${url.pathname}` });
     if (rawBody && body === undefined) return json(res, call, 400, { success: false, error: 'invalid_args', msg: 'request body is not JSON' });
 
@@ -725,7 +839,7 @@ export async function startFakeVast(options: FakeVastOptions = {}): Promise<Fake
     if (failing) return send(res, call, failing.status, failing.body ?? JSON.stringify({ success: false, error: 'server_error', msg: 'upstream failure' }), 'application/json');
 
     try {
-      route(req, res, call, endpoint, path);
+      route(req, res, call, key.account, endpoint, path);
     } catch (err) {
       if (err instanceof BadRequest) return json(res, call, 400, { success: false, error: 'invalid_args', msg: err.message });
       return json(res, call, 500, { success: false, error: 'server_error', msg: err instanceof Error ? err.message : String(err) });
@@ -755,6 +869,26 @@ export async function startFakeVast(options: FakeVastOptions = {}): Promise<Fake
     },
     callsTo(endpoint) {
       return calls.filter((c) => c.endpoint === endpoint);
+    },
+    addKey(key, account = 'main') {
+      state.keys.set(key, { account, revoked: false });
+    },
+    revokeKey(key) {
+      const entry = state.keys.get(key);
+      if (entry) entry.revoked = true;
+    },
+    seedInstance(label, account = 'main') {
+      const id = state.nextInstanceId++;
+      const offer = makeOffer({ id: 29000000 + id % 1000000, gpu_name: 'RTX 4090', gpu_ram: 24564, dph_base: 0.3 });
+      const runningFrom = knobs.pollsPerPhase.scheduling + knobs.pollsPerPhase.created + knobs.pollsPerPhase.loading + knobs.portsDelayPolls;
+      state.instances.set(id, {
+        id, offer, label, templateHashId: OLLAMA_TEMPLATE_HASH, image: 'vastai/ollama:0.15.2', disk: 40, env: [], body: {},
+        startDate: Date.now() / 1000, polls: runningFrom + 1, destroyed: false, intendedStatus: 'running', account,
+      });
+      return id;
+    },
+    liveInstances(label) {
+      return [...state.instances.values()].filter((i) => !i.destroyed && (label === undefined || i.label === label));
     },
     close() {
       server.closeAllConnections();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
+import { DEAR_DOWNLOAD_OFFER, EXTERNAL_OFFER, FAKE_VAST_KEY, NO_DIRECT_PORTS_OFFER, OLLAMA_TEMPLATE_HASH, SMALL_DISK_OFFER, startFakeVast, type FakeVast } from '../fakes/vast';
 import { must } from './helpers';
 
 /** The fake's own contract (reference §E.A), exercised with plain fetch. */
@@ -92,6 +92,7 @@ describe('fake Vast.ai', () => {
 
   it('destroys: then instances is null; a second destroy is 404; the 404 knob', async () => {
     await call('PUT', '/asks/20000003/', { template_hash_id: OLLAMA_TEMPLATE_HASH, disk: 40 });
+    vast.setKnob('v0ListDeprecated', false);
     expect((await call('GET', '/instances/')).json).toMatchObject({ instances_found: 1 });
     expect((await call('DELETE', '/instances/30000001/', {})).json).toEqual({ success: true });
     expect((await call('GET', '/instances/30000001/')).json).toEqual({ instances: null });
@@ -101,6 +102,61 @@ describe('fake Vast.ai', () => {
     vast.setKnob('goneAs', '404');
     expect((await call('GET', '/instances/30000001/')).status).toBe(404);
     expect((await call('GET', '/instances/')).json).toMatchObject({ instances_found: 0, instances: [] });
+  });
+
+  it('answers the deprecated v0 list with 410 deprecated_endpoint, and pages v1 by 25 with next_token → after_token', async () => {
+    const v0 = await call('GET', '/instances/');
+    expect(v0.status).toBe(410);
+    expect(v0.json).toMatchObject({ success: false, error: 'deprecated_endpoint' });
+    const ids = Array.from({ length: 27 }, (_, i) => vast.seedInstance(i === 26 ? 'benchdesk:x' : `run-${i}`));
+    const v1 = (query: string) => fetch(`${vast.url.replace('/api/v0', '/api/v1')}/instances/${query}`, { headers: auth }).then((r) => r.json() as Promise<Record<string, unknown>>);
+    const first = await v1('?limit=25');
+    expect(first).toMatchObject({ success: true, instances_found: 25, total_instances: 27 });
+    expect((first.instances as { id: number }[]).map((i) => i.id)).toEqual(ids.slice(0, 25));
+    const second = await v1(`?limit=25&after_token=${String(first.next_token)}`);
+    expect((second.instances as { id: number }[]).map((i) => i.id)).toEqual(ids.slice(25));
+    expect(second.next_token).toBeNull();
+    const labelled = await v1(`?select_filters=${encodeURIComponent(JSON.stringify({ label: { eq: 'benchdesk:x' } }))}`);
+    expect((labelled.instances as { id: number }[]).map((i) => i.id)).toEqual([ids[26]]);
+    const computed = await fetch(`${vast.url.replace('/api/v0', '/api/v1')}/instances/?select_filters=${encodeURIComponent(JSON.stringify({ dph_total: { lte: 1 } }))}`, { headers: auth });
+    expect(computed.status).toBe(400);
+  });
+
+  it('offers a job cannot use are filterable: no direct port, external, small disk; a $40/TB host', async () => {
+    const all = await call('POST', '/bundles/', { limit: 100 });
+    const byId = new Map(all.json.offers.map((o) => [o.id, o]));
+    expect(byId.get(NO_DIRECT_PORTS_OFFER)).toMatchObject({ direct_port_count: 0 });
+    expect(byId.get(EXTERNAL_OFFER)).toMatchObject({ external: true });
+    expect(byId.get(SMALL_DISK_OFFER)).toMatchObject({ disk_space: 16 });
+    expect(byId.get(DEAR_DOWNLOAD_OFFER)).toMatchObject({ inet_down_cost: 0.04, internet_down_cost_per_tb: 40 });
+    const usable = await call('POST', '/bundles/', { direct_port_count: { gte: 1 }, external: { eq: false }, disk_space: { gte: 41 }, limit: 100 });
+    const ids = usable.json.offers.map((o) => o.id);
+    for (const id of [NO_DIRECT_PORTS_OFFER, EXTERNAL_OFFER, SMALL_DISK_OFFER]) expect(ids).not.toContain(id);
+    expect(ids).toContain(DEAR_DOWNLOAD_OFFER);
+  });
+
+  it('a revoked key is answered 404 auth_error; a key sees only its account\'s machines', async () => {
+    const mine = vast.seedInstance('benchdesk:a');
+    vast.addKey('other-account-key', 'other');
+    const other = { ...auth, Authorization: 'Bearer other-account-key' };
+    expect((await call('GET', `/instances/${mine}/`, undefined, other)).json).toEqual({ instances: null });
+    expect((await call('DELETE', `/instances/${mine}/`, {}, other)).status).toBe(404);
+    vast.addKey('rotated-key');
+    expect((await call('GET', `/instances/${mine}/`, undefined, { ...auth, Authorization: 'Bearer rotated-key' })).json.instances).toMatchObject({ id: mine });
+    vast.revokeKey(FAKE_VAST_KEY);
+    const revoked = await call('DELETE', `/instances/${mine}/`, {});
+    expect(revoked.status).toBe(404);
+    expect(revoked.json).toEqual({ success: false, error: 'auth_error', msg: 'Invalid user key' });
+    expect(vast.liveInstances().map((i) => i.id)).toEqual([mine]);
+  });
+
+  it('can refuse a destroy with 200 {"success": false}', async () => {
+    const id = vast.seedInstance('x');
+    vast.setKnob('destroyAnswer', 'success_false');
+    const r = await call('DELETE', `/instances/${id}/`, {});
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ success: false, error: 'destroy_failed' });
+    expect(vast.liveInstances().map((i) => i.id)).toEqual([id]);
   });
 
   it('answers 429 with the three body variants and no Retry-After', async () => {

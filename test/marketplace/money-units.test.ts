@@ -1,6 +1,11 @@
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../shared';
-import { classifyInstance, jobIdOfLabel } from '../../src-main/app/instances';
+import { classifyByJob as classifyInstance, classifyMachine, createInstanceService } from '../../src-main/app/instances';
+import { HeldKeys } from '../../src-main/marketplace/held-keys';
+import type { VastApi } from '../../src-main/marketplace/vast-client';
+import { parseLabel } from '../../src-main/marketplace/labels';
 import type { EmitInput, JobFailure } from '../../src-main/engine/types';
 import { CostMeter, costBetween } from '../../src-main/engine/workflows/cost-meter';
 
@@ -24,13 +29,29 @@ describe('classifyInstance', () => {
     expect(classifyInstance(undefined)).toBe('orphaned');
   });
 
-  it('reads the job id only from a benchdesk: label', () => {
-    expect(jobIdOfLabel('benchdesk:abc-123')).toBe('abc-123');
-    expect(jobIdOfLabel('benchdesk:')).toBeNull();
-    expect(jobIdOfLabel('training-run-7')).toBeNull();
-    expect(jobIdOfLabel('xbenchdesk:abc')).toBeNull();
-    expect(jobIdOfLabel(null)).toBeNull();
-    expect(jobIdOfLabel(`benchdesk:${'a'.repeat(129)}`)).toBeNull();
+  it('reads a benchdesk: label: install id and job id, or the older form with the job id alone', () => {
+    expect(parseLabel('benchdesk:a1b2c3d4e5f6:abc-123')).toEqual({ installId: 'a1b2c3d4e5f6', jobId: 'abc-123' });
+    expect(parseLabel('benchdesk:abc-123')).toEqual({ installId: null, jobId: 'abc-123' });
+    expect(parseLabel('benchdesk:')).toBeNull();
+    expect(parseLabel('benchdesk:a1b2c3d4e5f6:')).toBeNull();
+    expect(parseLabel('benchdesk:NOT_AN_ID:abc')).toBeNull();
+    expect(parseLabel('training-run-7')).toBeNull();
+    expect(parseLabel('xbenchdesk:abc')).toBeNull();
+    expect(parseLabel(null)).toBeNull();
+    expect(parseLabel(`benchdesk:${'a'.repeat(129)}`)).toBeNull();
+  });
+
+  it('only this install\'s machines (or older labels naming one of its jobs) can be orphans; the rest are foreign', () => {
+    const ours = 'a1b2c3d4e5f6';
+    const ended = job({ status: 'failed' });
+    expect(classifyMachine({ installId: ours, jobId: 'j1' }, ended, ours)).toBe('orphaned');
+    expect(classifyMachine({ installId: ours, jobId: 'gone' }, undefined, ours)).toBe('orphaned');
+    expect(classifyMachine({ installId: 'ffffffffffff', jobId: 'j9' }, undefined, ours)).toBe('foreign');
+    // A job id this data dir also knows does not make another install's machine ours.
+    expect(classifyMachine({ installId: 'ffffffffffff', jobId: 'j1' }, ended, ours)).toBe('foreign');
+    expect(classifyMachine({ installId: null, jobId: 'j1' }, ended, ours)).toBe('orphaned');
+    expect(classifyMachine({ installId: null, jobId: 'j1' }, job({ status: 'running' }), ours)).toBe('active');
+    expect(classifyMachine({ installId: null, jobId: 'unknown' }, undefined, ours)).toBe('foreign');
   });
 });
 
@@ -99,5 +120,57 @@ describe('CostMeter', () => {
     expect(meter.exceeded?.code).toBe('budget_exceeded');
     expect(events.map((e) => e.event)).toEqual(['cost.update', 'cost.limit_reached', 'cost.update']);
     expect(events[1]?.message).toBe('spend limit reached after the work finished: instance 7 cost $0.020000 (20 s at $3.6/h), max_cost_usd is $0.01; the result is kept and the machine released');
+  });
+});
+
+describe('background work is supervised: a failure is logged, never thrown into the process', () => {
+  it('the cost meter: a tick whose stop throws is logged by the timer, and the download joins the running cost', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const logged: string[] = [];
+    const events: EmitInput[] = [];
+    const meter = new CostMeter(
+      {
+        emit: async (e) => void events.push(e),
+        setCost: async () => undefined,
+        stop: () => {
+          throw new Error('stop failed');
+        },
+        logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      },
+      { instanceId: 7, dphTotal: 3.6, rentedAt: new Date(clock).toISOString(), maxCostUsd: 0.01, intervalMs: 10, now: () => clock, logError: (m, f) => void logged.push(`${m}: ${String(f.error)}`) },
+    );
+    meter.addDownload(0.004);
+    clock += 6_000; // $0.006 of machine time + $0.004 of download: the limit
+    meter.start();
+    const deadline = Date.now() + 2_000;
+    while (logged.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    meter.stop();
+    expect(logged[0]).toBe('the cost meter failed a tick: stop failed');
+    expect(events[0]?.labels).toMatchObject({ cost_usd: 0.01, download_usd: 0.004 });
+  });
+
+  it('the orphan sweep: a sweep that fails (here: settings.json cannot be read) is logged and resolves, and the next one runs', async () => {
+    const errors: string[] = [];
+    let calls = 0;
+    const client = { listInstances: async () => [] } as unknown as VastApi;
+    const service = createInstanceService({
+      access: { current: () => ({ key: 'k', client }), clientFor: () => client },
+      heldKeys: new HeldKeys(path.join(tmpdir(), `benchdesk-nothing-${process.pid}`)),
+      installId: 'a1b2c3d4e5f6',
+      dataDir: tmpdir(),
+      getJob: async () => undefined,
+      recordRelease: async () => undefined,
+      emit: async () => undefined,
+      releaseOrphansAutomatically: () => {
+        calls++;
+        throw new Error('settings file settings.json is invalid');
+      },
+      maxCostDefault: () => null,
+      log: { info: () => undefined, warn: () => undefined, error: (m, f) => void errors.push(`${m}: ${String(f?.error)}`) },
+    });
+    await expect(service.sweep()).resolves.toEqual({ orphaned: [], released: [], failed: [] });
+    await expect(service.sweep()).resolves.toEqual({ orphaned: [], released: [], failed: [] });
+    expect(calls).toBe(2);
+    expect(errors).toEqual(['orphan sweep failed: settings file settings.json is invalid', 'orphan sweep failed: settings file settings.json is invalid']);
   });
 });

@@ -5,7 +5,8 @@ import { resolveCatalogModel } from '../../src-main/marketplace/catalog';
 import type { MarketplaceEvent } from '../../src-main/marketplace/events';
 import {
   ProvisioningFailedError,
-  findJobInstances,
+  findLabelledInstances,
+  jobLabel,
   provisionLlmServer,
   releaseInstance,
   rentCheapestFit,
@@ -13,7 +14,7 @@ import {
   type RentRequest,
 } from '../../src-main/marketplace/provisioning';
 import type { VastClient } from '../../src-main/marketplace/vast-client';
-import { NO_PORT_TEMPLATE_HASH, OLLAMA_TEMPLATE_HASH, OPEN_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
+import { DEAR_DOWNLOAD_OFFER, NO_PORT_TEMPLATE_HASH, OLLAMA_TEMPLATE_HASH, OPEN_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
 import { clientFor, expectKeyOnlyInHeader, must } from './helpers';
 
 let vast: FakeVast;
@@ -26,6 +27,8 @@ const model = must(resolveCatalogModel('llama3.1:8b'));
 const request: RentRequest = { template_hash: OLLAMA_TEMPLATE_HASH, min_dph: 0, max_dph: 1, reliability: 0.99 };
 const fastWait = { pollIntervalMs: 5, maxPollIntervalMs: 20, timeoutMs: 5_000 };
 const fastRelease = { retryDelayMs: 5, maxRetryDelayMs: 20 };
+/** This test's install id: labels are `benchdesk:<install>:<job>`. */
+const INSTALL = 'inst0test0aa';
 
 beforeEach(async () => {
   vast = await startFakeVast();
@@ -62,10 +65,10 @@ describe('rentCheapestFit + waitForRunning', () => {
     vast.setKnob('ollamaPort', ollama.port);
     vast.setKnob('trailingWhitespace', true);
     try {
-      const rented = await rentCheapestFit({ client, request, model, jobId: 'job-42', onEvent, authToken: token });
+      const rented = await rentCheapestFit({ client, request, model, jobId: 'job-42', installId: INSTALL, onEvent, authToken: token });
       expect(rented).toMatchObject({
         instanceId: 30000001,
-        label: 'benchdesk:job-42',
+        label: `benchdesk:${INSTALL}:job-42`,
         diskGb: 41,
         offer: { id: 20000001, gpu_name: 'RTX 3060' },
         template: { id: 334548, hash_id: OLLAMA_TEMPLATE_HASH, name: 'Ollama' },
@@ -76,7 +79,7 @@ describe('rentCheapestFit + waitForRunning', () => {
         client_id: 'me',
         template_hash_id: OLLAMA_TEMPLATE_HASH,
         disk: 41,
-        label: 'benchdesk:job-42',
+        label: `benchdesk:${INSTALL}:job-42`,
         env: { OLLAMA_MODEL: 'llama3.1:8b', OPEN_BUTTON_TOKEN: token },
         cancel_unavail: true,
       });
@@ -116,45 +119,47 @@ describe('rentCheapestFit + waitForRunning', () => {
   });
 
   it('generates a random proxy token per rent', async () => {
-    const a = await rentCheapestFit({ client, request, model, jobId: 'a' });
-    const b = await rentCheapestFit({ client, request, model, jobId: 'b' });
+    const a = await rentCheapestFit({ client, request, model, jobId: 'a', installId: INSTALL });
+    const b = await rentCheapestFit({ client, request, model, jobId: 'b', installId: INSTALL });
     expect(a.authToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(a.authToken).not.toBe(b.authToken);
   });
 
   it('honours the model VRAM need and breaks price ties by reliability', async () => {
     const big = must(resolveCatalogModel('qwen3:32b'));
-    const r1 = await rentCheapestFit({ client, request, model: big, jobId: 'j1' });
+    const r1 = await rentCheapestFit({ client, request, model: big, jobId: 'j1', installId: INSTALL });
     expect(r1.offer.id).toBe(20000002); // the 3060 is too small
-    const r2 = await rentCheapestFit({ client, request: { ...request, min_dph: 0.25, max_dph: 0.31 }, model: big, jobId: 'j2' });
+    const r2 = await rentCheapestFit({ client, request: { ...request, min_dph: 0.25, max_dph: 0.31 }, model: big, jobId: 'j2', installId: INSTALL });
     expect(r2.offer.id).toBe(20000004); // same price as 20000003, more reliable
   });
 
   it('moves on when the offer is taken (404) or unavailable (410)', async () => {
     vast.setKnob('takenOnRent', [20000001]);
     vast.setKnob('unavailableOnRent', [20000002]);
-    const rented = await rentCheapestFit({ client, request, model, jobId: 'j', onEvent });
-    expect(rented.offer.id).toBe(20000004);
-    expect(vast.callsTo('asks').map((c) => c.path)).toEqual(['/api/v0/asks/20000001/', '/api/v0/asks/20000002/', '/api/v0/asks/20000004/']);
+    const rented = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL, onEvent });
+    // Next in total cost for an hour: the $40/TB host (its $0.20 download still beats the $0.29/h cards).
+    expect(rented.offer.id).toBe(DEAR_DOWNLOAD_OFFER);
+    expect(vast.callsTo('asks').map((c) => c.path)).toEqual(['/api/v0/asks/20000001/', '/api/v0/asks/20000002/', `/api/v0/asks/${DEAR_DOWNLOAD_OFFER}/`]);
     expect(events.filter((e) => e.event === 'marketplace.instance.create').map((e) => e.status)).toEqual(['started', 'error', 'info', 'started', 'error', 'info', 'started', 'ok']);
   });
 
   it('gives up after a bounded number of taken offers', async () => {
-    vast.setKnob('takenOnRent', [20000001, 20000002, 20000003, 20000004, 20000005, 20000006, 20000007]);
-    const err = await rentCheapestFit({ client, request, model, jobId: 'j', maxRentAttempts: 3 }).catch((e: unknown) => e);
+    vast.setKnob('takenOnRent', [20000001, 20000002, DEAR_DOWNLOAD_OFFER, 20000003, 20000004, 20000005, 20000006, 20000007]);
+    const err = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL, maxRentAttempts: 3 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'offers_exhausted' });
     expect(vast.callsTo('asks')).toHaveLength(3);
   });
 
   it('re-searches once when the first list runs out', async () => {
-    vast.setKnob('takenOnRent', [20000001]);
-    const rented = await rentCheapestFit({ client, request, model, jobId: 'j', searchLimit: 1 });
-    expect(rented.offer.id).toBe(20000002);
+    // A one-offer search returns the lowest hourly price that is usable: the $40/TB host.
+    vast.setKnob('takenOnRent', [DEAR_DOWNLOAD_OFFER]);
+    const rented = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL, searchLimit: 1 });
+    expect(rented.offer.id).toBe(20000001);
     expect(vast.callsTo('bundles')).toHaveLength(2);
   });
 
   it('fails clearly when the template is unknown, before searching', async () => {
-    const err = await rentCheapestFit({ client, request: { ...request, template_hash: 'nosuchhash' }, model, jobId: 'j', onEvent }).catch((e: unknown) => e);
+    const err = await rentCheapestFit({ client, request: { ...request, template_hash: 'nosuchhash' }, model, jobId: 'j', installId: INSTALL, onEvent }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'template_not_found' });
     expect((err as Error).message).toMatch(/Template "nosuchhash" was not found/);
     expect(vast.callsTo('bundles')).toHaveLength(0);
@@ -164,23 +169,23 @@ describe('rentCheapestFit + waitForRunning', () => {
 
   it('fails clearly when no offer fits', async () => {
     const huge = must(resolveCatalogModel('llama3.1:405b'));
-    const err = await rentCheapestFit({ client, request, model: huge, jobId: 'j' }).catch((e: unknown) => e);
+    const err = await rentCheapestFit({ client, request, model: huge, jobId: 'j', installId: INSTALL }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'no_offers' });
     expect((err as Error).message).toMatch(/260000 MB VRAM/);
     expect(vast.callsTo('asks')).toHaveLength(0);
   });
 
   it('rejects a request without template_hash or max_dph', async () => {
-    await expect(rentCheapestFit({ client, request: { ...request, template_hash: undefined }, model, jobId: 'j' })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(rentCheapestFit({ client, request: { ...request, max_dph: undefined }, model, jobId: 'j' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(rentCheapestFit({ client, request: { ...request, template_hash: undefined }, model, jobId: 'j', installId: INSTALL })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(rentCheapestFit({ client, request: { ...request, max_dph: undefined }, model, jobId: 'j', installId: INSTALL })).rejects.toMatchObject({ code: 'invalid_request' });
     expect(vast.calls).toHaveLength(0);
   });
 
   it('publishes port 11434 when the template does not, and sends no token header when auth is off', async () => {
-    const noPort = await rentCheapestFit({ client, request: { ...request, template_hash: NO_PORT_TEMPLATE_HASH }, model, jobId: 'a' });
+    const noPort = await rentCheapestFit({ client, request: { ...request, template_hash: NO_PORT_TEMPLATE_HASH }, model, jobId: 'a', installId: INSTALL });
     expect((must(vast.callsTo('asks')[0]).body as { env: Record<string, string> }).env['-p 11434:11434']).toBe('1');
     expect(noPort.access.exposesPort).toBe(false);
-    const open = await rentCheapestFit({ client, request: { ...request, template_hash: OPEN_TEMPLATE_HASH }, model, jobId: 'b' });
+    const open = await rentCheapestFit({ client, request: { ...request, template_hash: OPEN_TEMPLATE_HASH }, model, jobId: 'b', installId: INSTALL });
     expect(open.access.authRequired).toBe(false);
     const running = await waitForRunning({ client, instanceId: open.instanceId, authToken: null, ...fastWait });
     expect(running.headers).toEqual({});
@@ -188,11 +193,11 @@ describe('rentCheapestFit + waitForRunning', () => {
 
   it('recovers the instance by label when the rent answer is unreadable', async () => {
     vast.setKnob('rentAnswerOverride', '{"success": true}');
-    const rented = await rentCheapestFit({ client, request, model, jobId: 'lost', onEvent });
+    const rented = await rentCheapestFit({ client, request, model, jobId: 'lost', installId: INSTALL, onEvent });
     expect(rented.instanceId).toBe(30000001);
     expect(vast.callsTo('asks')).toHaveLength(1);
-    expect(events.some((e) => e.status === 'info' && /found instance 30000001 by label/.test(e.message ?? ''))).toBe(true);
-    expect((await findJobInstances(client, 'lost')).map((i) => i.id)).toEqual([30000001]);
+    expect(events.some((e) => e.status === 'info' && /found instance 30000001 by its label/.test(e.message ?? ''))).toBe(true);
+    expect((await findLabelledInstances(client, [jobLabel(INSTALL, 'lost')])).map((i) => i.id)).toEqual([30000001]);
   });
 
   it('releases an instance created by a rent call that the cancel interrupted', async () => {
@@ -204,7 +209,7 @@ describe('rentCheapestFit + waitForRunning', () => {
         setTimeout(() => ac.abort(), 30);
       }
     };
-    const err = await rentCheapestFit({ client, request, model, jobId: 'cancelled', signal: ac.signal, onEvent: sink }).catch((e: unknown) => e);
+    const err = await rentCheapestFit({ client, request, model, jobId: 'cancelled', installId: INSTALL, signal: ac.signal, onEvent: sink }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'aborted' });
     expect(must(vast.state.instances.get(30000001)).destroyed).toBe(true);
     expect(events.some((e) => e.status === 'info' && /cancelled while renting; releasing instance 30000001/.test(e.message ?? ''))).toBe(true);
@@ -213,7 +218,7 @@ describe('rentCheapestFit + waitForRunning', () => {
 
   it('keeps polling while running without ports', async () => {
     vast.setKnob('portsDelayPolls', 3);
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
     const running = await waitForRunning({ client, instanceId, authToken: 't', ...fastWait });
     expect(running.polls).toBe(7);
     expect(running.hostPort).toBe(41234);
@@ -225,7 +230,7 @@ describe('rentCheapestFit + waitForRunning', () => {
     ['unknown', /instance is unknown/],
   ] as const)('ends early when the instance is %s', async (outcome, message) => {
     vast.setKnob('outcome', outcome);
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
     const err = await waitForRunning({ client, instanceId, onEvent, ...fastWait }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'instance_failed', instanceId });
     expect((err as Error).message).toMatch(message);
@@ -235,7 +240,7 @@ describe('rentCheapestFit + waitForRunning', () => {
 
   it('times out when the instance never becomes ready', async () => {
     vast.setKnob('outcome', 'never_ready');
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
     const err = await waitForRunning({ client, instanceId, ...fastWait, timeoutMs: 150 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'wait_timeout' });
     expect((err as Error).message).toMatch(/within 0.15 s \(last: Pulling image/);
@@ -243,7 +248,7 @@ describe('rentCheapestFit + waitForRunning', () => {
 
   it('stops promptly on abort', async () => {
     vast.setKnob('outcome', 'never_ready');
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
     const err = await waitForRunning({ client, instanceId, signal: ac.signal, pollIntervalMs: 10_000, timeoutMs: 60_000 }).catch((e: unknown) => e);
@@ -252,14 +257,23 @@ describe('rentCheapestFit + waitForRunning', () => {
 
   it('reports an instance that disappears while starting', async () => {
     vast.setKnob('outcome', 'never_ready');
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
     await client.showInstance(instanceId);
     await client.destroyInstance(instanceId);
     await expect(waitForRunning({ client, instanceId, ...fastWait })).rejects.toMatchObject({ code: 'instance_gone' });
   });
 
+  it('a revoked key while waiting is an auth failure, not a vanished machine', async () => {
+    vast.setKnob('outcome', 'never_ready');
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
+    vast.revokeKey(vast.state.apiKey);
+    const err = await waitForRunning({ client, instanceId, ...fastWait }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'auth', status: 404 });
+    expect(vast.callsTo('show')).toHaveLength(1);
+  });
+
   it('survives rate limits while polling', async () => {
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
     vast.setKnob('rateLimit', { count: 3, variant: 'cycle', endpoints: ['show'] });
     const running = await waitForRunning({ client, instanceId, ...fastWait });
     expect(running.backendUrl).toBe('http://127.0.0.1:41234');
@@ -268,7 +282,7 @@ describe('rentCheapestFit + waitForRunning', () => {
 
 describe('releaseInstance', () => {
   it('destroys and verifies (instances: null)', async () => {
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
     const result = await releaseInstance({ client, instanceId, onEvent, ...fastRelease });
     expect(result).toEqual({ released: true, verified: true, attempts: 1, message: `Instance ${instanceId} destroyed and confirmed gone` });
     expect(vast.callsTo('destroy').map((c) => c.path)).toEqual([`/api/v0/instances/${instanceId}/`]);
@@ -278,7 +292,7 @@ describe('releaseInstance', () => {
 
   it('verifies through a 404 as well, and reports an already-gone instance', async () => {
     vast.setKnob('goneAs', '404');
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
     expect(await releaseInstance({ client, instanceId, ...fastRelease })).toMatchObject({ released: true, verified: true });
     const again = await releaseInstance({ client, instanceId, ...fastRelease });
     expect(again).toMatchObject({ released: true, verified: true, message: `Instance ${instanceId} was already gone` });
@@ -286,7 +300,7 @@ describe('releaseInstance', () => {
 
   it('retries, then reports an unverified release without throwing', async () => {
     vast.setKnob('destroyIgnored', true);
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
     const result = await releaseInstance({ client, instanceId, attempts: 3, onEvent, ...fastRelease });
     expect(result).toMatchObject({ released: true, verified: false, attempts: 3 });
     expect(result.message).toMatch(/accepted but not confirmed.*Vast\.ai console/);
@@ -295,15 +309,53 @@ describe('releaseInstance', () => {
   });
 
   it('reports a destroy that keeps failing', async () => {
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
     vast.setKnob('failNext', { count: 1000, status: 500, endpoints: ['destroy'] });
     const result = await releaseInstance({ client, instanceId, attempts: 2, ...fastRelease });
     expect(result).toMatchObject({ released: false, verified: false });
     expect(result.message).toMatch(/Could not destroy instance .*may still be billing/);
   });
 
+  it('a revoked key (404 auth_error) is never read as "gone": the release fails saying why, and the machine stays', async () => {
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
+    vast.revokeKey(vast.state.apiKey);
+    const result = await releaseInstance({ client, instanceId, onEvent, ...fastRelease });
+    expect(result).toMatchObject({ released: false, verified: false, authFailed: true });
+    expect(result.message).toMatch(/Could not destroy instance 30000001: Vast\.ai rejected the API key \(HTTP 404 on DELETE .*Invalid user key\).*set a working marketplace key/);
+    expect(vast.liveInstances().map((i) => i.id)).toEqual([instanceId]);
+    expect(events.at(-1)).toMatchObject({ event: 'marketplace.instance.destroy', status: 'error', error_type: 'auth' });
+  });
+
+  it('when the key is refused, another key takes over only if it can see the machine', async () => {
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
+    vast.addKey('key-of-another-account-0001', 'other');
+    vast.addKey('rotated-key-same-account-01');
+    const otherAccount = clientFor(vast, { apiKey: 'key-of-another-account-0001' });
+    const rotated = clientFor(vast, { apiKey: 'rotated-key-same-account-01' });
+    vast.revokeKey(vast.state.apiKey);
+    // The other account's key would answer "not found" for a machine that bills: it must not be believed.
+    const result = await releaseInstance({ client, fallbackClients: [otherAccount, rotated], instanceId, ...fastRelease });
+    expect(result).toMatchObject({ released: true, verified: true });
+    expect(result.message).toMatch(/destroyed and confirmed gone \(with another marketplace key/);
+    expect(vast.callsTo('destroy').map((c) => [c.headers.authorization, c.status])).toEqual([
+      [`Bearer ${vast.state.apiKey}`, 404],
+      ['Bearer rotated-key-same-account-01', 200],
+    ]);
+    expect(vast.liveInstances()).toEqual([]);
+  });
+
+  it('a destroy answered {"success": false} is not a release', async () => {
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
+    vast.setKnob('destroyAnswer', 'success_false');
+    const result = await releaseInstance({ client, instanceId, attempts: 2, ...fastRelease });
+    expect(result).toMatchObject({ released: false, verified: false });
+    expect(result.message).toMatch(/Could not destroy instance 30000001: .*success: false/);
+    expect(vast.callsTo('destroy')).toHaveLength(2);
+    expect(vast.liveInstances().map((i) => i.id)).toEqual([instanceId]);
+  });
+
   it('gets through rate limits on destroy', async () => {
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j' });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
     vast.setKnob('rateLimit', { count: 2, variant: 'json', endpoints: ['destroy'] });
     expect(await releaseInstance({ client, instanceId, ...fastRelease })).toMatchObject({ released: true, verified: true });
   });
@@ -312,14 +364,14 @@ describe('releaseInstance', () => {
 describe('provisionLlmServer', () => {
   it('rents, records the instance early, and returns the running server', async () => {
     const recorded: number[] = [];
-    const { rented, running } = await provisionLlmServer({ client, request, model, jobId: 'p', onRented: (r) => void recorded.push(r.instanceId), wait: fastWait });
+    const { rented, running } = await provisionLlmServer({ client, request, model, jobId: 'p', installId: INSTALL, onRented: (r) => void recorded.push(r.instanceId), wait: fastWait });
     expect(recorded).toEqual([rented.instanceId]);
     expect(running.headers.Authorization).toBe(`Bearer ${rented.authToken}`);
   });
 
   it('releases the instance when the wait fails, and says so', async () => {
     vast.setKnob('outcome', 'exited');
-    const err = await provisionLlmServer({ client, request, model, jobId: 'p', onEvent, wait: fastWait }).catch((e: unknown) => e);
+    const err = await provisionLlmServer({ client, request, model, jobId: 'p', installId: INSTALL, onEvent, wait: fastWait }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProvisioningFailedError);
     expect(err).toMatchObject({ code: 'instance_failed', instanceId: 30000001, release: { released: true, verified: true } });
     expect((err as Error).message).toMatch(/will not start.*destroyed and confirmed gone/);
@@ -330,9 +382,9 @@ describe('provisionLlmServer', () => {
   it('releases the instance when cancelled during the wait', async () => {
     vast.setKnob('outcome', 'never_ready');
     const ac = new AbortController();
-    const p = provisionLlmServer({ client, request, model, jobId: 'p', signal: ac.signal, wait: { pollIntervalMs: 20, timeoutMs: 60_000 } });
-    // Cancel once the machine exists and the wait is under way (a fixed delay could fire before the rent under load).
-    while (!vast.state.instances.has(30000001)) await new Promise((r) => setTimeout(r, 5));
+    const p = provisionLlmServer({ client, request, model, jobId: 'p', installId: INSTALL, onEvent, signal: ac.signal, wait: { pollIntervalMs: 20, timeoutMs: 60_000 } });
+    // Cancel once the wait for the rented machine is under way (a fixed delay could fire before the rent under load).
+    while (!events.some((e) => e.event === 'marketplace.instance.wait_running' && e.status === 'started')) await new Promise((r) => setTimeout(r, 5));
     ac.abort();
     await expect(p).rejects.toMatchObject({ code: 'aborted', release: { released: true, verified: true } });
     expect(must(vast.state.instances.get(30000001)).destroyed).toBe(true);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MarketplaceAuthError, MarketplaceError, MarketplaceRateLimitError, MarketplaceResponseError } from '../../src-main/marketplace/errors';
-import { VastClient, type RetryInfo } from '../../src-main/marketplace/vast-client';
-import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
+import { DEFAULT_CREATE_TIMEOUT_MS, VastClient, type RetryInfo } from '../../src-main/marketplace/vast-client';
+import { EXTERNAL_OFFER, FAKE_VAST_KEY, NO_DIRECT_PORTS_OFFER, OLLAMA_TEMPLATE_HASH, PRIVATE_TEMPLATE_HASH, PYTORCH_TEMPLATE_HASH, SMALL_DISK_OFFER, startFakeVast, type FakeVast } from '../fakes/vast';
 import { clientFor, expectKeyOnlyInHeader, must } from './helpers';
 
 let vast: FakeVast;
@@ -19,14 +19,33 @@ const rent = (client: VastClient, offerId = 20000003) =>
 describe('VastClient against the fake', () => {
   it('searches offers with the Bearer header, trailing-slash paths and a validated result', async () => {
     const client = clientFor(vast);
-    const offers = await client.searchOffers({ minDph: 0.1, maxDph: 0.5, minReliability: 0.99, minGpuTotalRamMb: 24000, allocatedStorageGb: 41 });
+    const offers = await client.searchOffers({ minDph: 0.05, maxDph: 0.5, minReliability: 0.99, minGpuTotalRamMb: 24000, allocatedStorageGb: 41, minDiskGb: 41 });
+    // The external host ($0.10) and the one with a 16 GB disk ($0.11) are cheaper, and filtered out by the search.
     expect(offers.map((o) => o.id)).toEqual([20000002, 20000004, 20000003, 20000005, 20000006]);
-    expect(offers[0]).toMatchObject({ gpu_name: 'RTX 3090', num_gpus: 1, gpu_ram: 24576, reliability2: 0.9962, geolocation: 'Texas, US' });
+    expect(offers[0]).toMatchObject({ gpu_name: 'RTX 3090', num_gpus: 1, gpu_ram: 24576, reliability2: 0.9962, geolocation: 'Texas, US', direct_port_count: 42 });
     const call = must(vast.calls[0]);
     expect(call.method).toBe('POST');
     expect(call.path).toBe('/api/v0/bundles/');
     expect(call.headers.authorization).toBe(`Bearer ${FAKE_VAST_KEY}`);
-    expect(call.body).toMatchObject({ type: 'on-demand', allocated_storage: 41, rented: { eq: false }, verified: { eq: true }, reliability2: { gte: 0.99 } });
+    expect(call.body).toMatchObject({
+      type: 'on-demand', allocated_storage: 41, rented: { eq: false }, verified: { eq: true }, reliability: { gte: 0.99 },
+      external: { eq: false }, direct_port_count: { gte: 1 }, disk_space: { gte: 41 },
+    });
+    expect(offers.map((o) => o.id)).not.toContain(EXTERNAL_OFFER);
+    expect(offers.map((o) => o.id)).not.toContain(SMALL_DISK_OFFER);
+    const small = await client.searchOffers({ maxDph: 0.1, allocatedStorageGb: 41 });
+    expect(small.map((o) => o.id)).not.toContain(NO_DIRECT_PORTS_OFFER);
+  });
+
+  it('skips one malformed offer with a warning instead of failing the whole search', async () => {
+    vast.setKnob('malformedOffers', [20000002]);
+    const warnings: { message: string; fields: Record<string, unknown> }[] = [];
+    const client = clientFor(vast, { onWarning: (message, fields) => warnings.push({ message, fields }) });
+    const offers = await client.searchOffers({ minDph: 0.05, maxDph: 0.5, minReliability: 0.99, minGpuTotalRamMb: 24000, minDiskGb: 41 });
+    expect(offers.map((o) => o.id)).toEqual([20000004, 20000003, 20000005, 20000006]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ message: 'skipped a malformed offer from the marketplace', fields: { offer_id: 20000002 } });
+    expect(String(warnings[0]?.fields.problem)).toMatch(/gpu_name|dph_total/);
   });
 
   it('rents, shows, lists and destroys; instances:null after destroy reads as null', async () => {
@@ -40,7 +59,9 @@ describe('VastClient against the fake', () => {
     const first = await client.showInstance(instanceId);
     expect(first).toMatchObject({ id: instanceId, actual_status: null, label: 'benchdesk:job-1' });
     expect(first?.ports ?? null).toBeNull();
+    // The list goes through v1: the deprecated v0 list answers 410 (the fake's default, as on some accounts).
     expect(await client.listInstances()).toHaveLength(1);
+    expect(vast.callsTo('list')).toHaveLength(0);
     expect(await client.destroyInstance(instanceId)).toMatchObject({ success: true });
     expect(await client.showInstance(instanceId)).toBeNull();
     await expect(client.destroyInstance(instanceId)).rejects.toMatchObject({ code: 'not_found', status: 404 });
@@ -66,6 +87,22 @@ describe('VastClient against the fake', () => {
     expect(await client.currentUser()).toMatchObject({ id: 123456, credit: 25 });
   });
 
+  it('searches templates with the operator filters (all columns), recommended ones or by exact name', async () => {
+    const client = clientFor(vast);
+    const recommended = await client.searchTemplates({ recommended: { eq: true } });
+    expect(recommended.map((t) => t.hash_id)).toContain(PYTORCH_TEMPLATE_HASH);
+    expect(recommended.map((t) => t.hash_id)).not.toContain(PRIVATE_TEMPLATE_HASH);
+    expect(recommended.find((t) => t.hash_id === PYTORCH_TEMPLATE_HASH)).toMatchObject({ name: 'PyTorch (Vast)', recommended: true, count_created: 98765 });
+    const call = must(vast.callsTo('template')[0]);
+    expect(call.path).toBe('/api/v0/template/');
+    expect(JSON.parse(must(call.query.select_cols))).toEqual(['*']);
+    expect(JSON.parse(must(call.query.select_filters))).toEqual({ recommended: { eq: true } });
+    expect(await client.searchTemplates({ name: { eq: 'Ollama (team)' } })).toMatchObject([{ hash_id: PRIVATE_TEMPLATE_HASH, recommended: false }]);
+    expect(await client.searchTemplates({ name: { eq: 'ollama (team)' } })).toEqual([]);
+    // A field the marketplace does not filter on is its 400, not an empty answer.
+    await expect(client.searchTemplates({ colour: { eq: 'blue' } })).rejects.toMatchObject({ status: 400 });
+  });
+
   it('a rejected key is a MarketplaceAuthError naming VAST_API_KEY, never echoing the key', async () => {
     const secret = 'wrong-key-abc123';
     const client = new VastClient({ baseUrl: vast.url, apiKey: secret });
@@ -88,20 +125,112 @@ describe('VastClient against the fake', () => {
     expect(retries.map((r) => r.delayMs)).toEqual([5, 7.5]);
   });
 
-  it('gives up on 429 after maxAttempts, even for a rent', async () => {
-    vast.setKnob('rateLimit', { count: 100, variant: 'cycle' });
-    const client = clientFor(vast);
+  it('paces creates after a 429 (no Retry-After): the next create waits at least 4.5 s', async () => {
+    vast.setKnob('rateLimit', { count: 1, variant: 'detail', endpoints: ['asks'] });
+    const retries: RetryInfo[] = [];
+    const client = clientFor(vast, { onRetry: (r) => retries.push(r) });
+    expect(await rent(client)).toEqual({ instanceId: 30000001 });
+    const [first, second] = vast.callsTo('asks');
+    expect(first?.status).toBe(429);
+    expect(second?.status).toBe(200);
+    expect(must(second).at - must(first).at).toBeGreaterThanOrEqual(4_500);
+    expect(retries).toEqual([{ endpoint: 'PUT /asks/20000003/', attempt: 1, delayMs: 4_500, reason: 'HTTP 429' }]);
+  }, 15_000);
+
+  it('gives up on a rate-limited create after a bounded number of attempts', async () => {
+    vast.setKnob('rateLimit', { count: 100, variant: 'cycle', endpoints: ['asks'] });
+    const client = clientFor(vast, { createRateLimitDelayMs: 20 });
     const err = await rent(client).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MarketplaceRateLimitError);
-    expect((err as Error).message).toMatch(/PUT \/asks\/20000003\/.*4 attempts/);
-    expect(vast.callsTo('asks')).toHaveLength(4);
+    expect((err as Error).message).toMatch(/PUT \/asks\/20000003\/.*3 attempts/);
+    const calls = vast.callsTo('asks');
+    expect(calls).toHaveLength(3);
+    for (let i = 1; i < calls.length; i++) expect(must(calls[i]).at - must(calls[i - 1]).at).toBeGreaterThanOrEqual(20);
+  });
+
+  it('gives up on 429 after maxAttempts with bounded time for other calls', async () => {
+    vast.setKnob('rateLimit', { count: 100, variant: 'cycle' });
+    const client = clientFor(vast);
+    const err = await client.currentUser().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MarketplaceRateLimitError);
+    expect((err as Error).message).toMatch(/GET \/users\/current\/.*4 attempts/);
+    expect(vast.callsTo('user')).toHaveLength(4);
+  });
+
+  it('allows 120 s for an instance creation, which is slow on Vast\'s side', async () => {
+    expect(DEFAULT_CREATE_TIMEOUT_MS).toBe(120_000);
+    // Other calls get 100 ms here; the create answers after 400 ms and is still read.
+    const client = clientFor(vast, { timeoutMs: 100, retry: { maxAttempts: 1 } });
+    vast.setKnob('rentAnswerDelayMs', 400);
+    expect(await rent(client)).toEqual({ instanceId: 30000001 });
+    vast.setKnob('latencyMs', 400);
+    await expect(client.currentUser()).rejects.toMatchObject({ code: 'timeout' });
+    vast.setKnob('latencyMs', 0);
+  });
+
+  it('keeps offer searches under 10 a minute, and reuses an identical recent answer when asked to', async () => {
+    const client = clientFor(vast);
+    for (let i = 0; i < 9; i++) await client.searchOffers({ maxDph: 1 + i / 100 });
+    expect(vast.callsTo('bundles')).toHaveLength(9);
+    // A tenth within the minute: refused at once when the caller cannot wait...
+    await expect(client.searchOffers({ maxDph: 2 }, { maxWaitMs: 1_000 })).rejects.toMatchObject({ code: 'rate_limited' });
+    // ...or held until a slot frees (here: until the caller gives up).
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    await expect(client.searchOffers({ maxDph: 2 }, { signal: ac.signal })).rejects.toMatchObject({ code: 'aborted' });
+    expect(vast.callsTo('bundles')).toHaveLength(9);
+    // An identical search answered moments ago costs nothing.
+    expect((await client.searchOffers({ maxDph: 1 }, { maxAgeMs: 30_000 })).length).toBeGreaterThan(0);
+    expect(vast.callsTo('bundles')).toHaveLength(9);
+  });
+
+  it('lists instances through v1: select_filters, id order, pages of 25 followed with after_token', async () => {
+    const client = clientFor(vast);
+    const ids = Array.from({ length: 30 }, (_, i) => vast.seedInstance(i % 3 === 0 ? 'benchdesk:aaaaaaaaaaaa:j' : `other-${i}`));
+    const all = await client.listInstances();
+    expect(all.map((i) => i.id)).toEqual(ids);
+    const pages = vast.callsTo('list_v1');
+    expect(pages).toHaveLength(2);
+    expect(must(pages[0]).path).toBe('/api/v1/instances/');
+    expect(must(pages[0]).query).toEqual({ select_filters: '{}', order_by: '[{"col":"id","dir":"asc"}]', limit: '25' });
+    expect(must(pages[1]).query.after_token).toBeTruthy();
+    expect(vast.callsTo('list')).toHaveLength(0);
+    const labelled = await client.listInstances({ labels: ['benchdesk:aaaaaaaaaaaa:j'] });
+    expect(labelled.map((i) => i.id)).toEqual(ids.filter((_, i) => i % 3 === 0));
+    expect(JSON.parse(must(vast.callsTo('list_v1').at(-1)).query.select_filters ?? '')).toEqual({ label: { eq: 'benchdesk:aaaaaaaaaaaa:j' } });
+    await client.listInstances({ labels: ['a', 'b'] });
+    expect(JSON.parse(must(vast.callsTo('list_v1').at(-1)).query.select_filters ?? '')).toEqual({ label: { in: ['a', 'b'] } });
+  });
+
+  it('a revoked key answered 404 {"error":"auth_error"} is an auth failure, never "not found"', async () => {
+    const client = clientFor(vast);
+    const { instanceId } = await rent(client);
+    vast.revokeKey(FAKE_VAST_KEY);
+    for (const call of [() => client.showInstance(instanceId), () => client.destroyInstance(instanceId), () => client.listInstances()]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(MarketplaceAuthError);
+      expect(err).toMatchObject({ status: 404, code: 'auth' });
+      expect((err as Error).message).toMatch(/rejected the API key.*Invalid user key/);
+    }
+    expect(must(vast.callsTo('destroy')[0]).status).toBe(404);
+    expect(vast.liveInstances().map((i) => i.id)).toEqual([instanceId]);
+  });
+
+  it('a destroy answered {"success": false} is a refusal, as the official CLI reads it', async () => {
+    const client = clientFor(vast);
+    const { instanceId } = await rent(client);
+    vast.setKnob('destroyAnswer', 'success_false');
+    const err = await client.destroyInstance(instanceId).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MarketplaceError);
+    expect(err).toMatchObject({ code: 'http_error', status: 200, upstreamError: 'destroy_failed' });
+    expect((err as Error).message).toMatch(/did not destroy instance 30000001 \(success: false: .*could not be destroyed right now/);
   });
 
   it('retries 502/503/504 for idempotent calls only', async () => {
     const client = clientFor(vast);
     vast.setKnob('failNext', { count: 2, status: 503 });
     expect(await client.listInstances()).toEqual([]);
-    expect(vast.callsTo('list')).toHaveLength(3);
+    expect(vast.callsTo('list_v1')).toHaveLength(3);
     vast.setKnob('failNext', { count: 1, status: 502, endpoints: ['asks'] });
     await expect(rent(client)).rejects.toMatchObject({ status: 502, code: 'upstream_unavailable' });
     expect(vast.callsTo('asks')).toHaveLength(1);
@@ -111,9 +240,9 @@ describe('VastClient against the fake', () => {
     vast.setKnob('latencyMs', 300);
     const client = clientFor(vast, { timeoutMs: 50, retry: { maxAttempts: 2, initialDelayMs: 5, jitter: 0 } });
     const err = await client.listInstances().catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'timeout', endpoint: 'GET /instances/' });
+    expect(err).toMatchObject({ code: 'timeout', endpoint: 'GET /api/v1/instances/' });
     expect((err as Error).message).toMatch(/timed out after 50 ms/);
-    expect(vast.callsTo('list')).toHaveLength(2);
+    expect(vast.callsTo('list_v1')).toHaveLength(2);
   });
 
   it('maps a refused connection to a network error', async () => {

@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobEvent, PhaseRecord } from '../../shared';
-import { VastClient } from '../../src-main/marketplace/vast-client';
 import { SCENARIO } from '../fakes/kubernetes';
 import { DEFAULT_FAKE_MODELS, type ChatTurn } from '../fakes/ollama';
-import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH } from '../fakes/vast';
+import { OLLAMA_TEMPLATE_HASH } from '../fakes/vast';
 import {
   benchmarkResult,
   destroyCalls,
@@ -175,14 +174,20 @@ describe('benchmark on the marketplace', () => {
     // The model's VRAM need filtered the offers.
     expect(vast.callsTo('bundles')[0]?.body).toMatchObject({ gpu_total_ram: { gte: 23500 }, dph_total: { lte: 0.5 } });
     expect(vast.callsTo('asks').map((c) => c.path)).toEqual([`/api/v0/asks/${BIG_OFFER.id}/`]);
-    expect(vast.callsTo('asks')[0]?.body).toMatchObject({ label: `benchdesk:${id}`, env: { OLLAMA_MODEL: BIG_MODEL } });
+    // The label names this data dir's install and the job.
+    expect(vast.callsTo('asks')[0]?.body).toMatchObject({ label: `benchdesk:${h.bd.installId}:${id}`, env: { OLLAMA_MODEL: BIG_MODEL } });
 
     const cost = result.cost;
     expect(cost.dph_total).toBeGreaterThan(0.16);
     expect(cost.dph_total).toBeLessThan(0.2);
     expect(cost.rented_seconds).toBeGreaterThanOrEqual(0);
-    expect(cost.cost_usd).toBeGreaterThanOrEqual(0);
-    expect(cost.cost_usd).toBeLessThanOrEqual(Math.round(cost.dph_total * ((cost.rented_seconds + 1) / 3600) * 10_000) / 10_000);
+    // The download from the pull stream's totals (the model's layers: 19,851,336,256 + 487 bytes) at the host's $0.00123/GB.
+    expect(cost).toMatchObject({ download_gb: 19.851, download_usd: 0.0244 });
+    const machine = (seconds: number) => cost.dph_total * (seconds / 3600);
+    expect(cost.cost_usd).toBeGreaterThanOrEqual(Math.round((machine(Math.max(0, cost.rented_seconds - 1)) + 0.0244) * 10_000) / 10_000);
+    expect(cost.cost_usd).toBeLessThanOrEqual(Math.round((machine(cost.rented_seconds + 1) + 0.0244) * 10_000) / 10_000);
+    const download = events.find((e) => e.event === 'cost.download');
+    expect(download?.labels).toMatchObject({ model: BIG_MODEL, download_gb: 19.851, download_usd: 0.0244, inet_down_cost: 0.00123, source: 'pull' });
     const phases = result.phases;
     expect(phases.map((p) => `${p.name}:${p.status}`)).toEqual(['provision:ok', 'warmup:ok', 'analysis:ok', 'teardown:ok']);
     expectPhaseShapes(phases);
@@ -275,21 +280,10 @@ describe('benchmark on the marketplace', () => {
 
   for (const failure of ['500', '429'] as const) {
     it(`a teardown failure (destroy answers ${failure} every time) is recorded and does not hide the answer`, async () => {
-      // For 429 the client's own retries would take seconds of backoff: use a fast-retry client.
+      // For 429 the client's own retries would take seconds of backoff: the product's client with faster retries.
       const fast = failure === '429';
-      const h = await harness(
-        fast
-          ? {
-              extra: {
-                providers: {
-                  marketplace: () => fastClient,
-                },
-              },
-            }
-          : {},
-      );
+      const h = await harness(fast ? { extra: { marketplaceClient: { timeoutMs: 5_000, retry: { maxAttempts: 3, initialDelayMs: 2, maxDelayMs: 5, jitter: 0 } } } } : {});
       const vast = mustVast(h);
-      const fastClient = new VastClient({ baseUrl: vast.url, apiKey: FAKE_VAST_KEY, timeoutMs: 5_000, retry: { maxAttempts: 3, initialDelayMs: 2, maxDelayMs: 5, jitter: 0 } });
       if (failure === '500') vast.setKnob('failNext', { count: 1_000, status: 500, endpoints: ['destroy'] });
       else vast.setKnob('rateLimit', { count: 1_000, variant: 'cycle', endpoints: ['destroy'] });
       const id = await submit(h, 'benchmark', marketplaceBody(h));

@@ -28,7 +28,11 @@ import {
  */
 
 const MODEL = 'qwen3:8b';
-/** Cheapest verified, rentable offer with ≥ 7000 MB (qwen3:8b's need) and reliability ≥ 0.99. */
+/**
+ * Cheapest in total (an hour plus the 5.2 GB download) of the verified, rentable offers with ≥ 7000 MB
+ * (qwen3:8b's need), reliability ≥ 0.99 and a direct port: not the $0.05/h host without direct ports,
+ * nor the $0.06/h one whose downloads cost $40/TB.
+ */
 const CHEAPEST = { id: 20000001, gpu_name: 'RTX 3060' } as const;
 const FIRST_INSTANCE = 30000001;
 
@@ -132,10 +136,12 @@ describe('llm-instance on the marketplace', () => {
     const rents = vast.callsTo('asks');
     expect(rents).toHaveLength(1);
     expect(rents[0]?.path).toBe(`/api/v0/asks/${CHEAPEST.id}/`);
-    expect(rents[0]?.body).toMatchObject({ label: `benchdesk:${id}`, template_hash_id: OLLAMA_TEMPLATE_HASH, env: { OLLAMA_MODEL: MODEL } });
-    expect(vast.state.instances.get(FIRST_INSTANCE)?.label).toBe(`benchdesk:${id}`);
-    // The offer search asked for the model's VRAM need and the price ceiling.
-    expect(vast.callsTo('bundles')[0]?.body).toMatchObject({ gpu_total_ram: { gte: 7000 }, dph_total: { lte: 1 }, reliability2: { gte: 0.99 } });
+    expect(rents[0]?.body).toMatchObject({ label: `benchdesk:${h.bd.installId}:${id}`, template_hash_id: OLLAMA_TEMPLATE_HASH, env: { OLLAMA_MODEL: MODEL } });
+    expect(vast.state.instances.get(FIRST_INSTANCE)?.label).toBe(`benchdesk:${h.bd.installId}:${id}`);
+    // The offer search asked for the model's VRAM need, the price ceiling, and only hosts a job can use.
+    expect(vast.callsTo('bundles')[0]?.body).toMatchObject({
+      gpu_total_ram: { gte: 7000 }, dph_total: { lte: 1 }, reliability: { gte: 0.99 }, direct_port_count: { gte: 1 }, external: { eq: false }, disk_space: { gte: 40 },
+    });
 
     // The model was pulled and warmed on the rented machine.
     expect(h.ollama.state.installed.has(MODEL)).toBe(true);

@@ -5,10 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { JobRecord, MarketplaceInstanceEntry, MarketplaceInstanceList } from '../../shared';
 import { createHttpClient, BenchdeskApiError } from '../../shared/client';
 import type { Benchdesk } from '../../src-main/composition/start';
-import { VastClient } from '../../src-main/marketplace/vast-client';
 import { SCENARIO } from '../fakes/kubernetes';
 import { DEFAULT_FAKE_MODELS, startFakeOllama, type ChatTurn, type FakeOllama } from '../fakes/ollama';
-import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
+import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, defaultOffers, startFakeVast, type FakeOffer, type FakeVast } from '../fakes/vast';
 import {
   ROOT,
   destroyCalls,
@@ -60,11 +59,6 @@ async function harness(options: HarnessOptions = {}): Promise<Harness> {
   });
   cleanups.push(() => h.close());
   return h;
-}
-
-/** A VastClient whose retries wait milliseconds, not seconds: the product's own retry rules, faster. */
-function fastRetryClient(vast: FakeVast): VastClient {
-  return new VastClient({ baseUrl: vast.url, apiKey: FAKE_VAST_KEY, retry: { initialDelayMs: 5, maxDelayMs: 20, jitter: 0 } });
 }
 
 async function instances(h: Harness, query = ''): Promise<MarketplaceInstanceList> {
@@ -128,7 +122,8 @@ describe('rented machines as a resource', () => {
       const res = await fetch(`${apiUrl}/v1/jobs/llm-instance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(llmInstanceBody()) });
       expect(res.status).toBe(202);
       const { job_id: job } = (await res.json()) as { job_id: string };
-      const instance = await waitUntil(() => [...vast.state.instances.values()].find((x) => x.label === `benchdesk:${job}`)?.id, 'the rent to reach the marketplace');
+      // Labelled with the server's install id (created in its data dir) and the job.
+      const instance = await waitUntil(() => [...vast.state.instances.values()].find((x) => x.label?.startsWith('benchdesk:') && x.label.endsWith(`:${job}`))?.id, 'the rent to reach the marketplace');
       const before = (await (await fetch(`${apiUrl}/v1/jobs/${job}`)).json()) as JobRecord;
       expect(before.resources?.marketplace_instance_id ?? null).toBeNull();
       held.push({ jobId: job, instance });
@@ -139,7 +134,7 @@ describe('rented machines as a resource', () => {
 
     // 2. Restart while the marketplace listing fails once: recovery finds one machine by its label and
     // releases it; for the other job the lookup fails, so its machine is left for the sweep.
-    vast.setKnob('failNext', { count: 1, status: 500, endpoints: ['list'] });
+    vast.setKnob('failNext', { count: 1, status: 500, endpoints: ['list_v1'] });
     const h = await harness({ dataDir: dir, start: true, reuse: { ollama, vast }, extra: { instancesTuning: { sweepIntervalMs: 100, releaseRetryDelayMs: 5 } } });
     const ends = await Promise.all(held.map(async (x) => ({ ...x, ...(await waitForEnd(h, x.jobId)) })));
     for (const end of ends) expect(end.job).toMatchObject({ status: 'failed', error_code: 'interrupted' });
@@ -180,7 +175,7 @@ describe('rented machines as a resource', () => {
     expect(list.note).toBeNull();
     expect(list.instances.map((e) => e.instance_id).sort()).toEqual([orphan, kept, active].sort());
     expect(entryOf(list, foreign)).toBeUndefined();
-    expect(entryOf(list, orphan)).toMatchObject({ classification: 'orphaned', label: `benchdesk:${orphanJob}`, job: { job_id: orphanJob, kind: 'llm-instance', status: 'failed' } });
+    expect(entryOf(list, orphan)).toMatchObject({ classification: 'orphaned', label: `benchdesk:${h.bd.installId}:${orphanJob}`, job: { job_id: orphanJob, kind: 'llm-instance', status: 'failed' } });
     expect(entryOf(list, kept)).toMatchObject({ classification: 'kept', job: { job_id: keptJob, status: 'succeeded' }, gpu_name: expect.any(String), num_gpus: 1, state: 'running' });
     expect(entryOf(list, active)).toMatchObject({ classification: 'active', job: { job_id: activeJob, status: 'running' } });
     for (const e of list.instances) {
@@ -277,12 +272,12 @@ describe('the orphan sweep', () => {
     h.bd.settings.updateAppSettings({ release_orphans_automatically: true });
     // The rent succeeds on the marketplace but the answer never arrives, and the label lookup right after fails too.
     vast.setKnob('rentAnswerLost', true);
-    vast.setKnob('failNext', { count: 1, status: 500, endpoints: ['list'] });
+    vast.setKnob('failNext', { count: 1, status: 500, endpoints: ['list_v1'] });
     const id = await submit(h, 'llm-instance', llmInstanceBody());
     const { job } = await waitForEnd(h, id);
     expect(job.status).toBe('failed');
     expect(job.resources?.marketplace_instance_id ?? null).toBeNull();
-    const lost = [...vast.state.instances.values()].find((i) => i.label === `benchdesk:${id}`);
+    const lost = [...vast.state.instances.values()].find((i) => i.label === `benchdesk:${h.bd.installId}:${id}`);
     expect(lost?.destroyed).toBe(false);
     vast.setKnob('rentAnswerLost', false);
 
@@ -317,11 +312,15 @@ describe('running cost and the spend limit', () => {
     expect(job.progress).toMatchObject({ dph_total: dph, cost_usd: costs.at(-1) });
     // The pre-flight estimate for the offer rented is on its create event.
     const create = events.find((e) => line(e) === 'marketplace.instance.create:started');
-    expect(create?.labels).toMatchObject({ dph_total: dph, estimated_duration_seconds: 3600, estimated_cost_usd: Math.round(dph * 10_000) / 10_000, max_cost_usd: null });
+    // An hour at dph_total plus the model's 4.9 GB download at the host's $0.00123/GB.
+    expect(create?.labels).toMatchObject({
+      dph_total: dph, estimated_duration_seconds: 3600, download_gb: 4.9, download_usd: 0.006, estimated_cost_usd: Math.round((dph + 0.006) * 10_000) / 10_000, max_cost_usd: null,
+    });
   }, 30_000);
 
   it('stops a benchmark mid-analysis when its cost reaches max_cost_usd, destroys the machine even though it was to be kept, and fails budget_exceeded', async () => {
-    const h = await harness({ k8s: true, extra: { workflowTuning: { waitTimeoutMs: 8_000, pollIntervalMs: 5, releaseRetryDelayMs: 5, costUpdateIntervalMs: 50 } } });
+    // Free downloads here: the limit is reached by machine time alone, mid-analysis.
+    const h = await harness({ k8s: true, vast: { offers: freeDownloads() }, extra: { workflowTuning: { waitTimeoutMs: 8_000, pollIntervalMs: 5, releaseRetryDelayMs: 5, costUpdateIntervalMs: 50 } } });
     // The agent's first model call hangs: the analysis is running when the limit is reached.
     h.ollama.setKnobs({ firstByteDelayMs: 30_000 });
     const id = await submit(h, 'benchmark', {
@@ -352,6 +351,7 @@ describe('running cost and the spend limit', () => {
     let skewMs = 0;
     const h = await harness({
       k8s: true,
+      vast: { offers: freeDownloads() },
       extra: { workflowTuning: { waitTimeoutMs: 8_000, pollIntervalMs: 5, releaseRetryDelayMs: 5, costUpdateIntervalMs: 600_000, now: () => Date.now() + skewMs } },
     });
     h.ollama.setKnobs({ firstByteDelayMs: 300 });
@@ -400,7 +400,9 @@ describe('running cost and the spend limit', () => {
     const id = await submit(h, 'llm-instance', llmInstanceBody({ max_cost_usd: 0.01, estimated_duration_seconds: 7200 }));
     const { job, events } = await waitForEnd(h, id);
     expect(job).toMatchObject({ status: 'failed', error_code: 'budget_exceeded' });
-    expect(job.error).toMatch(/pre-flight estimate \$0\.1\d+ \(offer \d+ at \$0\.\d+\/h for 7200 s, estimated_duration_seconds\) exceeds max_cost_usd \$0\.01; nothing was rented/);
+    expect(job.error).toMatch(
+      /pre-flight estimate \$0\.1\d+ \(offer \d+ at \$0\.\d+\/h for 7200 s, estimated_duration_seconds, plus \$0\.0060 to download 4\.9 GB at \$0\.00123\/GB\) exceeds max_cost_usd \$0\.01; nothing was rented/,
+    );
     expect(vast.callsTo('asks')).toEqual([]);
     expect(events.find((e) => e.event === 'marketplace.instance.create')?.labels).toMatchObject({ max_cost_usd: 0.01, estimated_duration_seconds: 7200 });
 
@@ -446,16 +448,14 @@ describe('stuck machines and destroy failures', () => {
   });
 
   it('retries a destroy that meets 429 and 5xx answers, and reports one that keeps failing (the machine stays listed)', async () => {
-    const vastRef: { vast: FakeVast | null } = { vast: null };
     const h = await harness({
       start: true,
       extra: {
         instancesTuning: { releaseRetryDelayMs: 5 },
-        // The product's client with millisecond backoff (the fake is created by the harness first).
-        providers: { marketplace: () => (vastRef.vast ? fastRetryClient(vastRef.vast) : null) },
+        // The product's client with millisecond backoff.
+        marketplaceClient: { retry: { initialDelayMs: 5, maxDelayMs: 20, jitter: 0 } },
       },
     });
-    vastRef.vast = mustVast(h);
     const vast = mustVast(h);
     const kept = async (): Promise<{ job: string; instance: number }> => {
       const job = await submit(h, 'llm-instance', llmInstanceBody());
@@ -491,6 +491,11 @@ describe('stuck machines and destroy failures', () => {
     vast.setKnob('failNext', null);
   }, 30_000);
 });
+
+/** The default marketplace with free downloads: a test of the running limit is not refused by the pre-flight download cost. */
+function freeDownloads(): FakeOffer[] {
+  return defaultOffers().map((o) => ({ ...o, inet_down_cost: 0 }));
+}
 
 async function rentForeign(vast: FakeVast): Promise<number> {
   const res = await fetch(`${vast.url}/asks/20000008/`, {

@@ -208,7 +208,8 @@ describe('crash recovery after a real kill', () => {
     const running = (await (await fetch(`${apiUrl}/v1/jobs/${id}`)).json()) as JobRecord;
     expect(running.status).toBe('running');
     const instanceId = running.resources?.marketplace_instance_id ?? -1;
-    expect(f.vast.state.instances.get(instanceId)?.label).toBe(`benchdesk:${id}`);
+    // benchdesk:<the data dir's install id>:<job id>
+    expect(f.vast.state.instances.get(instanceId)?.label).toMatch(new RegExp(`^benchdesk:[a-z0-9]{12}:${id}$`));
     child.kill('SIGKILL');
     await exited;
     expect(f.vast.callsTo('destroy')).toEqual([]);

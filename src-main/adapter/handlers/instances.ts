@@ -11,7 +11,8 @@ export function instanceHandlers(instances: InstanceService): Pick<OperationHand
       return instances.list(ctx.tenantId, parseInput('listInstances', input));
     },
     async releaseInstance(ctx, input) {
-      return instances.release(ctx.tenantId, parseInput('releaseInstance', input).instance_id);
+      const { instance_id: instanceId, force } = parseInput('releaseInstance', input);
+      return instances.release(ctx.tenantId, instanceId, { force });
     },
   };
 }

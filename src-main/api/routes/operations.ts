@@ -10,6 +10,7 @@ import {
   UNARY_OPERATION_NAMES,
   fastifyPath,
   pathFields,
+  REST_BODY,
   type OperationDef,
   type OperationName,
   type StreamOperationName,
@@ -56,7 +57,14 @@ function inputOf(name: OperationName, request: FastifyRequest, route: Route): un
     const value = header(request, headerName);
     if (value !== undefined) input[field] = value;
   }
-  if (op.body !== undefined) input[op.body] = request.body;
+  if (op.body === REST_BODY) {
+    // The fields outside the path, as one optional JSON object (a non-object was refused as a 400 already).
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    for (const [field, value] of Object.entries(body)) {
+      if (field in input) throw ProblemError.validation([{ path: field, message: `${field} is given by the path, not the body` }], 'request body');
+      input[field] = value;
+    }
+  } else if (op.body !== undefined) input[op.body] = request.body;
   return input;
 }
 

@@ -38,6 +38,11 @@ export function estimateCommand(setExit: (code: number) => void) {
           const c = e.offers.cheapest;
           print(`offers           ${e.offers.count} fit: $${e.offers.min_dph.toFixed(3)} / $${e.offers.median_dph.toFixed(3)} / $${e.offers.max_dph.toFixed(3)} per hour (min / median / max)`);
           print(`cheapest         #${c.id} ${c.num_gpus}× ${c.gpu_name}, ${Math.round(c.gpu_ram / 1024)} GB, $${c.dph_total.toFixed(3)}/h, reliability ${(c.reliability * 100).toFixed(1)}%${c.geolocation ? `, ${c.geolocation}` : ''}`);
+          if (c.download_usd != null) print(`download         ${formatUsd(c.download_usd, 2)} for the model on that host ($${c.inet_down_cost ?? '?'}/GB), included above`);
+        }
+        if (e.nearest_offer) {
+          const n = e.nearest_offer;
+          print(`nearest offer    #${n.id} ${n.num_gpus}× ${n.gpu_name}, $${n.dph_total.toFixed(3)}/h: raise --marketplace-max-dph to rent it`);
         }
         print(`local energy     ${e.local_energy_kwh} kWh`);
         if (e.warning) print(`warning          ${e.warning}`);

@@ -7,6 +7,7 @@ import { parsePositiveInt } from '../parsers';
 function classification(c: string): string {
   if (c === 'orphaned') return out.red(c);
   if (c === 'kept') return out.yellow(c);
+  if (c === 'foreign') return out.dim(c);
   return out.green(c);
 }
 
@@ -41,18 +42,27 @@ export function instancesCommand(setExit: (code: number) => void) {
             ),
           );
           if (res.note) print(out.dim(res.note));
-          const billing = res.instances.filter((i) => i.classification !== 'active');
+          for (const i of res.instances) if (i.release_error) print(out.red(`instance ${i.instance_id}: the last release failed: ${i.release_error}`));
+          const billing = res.instances.filter((i) => i.classification !== 'active' && i.classification !== 'foreign');
           if (billing.length > 0) print(out.yellow(`release one: benchdesk instances release <instance>`));
+          if (res.instances.some((i) => i.classification === 'foreign')) {
+            print(out.dim('foreign: rented by another benchdesk install (another data dir); release it from there, or here with --force'));
+          }
         }
       }
       setExit(EXIT.ok);
     });
 
   instances.addCommand(
-    withConnection(new Command('release').description('destroy one machine and confirm it is gone (a machine of a running job: cancel the job instead)').argument('<instance-id>', 'the instance id', parsePositiveInt))
-      .addHelpText('after', examples('benchdesk instances release 30000001'))
+    withConnection(
+      new Command('release')
+        .description('destroy one machine and confirm it is gone (a machine of a running job: cancel the job instead)')
+        .argument('<instance-id>', 'the instance id', parsePositiveInt)
+        .option('--force', 'also release a machine another benchdesk install rented (class foreign)'),
+    )
+      .addHelpText('after', examples('benchdesk instances release 30000001', 'benchdesk instances release 30000002 --force'))
       .action(async (instanceId, o) => {
-        const res = await withConnectionOpen(connectionOf(o), 'read', (conn) => conn.client.releaseInstance({ instance_id: instanceId }));
+        const res = await withConnectionOpen(connectionOf(o), 'read', (conn) => conn.client.releaseInstance({ instance_id: instanceId, ...(o.force ? { force: true } : {}) }));
         if (o.json) printJson(res);
         else print(`instance ${res.instance_id}: ${res.message}`);
         if (!res.released || !res.verified) {

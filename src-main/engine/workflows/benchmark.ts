@@ -4,7 +4,7 @@ import { elapsedMs } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { agentRequestIssues, askAgent, type AgentWorkflowDeps } from './agentic-agent';
 import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
-import { ensureModel } from './llm-instance';
+import { pullOnInstance } from './ensure-model';
 import {
   marketplaceIssues,
   provisionInstance,
@@ -44,10 +44,11 @@ function phaseRunner(ctx: JobContext, meter: () => CostMeter | null) {
 
 /** Destroy-and-verify; a second full round when the first could not confirm the release. */
 async function teardown(ctx: JobContext, deps: MarketplaceDeps, instance: ProvisionedInstance): Promise<ReleaseResult> {
-  let result = await releaseJobInstance(ctx, deps, instance.instanceId);
-  if (!result.verified) {
+  let result = await releaseJobInstance(ctx, deps, instance.instanceId, instance.keyed);
+  // A refused key will not be accepted a moment later: only an unconfirmed release is worth a second round.
+  if (!result.verified && !result.authFailed) {
     await ctx.info('marketplace.instance.destroy', `retrying the release of instance ${instance.instanceId}: ${result.message}`, { instance_id: instance.instanceId });
-    result = await releaseJobInstance(ctx, deps, instance.instanceId);
+    result = await releaseJobInstance(ctx, deps, instance.instanceId, instance.keyed);
   }
   return result;
 }
@@ -76,7 +77,7 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
           // The URL as given (credentials included): llmClient splits them off into a header.
           if (!request.marketplace) return { backendUrl: request.backend_url ?? '' };
           instance = await provisionInstance(ctx, deps, { ...request }, request.marketplace_stop_instance);
-          await ensureModel(ctx, llmClient(instance.target), request.model);
+          await pullOnInstance(ctx, instance, request.model);
           return instance.target;
         });
         const client = llmClient(target);
@@ -129,13 +130,21 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
 
       const rentedSeconds = provisioned ? Math.max(0, (releasedAt - Date.parse(provisioned.rentedAt)) / 1000) : 0;
       const dph = provisioned?.dphTotal ?? 0;
+      const download = provisioned?.download ?? null;
+      const machineUsd = dph * (rentedSeconds / 3600);
       return {
         ...answer,
         model_name: request.model,
         backend_url: llmClient(target).baseUrl,
         contract_id: provisioned?.instanceId ?? null,
         phases,
-        cost: { dph_total: dph, rented_seconds: Math.round(rentedSeconds), cost_usd: Math.round(dph * (rentedSeconds / 3600) * 10_000) / 10_000 },
+        // Machine time plus the model's download on that host (design §4: cost_usd includes it).
+        cost: {
+          dph_total: dph,
+          rented_seconds: Math.round(rentedSeconds),
+          cost_usd: Math.round((machineUsd + (download?.usd ?? 0)) * 10_000) / 10_000,
+          ...(download ? { download_gb: download.gb, ...(download.usd !== null ? { download_usd: download.usd } : {}) } : {}),
+        },
         instance: provisioned
           ? { id: provisioned.instanceId, gpu_name: provisioned.offer.gpu_name, num_gpus: provisioned.offer.num_gpus, released: release?.released ?? false }
           : null,

@@ -19,6 +19,8 @@ export type CostMeterOptions = {
   maxCostUsd: number | null;
   intervalMs?: number;
   now?: () => number;
+  /** Where a failure of the timer's work is reported: it never escapes to the process. */
+  logError?: (message: string, fields: Record<string, unknown>) => void;
 };
 
 const round6 = (x: number): number => Math.round(x * 1_000_000) / 1_000_000;
@@ -33,6 +35,8 @@ export class CostMeter {
   #stopped = false;
   #exceeded: JobFailure | null = null;
   #workDone = false;
+  /** The model's download on this host ($), once it is known. */
+  #downloadUsd = 0;
   readonly #rentedMs: number;
   readonly #now: () => number;
 
@@ -59,17 +63,36 @@ export class CostMeter {
     this.#workDone = true;
   }
 
+  /** The model's download is billed too: from now on it is part of the running cost (and the limit). */
+  addDownload(usd: number): void {
+    if (Number.isFinite(usd) && usd > 0) this.#downloadUsd = Math.round((this.#downloadUsd + usd) * 1_000_000) / 1_000_000;
+  }
+
+  /** Machine time so far plus the download, $. */
   costNow(): number {
-    return costBetween(this.options.dphTotal, this.#rentedMs, this.#now());
+    return Math.round((costBetween(this.options.dphTotal, this.#rentedMs, this.#now()) + this.#downloadUsd) * 1_000_000) / 1_000_000;
   }
 
   /** Reports now, then every interval until stop(). */
   start(): void {
     if (this.#timer || this.#stopped) return;
-    void this.tick('rented');
+    this.#supervised('rented');
     const interval = Math.max(10, this.options.intervalMs ?? DEFAULT_COST_UPDATE_INTERVAL_MS);
-    this.#timer = setInterval(() => void this.tick('interval'), interval);
+    this.#timer = setInterval(() => this.#supervised('interval'), interval);
     this.#timer.unref();
+  }
+
+  /** A tick from the timer: whatever goes wrong is logged, never thrown into the process. */
+  #supervised(reason: string): void {
+    this.tick(reason).catch((err: unknown) => {
+      const fields = { instance_id: this.options.instanceId, error: err instanceof Error ? err.message : String(err) };
+      try {
+        if (this.options.logError) this.options.logError('the cost meter failed a tick', fields);
+        else this.ctx.logger.error('the cost meter failed a tick', fields);
+      } catch {
+        // Nothing left to report to.
+      }
+    });
   }
 
   /** One `cost.update` (reason: `rented`, `interval`, `phase:<name>`), then the limit check. Never throws. */
@@ -81,8 +104,8 @@ export class CostMeter {
       await this.ctx.emit({
         event: 'cost.update',
         status: 'info',
-        message: `instance ${instanceId}: $${cost.toFixed(6)} so far at $${dphTotal}/h${maxCostUsd !== null ? ` (limit $${maxCostUsd})` : ''}`,
-        labels: { cost_usd: cost, dph_total: dphTotal, instance_id: instanceId, max_cost_usd: maxCostUsd, reason },
+        message: `instance ${instanceId}: $${cost.toFixed(6)} so far at $${dphTotal}/h${this.#downloadUsd > 0 ? ` (incl. $${this.#downloadUsd.toFixed(4)} of download)` : ''}${maxCostUsd !== null ? ` (limit $${maxCostUsd})` : ''}`,
+        labels: { cost_usd: cost, dph_total: dphTotal, download_usd: this.#downloadUsd, instance_id: instanceId, max_cost_usd: maxCostUsd, reason },
       });
       await this.ctx.setCost({ cost_usd: cost, dph_total: dphTotal });
     } catch (err) {
@@ -90,7 +113,8 @@ export class CostMeter {
     }
     if (maxCostUsd !== null && cost >= maxCostUsd && !this.#exceeded) {
       const seconds = Math.round((this.#now() - this.#rentedMs) / 1000);
-      const spent = `instance ${instanceId} cost $${cost.toFixed(6)} (${seconds} s at $${dphTotal}/h), max_cost_usd is $${maxCostUsd}`;
+      const download = this.#downloadUsd > 0 ? ` and $${this.#downloadUsd.toFixed(4)} of download` : '';
+      const spent = `instance ${instanceId} cost $${cost.toFixed(6)} (${seconds} s at $${dphTotal}/h${download}), max_cost_usd is $${maxCostUsd}`;
       if (this.#workDone) {
         this.#exceeded = new JobFailure('budget_exceeded', `spend limit reached after the work finished: ${spent}; the result is kept and the machine released`);
         await this.ctx

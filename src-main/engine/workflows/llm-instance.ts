@@ -1,32 +1,12 @@
-import type { LlmInstanceExistingResult, LlmInstanceMarketplaceResult, LlmInstanceRequest, ModelEntry } from '../../../shared';
+import type { LlmInstanceExistingResult, LlmInstanceMarketplaceResult, LlmInstanceRequest } from '../../../shared';
 import { sameModel } from '../../llm/model-name';
-import type { LlmServerClient, PullProgress } from '../../llm/llmserver-client';
 import type { JobContext, JobHandler } from '../types';
 import { JobFailure } from '../types';
 import { backendUrlIssues, llmClient, warmupStep } from './backend';
+import { pullOnInstance } from './ensure-model';
 import { marketplaceIssues, provisionInstance, recoverInstances, releaseJobInstance, type MarketplaceDeps } from './marketplace-instance';
 
-/** Pulls the model unless the server has it, reporting progress as events (throttled) and progress %. */
-export async function ensureModel(ctx: JobContext, client: LlmServerClient, model: string): Promise<ModelEntry[]> {
-  const models = await ctx.step('llmserver.models', () => client.listModels({ signal: ctx.signal }), { backend_url: client.baseUrl });
-  if (models.some((m) => sameModel(m.name, model))) return models;
-  await ctx.setProgress('pull', `pulling ${model}`, 0);
-  let lastReport = 0;
-  let lastStatus = '';
-  const onProgress = (p: PullProgress) => {
-    const now = Date.now();
-    // A pull streams hundreds of lines: record status changes and at most one line per 2 s.
-    if (p.status === lastStatus && now - lastReport < 2000) return;
-    lastStatus = p.status;
-    lastReport = now;
-    void ctx
-      .emit({ event: 'llmserver.pull.progress', status: 'info', message: p.status, labels: { model, percent: p.percent ?? null, completed: p.completed ?? null, total: p.total ?? null } })
-      .catch(() => undefined);
-    if (p.percent !== undefined) void ctx.setProgress('pull', `${p.status} (${p.percent.toFixed(0)}%)`, p.percent).catch(() => undefined);
-  };
-  await ctx.step('llmserver.pull', () => client.pull(model, onProgress, ctx.signal), { model });
-  return client.listModels({ signal: ctx.signal });
-}
+export { ensureModel } from './ensure-model';
 
 async function existingBackend(ctx: JobContext<'llm-instance'>): Promise<LlmInstanceExistingResult> {
   const { request } = ctx;
@@ -49,7 +29,7 @@ async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: Marketp
   try {
     const client = llmClient(instance.target);
     await instance.meter.tick('phase:provision:ok');
-    await ensureModel(ctx, client, modelName);
+    await pullOnInstance(ctx, instance, modelName);
     await instance.meter.tick('phase:pull:ok');
     if (request.backend_warmup) {
       await warmupStep(ctx, client, modelName, request.backend_warmup_timeout);
@@ -61,7 +41,7 @@ async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: Marketp
     instance.meter.stop();
     // Nobody will use a half-ready machine: release it before the job fails or ends cancelled.
     await ctx.emit({ event: 'job.cleanup', status: 'info', message: `releasing instance ${instance.instanceId} because the job did not complete` });
-    await releaseJobInstance(ctx, deps, instance.instanceId);
+    await releaseJobInstance(ctx, deps, instance.instanceId, instance.keyed);
     throw err;
   }
   // The job hands the machine over: from here it is `kept`, and the orphan sweep watches its spend limit.

@@ -1,10 +1,13 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CatalogEntry, JobRecord, RentedOffer, ValidationIssue } from '../../../shared';
+import type { KeyedClient, MarketplaceAccess } from '../../marketplace/access';
+import { MarketplaceError } from '../../marketplace/errors';
 import type { MarketplaceEvent } from '../../marketplace/events';
-import { findJobInstances, provisionLlmServer, releaseInstance, type ReleaseResult, type RentRequest } from '../../marketplace/provisioning';
+import type { HeldKeys } from '../../marketplace/held-keys';
+import { findLabelledInstances, labelsOfJob, provisionLlmServer, releaseInstance, type ReleaseResult, type RentRequest } from '../../marketplace/provisioning';
 import { resolveCatalogModel, type Catalog } from '../../marketplace/catalog';
-import type { VastClient } from '../../marketplace/vast-client';
+import type { VastApi } from '../../marketplace/vast-client';
 import type { JobContext, RecoveryContext } from '../types';
 import { LlmServerHttpError, LlmServerUnreachableError } from '../../llm/errors';
 import { backoffDelay, sleep } from '../../marketplace/sleep';
@@ -16,7 +19,12 @@ function instanceTokenFile(dataDir: string, instanceId: number): string {
 }
 
 export type MarketplaceDeps = {
-  marketplace(): VastClient | null;
+  /** The key in use, and a client for any other key (the one a job rented with). */
+  access: MarketplaceAccess;
+  /** The key each job rented with, sealed in the data dir until its machine is confirmed gone. */
+  heldKeys: HeldKeys;
+  /** This data dir's install id: labels are `benchdesk:<install_id>:<job_id>`. */
+  installId: string;
   catalog(): Catalog;
   dataDir: string;
   /** Bound on provisioning (rent → running); default 10 min. */
@@ -31,6 +39,8 @@ export type MarketplaceDeps = {
   now?: () => number;
   /** The `max_cost_usd_default` setting: the spend limit of a request that sets none (null: off). */
   maxCostDefault?: () => number | null;
+  /** Told when a background step fails (the cost meter's timer), so nothing escapes to the process. */
+  logError?: (message: string, fields: Record<string, unknown>) => void;
 };
 
 /** The request fields that price and limit a rented machine (benchmark and llm-instance). */
@@ -45,7 +55,7 @@ export function spendLimit(deps: MarketplaceDeps, request: SpendRequest): number
 export function marketplaceIssues(deps: MarketplaceDeps, request: { marketplace: boolean; model?: string | undefined }): ValidationIssue[] {
   if (!request.marketplace) return [];
   const issues: ValidationIssue[] = [];
-  if (!deps.marketplace()) issues.push({ path: 'marketplace', message: 'marketplace is true but no marketplace key is configured (set VAST_API_KEY)' });
+  if (!deps.access.current()) issues.push({ path: 'marketplace', message: 'marketplace is true but no marketplace key is configured (set VAST_API_KEY)' });
   if (request.model && !resolveCatalogModel(request.model, deps.catalog())) {
     issues.push({
       path: 'model',
@@ -66,6 +76,12 @@ export type ProvisionedInstance = {
   tokenFile: string | null;
   /** Running cost and spend limit while the job holds the machine; the workflow stops it when it lets go. */
   meter: CostMeter;
+  /** The key the machine was rented with, and its client: the job releases with it, whatever the key in use is by then. */
+  keyed: KeyedClient;
+  /** The host's download price ($/GB); null when it does not say. */
+  inetDownCost: number | null;
+  /** The model's download once it is on the machine (pullOnInstance): its size, cost and where the size came from. */
+  download: { gb: number; usd: number | null; source: 'pull' | 'installed' | 'catalog' } | null;
 };
 
 /**
@@ -80,11 +96,15 @@ export async function provisionInstance(
   /** Release after a crash (benchmark: its marketplace_stop_instance; llm-instance: yes until it succeeded). */
   releaseIfInterrupted: boolean,
 ): Promise<ProvisionedInstance> {
-  const client = deps.marketplace();
-  if (!client) throw new Error('no marketplace key is configured (set VAST_API_KEY)');
+  const keyed = deps.access.current();
+  if (!keyed) throw new Error('no marketplace key is configured (set VAST_API_KEY)');
+  const { client } = keyed;
   const model = resolveCatalogModel(request.model, deps.catalog());
   if (!model) throw new Error(`model '${request.model}' is not in the marketplace catalog`);
   await ctx.setProgress('provision', `renting a machine for ${model.name}`);
+  // The job keeps this key until its machine is confirmed gone (in memory, and sealed in the data dir
+  // for crash recovery): a key changed in Settings meanwhile must not leave the machine unreleasable.
+  await deps.heldKeys.hold(ctx.job.job_id, keyed.key);
   const emitEvent = (e: MarketplaceEvent) => {
     void ctx.emit(e).catch(() => undefined);
   };
@@ -96,6 +116,7 @@ export async function provisionInstance(
     model,
     ollamaModel: request.model,
     jobId: ctx.job.job_id,
+    installId: deps.installId,
     signal: ctx.signal,
     onEvent: emitEvent,
     budget: { maxCostUsd, durationSeconds: request.estimated_duration_seconds ?? 3600 },
@@ -115,6 +136,7 @@ export async function provisionInstance(
         maxCostUsd,
         ...(deps.costUpdateIntervalMs !== undefined ? { intervalMs: deps.costUpdateIntervalMs } : {}),
         ...(deps.now ? { now: deps.now } : {}),
+        ...(deps.logError ? { logError: deps.logError } : {}),
       });
       meter.start();
     },
@@ -126,7 +148,13 @@ export async function provisionInstance(
     (meter as CostMeter | null)?.stop();
     // provisionLlmServer released the instance if it had rented one; record that.
     const release = (err as { release?: ReleaseResult }).release;
-    if (release) await ctx.setResources({ marketplace_instance_released: release.released });
+    if (release) {
+      await ctx.setResources({ marketplace_instance_released: release.released, marketplace_release_error: release.verified ? null : release.message });
+      if (release.verified) await deps.heldKeys.drop(ctx.job.job_id).catch(() => undefined);
+    } else if (!mayHaveRented(err)) {
+      // Nothing was rented: the key is not needed. (A rent whose answer was lost keeps it for the sweep.)
+      await deps.heldKeys.drop(ctx.job.job_id).catch(() => undefined);
+    }
     throw err;
   });
   const target: BackendTarget = { backendUrl: running.backendUrl, headers: running.headers };
@@ -144,7 +172,7 @@ export async function provisionInstance(
     // The caller never got the instance: release it here, or it would bill on.
     (meter as CostMeter | null)?.stop();
     await ctx.emit({ event: 'job.cleanup', status: 'info', message: `releasing instance ${rented.instanceId} because its llmserver is not usable` });
-    await releaseJobInstance(ctx, deps, rented.instanceId);
+    await releaseJobInstance(ctx, deps, rented.instanceId, keyed);
     throw err;
   }
   const started = meter as CostMeter | null;
@@ -158,7 +186,15 @@ export async function provisionInstance(
     dphTotal: rented.dphTotal,
     rentedAt: rented.rentedAt,
     tokenFile,
+    keyed,
+    inetDownCost: rented.inetDownCost,
+    download: null,
   };
+}
+
+/** A rent whose outcome is unknown (a timeout, a lost or unreadable answer) may have created a machine. */
+function mayHaveRented(err: unknown): boolean {
+  return err instanceof MarketplaceError && ['timeout', 'network', 'bad_response', 'upstream_unavailable', 'aborted'].includes(err.code);
 }
 
 const TRANSIENT_HTTP = new Set([502, 503, 504]);
@@ -190,20 +226,31 @@ async function waitForLlmServer(ctx: JobContext, deps: MarketplaceDeps, target: 
   );
 }
 
-/** Destroys and verifies; records the outcome in resources and events. Never throws. */
+/**
+ * Destroys and verifies with the key the machine was rented with (`keyed`; else the key the job
+ * holds, else the key in use); the key in use takes over only if that key is refused and it can see
+ * the machine. Records the outcome in resources (and why it failed) and events. Never throws.
+ */
 export async function releaseJobInstance(
-  ctx: Pick<JobContext, 'emit' | 'setResources'>,
+  ctx: Pick<JobContext, 'emit' | 'setResources'> & { job: Pick<JobRecord, 'job_id'> },
   deps: MarketplaceDeps,
   instanceId: number,
+  keyed?: KeyedClient | null,
 ): Promise<ReleaseResult> {
-  const client = deps.marketplace();
-  if (!client) {
+  const jobId = ctx.job.job_id;
+  const own = keyed ?? (await heldClient(deps, jobId));
+  const current = deps.access.current();
+  const primary = own?.client ?? current?.client ?? null;
+  if (!primary) {
     const result = { released: false, verified: false, attempts: 0, message: `cannot release instance ${instanceId}: no marketplace key is configured` };
     await ctx.emit({ event: 'marketplace.instance.destroy', status: 'error', message: result.message, error_type: 'no_key' });
+    await ctx.setResources({ marketplace_release_error: result.message });
     return result;
   }
+  const fallbacks: VastApi[] = current && current.client !== primary ? [current.client] : [];
   const result = await releaseInstance({
-    client,
+    client: primary,
+    fallbackClients: fallbacks,
     instanceId,
     // Not the job's signal: release must still run after a cancel.
     signal: AbortSignal.timeout(120_000),
@@ -212,25 +259,39 @@ export async function releaseJobInstance(
     },
     ...(deps.releaseRetryDelayMs !== undefined ? { retryDelayMs: deps.releaseRetryDelayMs } : {}),
   });
-  await ctx.setResources({ marketplace_instance_released: result.released });
-  // A destroyed instance's proxy token is useless; don't leave secrets lying around.
-  if (result.verified) await rm(instanceTokenFile(deps.dataDir, instanceId), { force: true });
+  await ctx.setResources({ marketplace_instance_released: result.released, marketplace_release_error: result.verified ? null : result.message });
+  if (result.verified) {
+    // A destroyed instance's proxy token is useless, and its key is no longer needed: don't leave secrets lying around.
+    await rm(instanceTokenFile(deps.dataDir, instanceId), { force: true });
+    await deps.heldKeys.drop(jobId).catch(() => undefined);
+  }
   return result;
+}
+
+/** The key a job rented with, as sealed in the data dir, with its client; null when none is held. */
+async function heldClient(deps: MarketplaceDeps, jobId: string): Promise<KeyedClient | null> {
+  const key = await deps.heldKeys.keyOf(jobId);
+  const client = key ? deps.access.clientFor(key) : null;
+  return key && client ? { key, client } : null;
 }
 
 /**
  * Crash recovery for a job that was running with a rented machine: release it (or only report it
  * when the request said to keep it), including an instance whose id was never recorded but that
- * carries the job's label.
+ * carries the job's label. The key the job rented with is used, whatever the key in use is now.
  */
 export async function recoverInstances(job: JobRecord, ctx: RecoveryContext, deps: MarketplaceDeps): Promise<void> {
   const resources = job.resources ?? {};
   if (resources.marketplace_instance_released) return;
-  const client = deps.marketplace();
+  const own = await heldClient(deps, job.job_id);
+  const client = own?.client ?? deps.access.current()?.client ?? null;
   let ids = resources.marketplace_instance_id != null ? [resources.marketplace_instance_id] : [];
   if (ids.length === 0 && job.request.marketplace === true && client) {
-    ids = (await findJobInstances(client, job.job_id, AbortSignal.timeout(60_000))).map((i) => i.id);
+    ids = (await findLabelledInstances(client, labelsOfJob(deps.installId, job.job_id), AbortSignal.timeout(60_000))).map((i) => i.id);
+    // The lookup answered and nothing carries the job's label: it never rented, and needs no key.
+    if (ids.length === 0) await deps.heldKeys.drop(job.job_id).catch(() => undefined);
   }
+  const releaseCtx = { emit: ctx.emit, setResources: ctx.setResources, job };
   for (const id of ids) {
     if (resources.marketplace_stop_instance === false) {
       await ctx.emit({
@@ -247,7 +308,7 @@ export async function recoverInstances(job: JobRecord, ctx: RecoveryContext, dep
       message: `the server stopped while this job held instance ${id}: releasing it`,
       labels: { instance_id: id },
     });
-    const result = await releaseJobInstance({ emit: ctx.emit, setResources: ctx.setResources }, deps, id);
+    const result = await releaseJobInstance(releaseCtx, deps, id, own);
     ctx.logger.info('released an instance after an interruption', { instance_id: id, released: result.released, verified: result.verified });
   }
 }

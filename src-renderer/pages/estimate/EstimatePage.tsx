@@ -1,47 +1,117 @@
-import { useMemo } from 'react';
+import { useCallback, useMemo } from 'react';
+import { useLocation } from 'wouter';
 import type { CostEstimationResponse, OfferSummary } from '../../../shared';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Field } from '../../components/Field';
 import { Money } from '../../components/Format';
+import { ModelField } from '../../components/ModelField';
 import { Page, Panel, Stat } from '../../components/Page';
 import { EmptyState, ErrorState, Loading, Notice } from '../../components/States';
-import { formatCount, formatGb, formatGpus, formatHours, formatMb, formatPercent, formatUsd } from '../../lib/format';
+import { formatCount, formatDph, formatGb, formatGpus, formatHours, formatMb, formatPercent, formatUsd } from '../../lib/format';
 import { useCatalog } from '../../queries/catalog';
 import { useDebounced, useEstimate } from '../../queries/estimate';
-import { DEFAULT_ESTIMATE_FORM, useUiStore } from '../../state/ui-store';
+import { ROUTES } from '../../router/routes';
+import { DEFAULT_ESTIMATE_FORM, useUiStore, type EstimateForm } from '../../state/ui-store';
+import { canRent, type LaunchDraft } from '../launch/launch-form';
+import { ceilingFor } from '../launch/spend';
 import { CostDurationChart, OfferPriceChart } from './EstimateCharts';
-import { parseEstimateForm } from './estimate-input';
+import { estimateFieldErrors, parseEstimateForm } from './estimate-input';
+import './estimate.css';
 
-function offerColumns(hours: number, cheapestId: number | null): Column<OfferSummary>[] {
+/** What renting this offer for the duration costs: the machine time plus the model's download there. */
+export function offerTotal(o: OfferSummary, hours: number): number {
+  return o.dph_total * hours + (o.download_usd ?? 0);
+}
+
+function offerGpu(o: OfferSummary): string {
+  return formatGpus(o.num_gpus, o.gpu_name);
+}
+
+const BASIS_TEXT: Record<CostEstimationResponse['basis'], string> = {
+  live_offers: 'live offers',
+  no_offers: 'no offer fits',
+  price_range: 'price range only',
+  none: 'no cost driver',
+};
+
+/** Hands the estimate's inputs to Launch: model, price range, reliability, duration (and the offer's price as the ceiling). */
+function useLaunchOn() {
+  const [, navigate] = useLocation();
+  const form = useUiStore((s) => s.estimate);
+  const launchKind = useUiStore((s) => s.launchKind);
+  const prefillLaunch = useUiStore((s) => s.prefillLaunch);
+  return useCallback((offer: OfferSummary | null) => {
+    const patch: Partial<LaunchDraft> = {
+      target: 'marketplace',
+      model: form.model,
+      min_dph: form.min_dph,
+      max_dph: offer ? String(Math.max(ceilingFor(offer.dph_total), Number(form.min_dph) || 0)) : form.max_dph,
+      reliability_pct: form.reliability_pct,
+      hours: form.hours,
+    };
+    const from = offer
+      ? `the estimate: an offer at ${formatDph(offer.dph_total)} (${offerGpu(offer)}); Max $/h is set to it, and the job rents the cheapest offer that fits at or under it`
+      : 'the estimate: its model, price range, reliability and duration';
+    prefillLaunch(canRent(launchKind) ? launchKind : 'benchmark', patch, from);
+    navigate(ROUTES.launch);
+  }, [form, launchKind, prefillLaunch, navigate]);
+}
+
+function offerColumns(hours: number, cheapestId: number | null, launchOn: (o: OfferSummary) => void): Column<OfferSummary>[] {
   return [
     {
       id: 'gpu',
       header: 'GPU',
       cell: (o) => (
-        <>
-          {o.gpu_name}
-          {o.id === cheapestId ? <span className="badge badge-ok" style={{ marginLeft: 8 }}>cheapest</span> : null}
-        </>
+        <span className="offer-gpu">
+          <span>
+            {offerGpu(o)}
+            {o.id === cheapestId ? <span className="badge badge-ok offer-cheapest">cheapest</span> : null}
+          </span>
+          <span className="muted">
+            {formatMb(o.gpu_ram)} per GPU · {o.geolocation ?? 'location unknown'}
+          </span>
+        </span>
       ),
       sortValue: (o) => o.gpu_name,
     },
-    { id: 'count', header: 'GPUs', cell: (o) => `${formatCount(o.num_gpus)}×`, sortValue: (o) => o.num_gpus, align: 'right' },
-    { id: 'vram', header: 'VRAM per GPU', cell: (o) => formatMb(o.gpu_ram), sortValue: (o) => o.gpu_ram, align: 'right' },
     { id: 'dph', header: '$/h', cell: (o) => <Money usd={o.dph_total} perHour />, sortValue: (o) => o.dph_total, align: 'right' },
+    {
+      id: 'download',
+      header: 'Download',
+      cell: (o) =>
+        o.download_usd != null ? (
+          <Money usd={o.download_usd} title={o.inet_down_cost != null ? `${formatUsd(o.inet_down_cost)}/GB on this host` : undefined} />
+        ) : (
+          <span className="muted" title="The host's download price is unknown">—</span>
+        ),
+      sortValue: (o) => o.download_usd ?? null,
+      align: 'right',
+    },
     { id: 'reliability', header: 'Reliability', cell: (o) => formatPercent(o.reliability), sortValue: (o) => o.reliability, align: 'right' },
-    { id: 'location', header: 'Location', cell: (o) => o.geolocation ?? '—', sortValue: (o) => o.geolocation ?? '' },
     {
       id: 'total',
       header: `Total for ${formatHours(hours)}`,
-      cell: (o) => <Money usd={o.dph_total * hours} />,
-      sortValue: (o) => o.dph_total,
+      cell: (o) => <Money usd={offerTotal(o, hours)} title="machine time + the model's download" />,
+      sortValue: (o) => offerTotal(o, hours),
+      align: 'right',
+    },
+    {
+      id: 'launch',
+      header: <span className="visually-hidden">Launch</span>,
+      cell: (o) => (
+        <button type="button" className="button button-small" onClick={() => launchOn(o)} data-testid={`launch-on-${o.id}`} aria-label={`Launch on this: ${offerGpu(o)} at ${formatDph(o.dph_total)}`}>
+          Launch on this
+        </button>
+      ),
       align: 'right',
     },
   ];
 }
 
-function Summary({ estimate }: { estimate: CostEstimationResponse }) {
+function Summary({ estimate, onLaunch }: { estimate: CostEstimationResponse; onLaunch: () => void }) {
   const range = estimate.cost_range_usd;
+  const cheapest = estimate.offers?.cheapest ?? null;
   return (
     <div className="stats" data-testid="estimate-summary">
       <Stat label={`Expected cost (${formatHours(estimate.hours)})`} value={<Money usd={range.expected} />} testId="estimate-expected" />
@@ -53,18 +123,58 @@ function Summary({ estimate }: { estimate: CostEstimationResponse }) {
           </>
         }
       />
-      {estimate.offers ? (
+      {cheapest && estimate.offers ? (
         <>
-          <Stat label="Cheapest fitting offer" value={<Money usd={estimate.offers.min_dph} perHour />} hint={formatGpus(estimate.offers.cheapest.num_gpus, estimate.offers.cheapest.gpu_name)} />
+          <div className="stat stat-action" data-testid="estimate-cheapest">
+            <div className="stat-label">Cheapest fitting offer</div>
+            <div className="stat-value">
+              <Money usd={cheapest.dph_total} perHour />
+            </div>
+            <div className="stat-hint">
+              {offerGpu(cheapest)}
+              {cheapest.download_usd != null ? <span data-testid="estimate-cheapest-download"> · {formatUsd(cheapest.download_usd)} download</span> : null}
+            </div>
+            <button type="button" className="button button-small" onClick={onLaunch} data-testid="launch-on-cheapest">
+              Launch on this
+            </button>
+          </div>
           <Stat label="Median offer" value={<Money usd={estimate.offers.median_dph} perHour />} hint={`${formatCount(estimate.offers.count, estimate.offers.count === 1 ? 'offer fits' : 'offers fit')}`} />
         </>
       ) : null}
-      <Stat
-        label="Confidence"
-        value={formatPercent(estimate.confidence_score)}
-        testId="estimate-confidence"
-        hint={estimate.basis === 'live_offers' ? 'from live offers' : 'from your price range'}
-      />
+      <Stat label="Confidence" value={formatPercent(estimate.confidence_score)} testId="estimate-confidence" hint={estimate.basis === 'live_offers' ? 'from live offers' : 'from your price range'} />
+    </div>
+  );
+}
+
+/** Nothing fits: no cost (there is no machine to price), the nearest offer and one click to reach it. */
+function NothingFits({ estimate, form, onRaise }: { estimate: CostEstimationResponse; form: EstimateForm; onRaise: (dph: number) => void }) {
+  const nearest = estimate.nearest_offer ?? null;
+  return (
+    <div data-testid="estimate-nothing-fits">
+      <Notice tone="warn" testId="estimate-no-offer">
+        <p>
+          <strong>No offer fits.</strong> The marketplace has no machine{form.model ? ` for ${form.model}` : ''} at {formatDph(Number(form.max_dph))} or less with reliability{' '}
+          {form.reliability_pct} % or more, so there is no cost to show.
+        </p>
+        <p>{nearest ? 'The nearest offer fits everything but your price ceiling:' : 'No offer fits this model at any price: pick a smaller model or lower the reliability.'}</p>
+      </Notice>
+      {nearest ? (
+        <div className="stat nearest-offer" data-testid="estimate-nearest">
+          <div>
+            <div className="stat-label">Nearest offer, above your ceiling</div>
+            <div className="stat-value">
+              <Money usd={nearest.dph_total} perHour />
+            </div>
+            <div className="stat-hint">
+              {offerGpu(nearest)} · {formatMb(nearest.gpu_ram)} per GPU
+              {nearest.download_usd != null ? ` · ${formatUsd(nearest.download_usd)} download` : ''}
+            </div>
+          </div>
+          <button type="button" className="button button-primary" onClick={() => onRaise(ceilingFor(nearest.dph_total))} data-testid="estimate-raise-ceiling">
+            Raise Max $/h to {formatDph(ceilingFor(nearest.dph_total))}
+          </button>
+        </div>
+      ) : null}
     </div>
   );
 }
@@ -73,15 +183,21 @@ export function EstimatePage() {
   const form = useUiStore((s) => s.estimate);
   const setForm = useUiStore((s) => s.setEstimate);
   const catalog = useCatalog();
-  const { input, errors } = useMemo(() => parseEstimateForm(form), [form]);
+  const launchOn = useLaunchOn();
+  const { input, errors: localErrors } = useMemo(() => parseEstimateForm(form), [form]);
   const settled = useDebounced(input, 350);
   const estimate = useEstimate(settled);
+  // The server's 422 (a rule the form could not check) lands on its fields, in the form's words.
+  const serverErrors = useMemo(() => (estimate.error?.problem.errors ? estimateFieldErrors(estimate.error.problem.errors) : {}), [estimate.error]);
+  const errors = { ...serverErrors, ...localErrors };
+  const invalid = input === null || Object.keys(serverErrors).length > 0;
   const data = estimate.data;
   const hours = data?.hours ?? 1;
   const cheapestId = data?.offers?.cheapest.id ?? null;
-  const items = data?.offers?.items ?? (data?.offers ? [data.offers.cheapest] : []);
-  const columns = useMemo(() => offerColumns(hours, cheapestId), [hours, cheapestId]);
+  const items = data?.basis === 'live_offers' ? (data.offers?.items ?? (data.offers ? [data.offers.cheapest] : [])) : [];
+  const columns = useMemo(() => offerColumns(hours, cheapestId, launchOn), [hours, cheapestId, launchOn]);
   const selectedModel = catalog.data?.models.find((m) => m.name === form.model);
+  const whatIsWrong = Object.values(errors).filter(Boolean);
 
   return (
     <Page
@@ -97,14 +213,7 @@ export function EstimatePage() {
       <Panel title="What to run">
         <form className="form-grid" onSubmit={(e) => e.preventDefault()} aria-label="Estimate inputs">
           <Field label="Model" hint={selectedModel ? `needs ${formatMb(selectedModel.vram_mb)} VRAM, ${formatGb(selectedModel.required_disk_gb)} disk` : 'Sizes the GPU: offers with too little memory are left out.'} error={errors.model}>
-            <select value={form.model} onChange={(e) => setForm({ model: e.target.value })} data-testid="estimate-model">
-              <option value="">Any GPU (no model)</option>
-              {catalog.data?.models.map((m) => (
-                <option key={m.name} value={m.name}>
-                  {m.name} ({formatMb(m.vram_mb)})
-                </option>
-              ))}
-            </select>
+            <ModelField value={form.model} onChange={(v) => setForm({ model: v })} catalog={catalog.data?.models} none="Any GPU (no model)" testId="estimate-model" />
           </Field>
           <Field label="Min $/h" hint="Lowest price to consider." error={errors.min_dph}>
             <input type="number" inputMode="decimal" min={0} step={0.05} value={form.min_dph} onChange={(e) => setForm({ min_dph: e.target.value })} data-testid="estimate-min" />
@@ -121,82 +230,99 @@ export function EstimatePage() {
         </form>
       </Panel>
 
-      {estimate.isError ? <ErrorState error={estimate.error} onRetry={() => void estimate.refetch()} /> : null}
+      {estimate.isError && Object.keys(serverErrors).length === 0 ? <ErrorState error={estimate.error} onRetry={() => void estimate.refetch()} /> : null}
 
-      {!input && !data ? (
-        <EmptyState title="Fix the inputs above to see an estimate" />
-      ) : !data ? (
-        <Loading label="Asking the marketplace…" height={360} />
+      {!data ? (
+        invalid ? (
+          <EmptyState title="Fix the inputs above to see an estimate" testId="estimate-invalid">
+            <p>{whatIsWrong.join('. ')}</p>
+          </EmptyState>
+        ) : (
+          <Loading label="Asking the marketplace…" height={360} />
+        )
       ) : (
-        <div className="stack" data-testid="estimate-result" data-basis={data.basis} aria-busy={estimate.isFetching}>
-          <Panel
-            title="Estimate"
-            actions={
-              <>
-                {estimate.isFetching ? <span className="muted" role="status">updating…</span> : null}
-                <span className={`badge ${data.basis === 'live_offers' ? 'badge-ok' : 'badge-warn'}`} data-testid="estimate-basis">
-                  {data.basis === 'live_offers' ? 'live offers' : 'price range only'}
-                </span>
-              </>
-            }
-          >
-            {data.basis === 'price_range' ? (
-              <Notice tone="warn" testId="estimate-no-key">
-                <p>
-                  <strong>Estimated from your price range, not live offers.</strong> Expected = the middle of {formatUsd(Number(form.min_dph))}–{formatUsd(Number(form.max_dph))}/h, high = the maximum.
-                </p>
-                {/VAST_API_KEY/.test(data.warning ?? '') ? (
+        <div className={`stack estimate-result${invalid ? ' is-stale' : ''}`} data-testid="estimate-result" data-basis={data.basis} data-stale={invalid ? 'true' : 'false'} aria-busy={estimate.isFetching}>
+          {invalid ? (
+            <Notice tone="error" testId="estimate-stale">
+              <p>
+                <strong>Out of date:</strong> the figures below are for the last valid inputs. {whatIsWrong.join('. ')}.
+              </p>
+            </Notice>
+          ) : null}
+          <div className="estimate-figures" aria-hidden={invalid ? true : undefined} inert={invalid ? true : undefined}>
+            <Panel
+              title="Estimate"
+              actions={
+                <>
+                  {estimate.isFetching && !invalid ? <span className="muted" role="status">updating…</span> : null}
+                  <span className={`badge ${invalid ? 'badge-muted' : data.basis === 'live_offers' ? 'badge-ok' : 'badge-warn'}`} data-testid="estimate-basis">
+                    {invalid ? 'out of date' : BASIS_TEXT[data.basis]}
+                  </span>
+                </>
+              }
+            >
+              {data.basis === 'price_range' ? (
+                <Notice tone="warn" testId="estimate-no-key">
                   <p>
-                    To see live offers, set <code>VAST_API_KEY</code> in the server's environment and restart it, or add the marketplace key in Settings in the desktop app.
+                    <strong>Estimated from your price range, not live offers.</strong> Expected = the middle of {formatUsd(Number(form.min_dph))}–{formatUsd(Number(form.max_dph))}/h, high = the maximum.
                   </p>
-                ) : null}
-              </Notice>
-            ) : null}
-            {/* The no-key case is explained by the notice above; show the server's warning when it says more. */}
-            {data.warning && !(data.basis === 'price_range' && /No VAST_API_KEY set/.test(data.warning) && data.warning.replace(/No VAST_API_KEY set[^.]*\./, '').trim() === '') ? (
-              <Notice tone="warn" testId="estimate-warning">
-                {data.warning}
-              </Notice>
-            ) : null}
-            <Summary estimate={data} />
-          </Panel>
-
-          <div className="grid-2">
-            <Panel title="Offer prices against GPU memory">
-              {items.length > 0 ? (
-                <OfferPriceChart offers={items} cheapestId={cheapestId} />
+                  {/VAST_API_KEY/.test(data.warning ?? '') ? (
+                    <p>
+                      To see live offers, set <code>VAST_API_KEY</code> in the server's environment and restart it, or add the marketplace key in Settings in the desktop app.
+                    </p>
+                  ) : null}
+                </Notice>
+              ) : null}
+              {/* The no-key case is explained by the notice above, and no_offers by its own; show the server's warning when it says more. */}
+              {data.warning && data.basis !== 'no_offers' && !(data.basis === 'price_range' && /No VAST_API_KEY set/.test(data.warning) && data.warning.replace(/No VAST_API_KEY set[^.]*\./, '').trim() === '') ? (
+                <Notice tone="warn" testId="estimate-warning">
+                  {data.warning}
+                </Notice>
+              ) : null}
+              {data.basis === 'no_offers' ? (
+                <NothingFits estimate={data} form={form} onRaise={(dph) => setForm({ max_dph: String(dph) })} />
               ) : (
-                <EmptyState title="No offers to plot">
-                  <p>{data.basis === 'price_range' ? 'Live offers need a marketplace key.' : 'No offer fits the price, reliability and memory asked for: widen the range.'}</p>
+                <Summary estimate={data} onLaunch={() => launchOn(null)} />
+              )}
+            </Panel>
+
+            <div className="grid-2">
+              <Panel title="Offer prices against GPU memory">
+                {items.length > 0 ? (
+                  <OfferPriceChart offers={items} cheapestId={cheapestId} />
+                ) : (
+                  <EmptyState title="No offers to plot">
+                    <p>{data.basis === 'price_range' ? 'Live offers need a marketplace key.' : 'No offer fits the price, reliability and memory asked for.'}</p>
+                  </EmptyState>
+                )}
+              </Panel>
+              <Panel title="Cost against duration">
+                {data.basis === 'no_offers' ? (
+                  <EmptyState title="No cost to chart" testId="estimate-no-cost-chart">
+                    <p>No machine fits, so there is nothing to price.</p>
+                  </EmptyState>
+                ) : (
+                  <CostDurationChart estimate={data} />
+                )}
+              </Panel>
+            </div>
+
+            <Panel title={data.offers && data.basis === 'live_offers' ? `Offers that fit (${formatCount(items.length)} of ${formatCount(data.offers.count)} shown)` : 'Offers'}>
+              {items.length > 0 ? (
+                <div className="table-scroll">
+                  <DataTable columns={columns} rows={items} rowKey={(o) => String(o.id)} rowClassName={(o) => (o.id === cheapestId ? 'row-highlight' : undefined)} testId="offers-table" />
+                </div>
+              ) : (
+                <EmptyState title={data.basis === 'price_range' ? 'No live offers' : 'No offer fits'}>
+                  <p>
+                    {data.basis === 'price_range'
+                      ? 'Without a marketplace key only the price range is used. Set VAST_API_KEY to list the machines you could rent.'
+                      : 'Raise the maximum $/h, lower the reliability, or pick a smaller model.'}
+                  </p>
                 </EmptyState>
               )}
             </Panel>
-            <Panel title="Cost against duration">
-              <CostDurationChart estimate={data} />
-            </Panel>
           </div>
-
-          <Panel title={data.offers ? `Offers that fit (${formatCount(items.length)} of ${formatCount(data.offers.count)} shown)` : 'Offers'}>
-            {items.length > 0 ? (
-              <div className="table-scroll">
-                <DataTable
-                  columns={columns}
-                  rows={items}
-                  rowKey={(o) => String(o.id)}
-                  rowClassName={(o) => (o.id === cheapestId ? 'row-highlight' : undefined)}
-                  testId="offers-table"
-                />
-              </div>
-            ) : (
-              <EmptyState title={data.basis === 'live_offers' ? 'No offer fits' : 'No live offers'}>
-                <p>
-                  {data.basis === 'price_range'
-                    ? 'Without a marketplace key only the price range is used. Set VAST_API_KEY to list the machines you could rent.'
-                    : 'Raise the maximum $/h, lower the reliability, or pick a smaller model.'}
-                </p>
-              </EmptyState>
-            )}
-          </Panel>
         </div>
       )}
     </Page>

@@ -1,172 +1,56 @@
-import { useMemo, useRef, useState } from 'react';
-import Markdown from 'react-markdown';
-import rehypeSanitize from 'rehype-sanitize';
+import { useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { isTerminal, type AgentMetadata, type CreateJobInput, type JobRecord } from '../../../shared';
+import { isTerminal, type CreateJobInput, type JobEvent, type JobKind, type JobRecord, type JobRecordOf } from '../../../shared';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { CopyButton } from '../../components/CopyButton';
-import { Duration, Money, RelativeTime, RunningCost } from '../../components/Format';
-import { Page, Panel, Stat } from '../../components/Page';
+import { Duration, RelativeTime } from '../../components/Format';
+import { Page, Panel } from '../../components/Page';
 import { EmptyState, ErrorState, Loading, Notice } from '../../components/States';
 import { StatusBadge } from '../../components/StatusBadge';
-import { useNow } from '../../components/useNow';
-import { formatCount, formatDph, formatDuration, formatGpus, formatMb, formatRate } from '../../lib/format';
-import { jobBackend, jobCost, jobModel, KIND_LABELS } from '../../lib/job';
+import { formatDph } from '../../lib/format';
+import { jobBackend, jobModel, KIND_LABELS, kindInSentence } from '../../lib/job';
+import { rentsMachine } from '../../lib/machines';
 import { useJobEventStream } from '../../queries/job-events';
 import { useCancelJob, useCreateJob, useJob } from '../../queries/jobs';
 import { jobPath, ROUTES } from '../../router/routes';
 import { useJobStream } from '../../state/event-stream';
+import { useUiStore } from '../../state/ui-store';
+import { draftFromRequest, EDITABLE_KINDS } from '../launch/launch-form';
 import { EventLog } from './EventLog';
+import { KIND_VIEWS, type KindView } from './kinds';
+import { MachinePanel } from './MachinePanel';
+import './job-detail.css';
 import { FailureNotice } from './FailureNotice';
-import { phaseBars, toolCalls, type PhaseBar } from './phases';
 
-function rentsMachine(job: JobRecord): boolean {
-  return job.kind !== 'agentic-agent' && job.request.marketplace;
+/** The kind's own section, typed by its kind. */
+function KindSection<K extends JobKind>({ job, events, terminal }: { job: JobRecordOf<K>; events: readonly JobEvent[]; terminal: boolean }) {
+  const View = KIND_VIEWS[job.kind] as KindView<K>;
+  return <View job={job} events={events} terminal={terminal} />;
 }
 
-/** The instance a job rented, from its result or its recorded resources. */
-function instanceOf(job: JobRecord): { id: number; gpu: string | null; released: boolean | null } | null {
-  if (job.kind === 'benchmark' && job.result?.instance) {
-    const i = job.result.instance;
-    return { id: i.id, gpu: i.gpu_name ? formatGpus(i.num_gpus ?? 1, i.gpu_name) : null, released: i.released };
-  }
-  if (job.kind === 'llm-instance' && job.result?.mode === 'marketplace') {
-    const r = job.result;
-    return { id: r.contract_id, gpu: `${formatGpus(r.offer.num_gpus, r.offer.gpu_name)} (${formatMb(r.offer.gpu_ram)} each)`, released: !r.instance_running };
-  }
-  const id = job.resources?.marketplace_instance_id;
-  return id ? { id, gpu: null, released: job.resources?.marketplace_instance_released ?? null } : null;
-}
-
-function metadataOf(job: JobRecord): AgentMetadata | null {
-  if (job.kind === 'benchmark' || job.kind === 'agentic-agent') return job.result?.metadata ?? null;
-  return null;
-}
-
-function answerOf(job: JobRecord): string | null {
-  if (job.kind === 'benchmark' || job.kind === 'agentic-agent') return job.result?.answer ?? null;
-  return null;
-}
-
-function CostValue({ job }: { job: JobRecord }) {
-  const cost = jobCost(job);
-  if (!cost) return <span className="muted">nothing rented</span>;
-  if (cost.type === 'running')
-    return (
-      <span data-testid="running-cost">
-        <RunningCost dph={cost.dph} since={cost.since} /> <span className="muted">at {formatDph(cost.dph)}</span>
-      </span>
-    );
-  return (
-    <span data-testid="final-cost">
-      <Money usd={cost.usd} /> {cost.dph ? <span className="muted">at {formatDph(cost.dph)}</span> : null}
-    </span>
-  );
-}
-
-/** The cost alone (for a metric card); the rate goes in its hint. */
-function CostFigure({ job }: { job: JobRecord }) {
-  const cost = jobCost(job);
-  if (!cost) return <span className="muted">$0.00</span>;
-  return cost.type === 'running' ? <RunningCost dph={cost.dph} since={cost.since} /> : <Money usd={cost.usd} />;
-}
-
-function costHint(job: JobRecord): string {
-  const cost = jobCost(job);
-  if (!cost) return 'nothing rented';
-  if (cost.type === 'running') return `running at ${formatDph(cost.dph)}`;
-  return cost.dph ? `at ${formatDph(cost.dph)}` : 'final';
-}
-
-function Timeline({ bars }: { bars: PhaseBar[] }) {
-  const total = Math.max(1, ...bars.map((b) => b.offsetMs + b.durationMs));
-  return (
-    <div className="timeline" data-testid="phase-timeline">
-      {bars.map((b) => (
-        <div className="tl-row" key={b.name} data-phase={b.name} data-status={b.status}>
-          <span>{b.name}</span>
-          <div className="tl-track" aria-hidden="true">
-            <div className={`tl-bar ${b.status}`} style={{ left: `${(b.offsetMs / total) * 100}%`, width: `${(b.durationMs / total) * 100}%` }} />
-          </div>
-          <span className="num right">
-            {b.status === 'skipped' ? <span className="muted">skipped</span> : formatDuration(b.durationMs)}
-            {b.status === 'running' ? <span className="spinner" aria-label="running" style={{ marginLeft: 6 }} /> : null}
-            {b.status === 'error' ? <span className="badge badge-error" style={{ marginLeft: 6 }}>error</span> : null}
-          </span>
-        </div>
-      ))}
-    </div>
-  );
-}
-
-function Metrics({ job }: { job: JobRecord }) {
-  const m = metadataOf(job);
-  const duration = job.started_at ? <Duration since={job.started_at} until={job.finished_at} /> : '—';
-  return (
-    <div className="stats" data-testid="job-metrics">
-      <Stat label="Tokens/s" value={formatRate(m?.tokens_per_second)} />
-      <Stat label="Prompt tokens" value={formatCount(m?.prompt_tokens)} />
-      <Stat label="Completion tokens" value={formatCount(m?.completion_tokens)} />
-      <Stat label="Steps" value={formatCount(m?.steps)} hint={m?.tool_calls !== null && m?.tool_calls !== undefined ? formatCount(m.tool_calls, 'tool call') : undefined} />
-      <Stat label="Duration" value={duration} />
-      <Stat label="Cost" value={<CostFigure job={job} />} hint={costHint(job)} />
-    </div>
-  );
-}
-
-function ToolCalls({ calls }: { calls: ReturnType<typeof toolCalls> }) {
-  if (calls.length === 0) return <p className="muted">No tool calls yet.</p>;
-  return (
-    <div data-testid="tool-calls">
-      {calls.map((c) => (
-        <details key={c.seq} className="tool-call">
-          <summary>
-            <span className={`badge ${c.ok ? 'badge-ok' : 'badge-error'}`}>{c.ok ? 'ok' : 'error'}</span>
-            <code>{c.tool}</code>
-            {c.step !== null ? <span className="muted">step {c.step}</span> : null}
-            <span className="muted num" style={{ marginLeft: 'auto' }}>
-              {formatDuration(c.durationMs)}
-              {c.resultChars !== null ? ` · ${formatCount(c.resultChars, 'character')}` : ''}
-            </span>
-          </summary>
-          <pre>{c.args ? `arguments: ${c.args}` : 'no arguments'}</pre>
-          {c.error ? <pre className="field-error">{c.error}</pre> : null}
-        </details>
-      ))}
-    </div>
-  );
-}
-
-/** The same request again, as a new job. */
+/** The same request again, as a new job (the stored request is what the kind's schema accepted). */
 function rerunInput(job: JobRecord): CreateJobInput {
-  switch (job.kind) {
-    case 'benchmark':
-      return { kind: 'benchmark', request: job.request };
-    case 'agentic-agent':
-      return { kind: 'agentic-agent', request: job.request };
-    case 'llm-instance':
-      return { kind: 'llm-instance', request: job.request };
-  }
+  return { kind: job.kind, request: job.request } as CreateJobInput;
 }
 
 function Loaded({ job }: { job: JobRecord }) {
   const [, navigate] = useLocation();
   useJobEventStream(job.job_id, job.status);
   const stream = useJobStream(job.job_id);
-  const now = useNow();
   const cancel = useCancelJob(job.job_id);
   const rerun = useCreateJob();
+  const prefillLaunch = useUiStore((s) => s.prefillLaunch);
   const [confirm, setConfirm] = useState<'cancel' | 'rerun' | null>(null);
   const [showRaw, setShowRaw] = useState(false);
   const rerunKey = useRef<string | null>(null);
   const terminal = isTerminal(job.status);
-  const resultPhases = job.kind === 'benchmark' ? (job.result?.phases ?? null) : null;
-  // Ticks only matter while a phase is open; after the job the bars are fixed.
-  const bars = useMemo(() => phaseBars(stream.events, resultPhases, terminal ? 0 : now), [stream.events, resultPhases, terminal, now]);
-  const calls = useMemo(() => toolCalls(stream.events), [stream.events]);
-  const instance = instanceOf(job);
-  const answer = answerOf(job);
   const rents = rentsMachine(job);
+  const instanceId = job.resources?.marketplace_instance_id ?? null;
+
+  const editAndRerun = () => {
+    prefillLaunch(job.kind, draftFromRequest(job.request as Record<string, unknown>), job.job_id);
+    navigate(ROUTES.launch);
+  };
 
   return (
     <Page
@@ -184,9 +68,16 @@ function Loaded({ job }: { job: JobRecord }) {
       actions={
         <>
           <CopyButton text={job.job_id} label="Copy job ID" testId="copy-job-id" />
-          <button type="button" className="button" onClick={() => setConfirm('rerun')} data-testid="rerun">
-            Re-run
-          </button>
+          {EDITABLE_KINDS.includes(job.kind) ? (
+            <button type="button" className="button" onClick={editAndRerun} data-testid="edit-rerun" title="Open Launch with this request filled in">
+              Edit and re-run
+            </button>
+          ) : null}
+          {job.status === 'succeeded' ? (
+            <button type="button" className="button" onClick={() => setConfirm('rerun')} data-testid="rerun">
+              Re-run
+            </button>
+          ) : null}
           {!terminal ? (
             <button type="button" className="button button-danger" onClick={() => setConfirm('cancel')} disabled={cancel.isPending} data-testid="cancel-job">
               {cancel.isPending ? 'Cancelling…' : 'Cancel job'}
@@ -201,7 +92,11 @@ function Loaded({ job }: { job: JobRecord }) {
           <dd>
             <StatusBadge status={job.status} />{' '}
             <span className="muted" data-testid="job-progress">
-              {!terminal && job.progress?.phase ? `phase ${job.progress.phase}${job.progress.detail ? `: ${job.progress.detail}` : ''}` : job.message === job.status ? '' : job.message}
+              {!terminal && job.progress?.phase
+                ? `phase ${job.progress.phase}${job.progress.detail ? `: ${job.progress.detail}` : ''}`
+                : job.message === job.status || job.status === 'failed' || job.status === 'cancelled'
+                  ? '' // said in full in the notice below
+                  : job.message}
             </span>
           </dd>
           <dt>Kind</dt>
@@ -210,63 +105,36 @@ function Loaded({ job }: { job: JobRecord }) {
           <dd>{jobModel(job) ?? '—'}</dd>
           <dt>Backend</dt>
           <dd className="mono">{job.result && 'backend_url' in job.result && job.result.backend_url ? job.result.backend_url : jobBackend(job)}</dd>
-          {rents || instance ? (
+          <dt>Job time</dt>
+          <dd data-testid="job-time">
+            {job.started_at ? (
+              <>
+                <Duration since={job.started_at} until={job.finished_at} />{' '}
+                <span className="muted">
+                  {terminal ? 'from start to end of the job' : 'so far'} · started <RelativeTime iso={job.started_at} />
+                </span>
+              </>
+            ) : (
+              <span className="muted">not started yet</span>
+            )}
+          </dd>
+          {!rents ? (
             <>
-              <dt>Instance</dt>
-              <dd data-testid="job-instance">
-                {instance ? (
-                  <>
-                    #{instance.id} {instance.gpu ? <span>{instance.gpu}</span> : null}{' '}
-                    {instance.released === true ? <span className="badge badge-ok">released</span> : instance.released === false ? <span className="badge badge-warn">running</span> : null}
-                  </>
-                ) : (
-                  <span className="muted">not rented yet</span>
-                )}
-              </dd>
-              <dt>Cost</dt>
-              <dd>
-                <CostValue job={job} />
+              <dt>Machine</dt>
+              <dd data-testid="job-no-machine" className="muted">
+                none rented: it runs on the backend above, so benchdesk bills nothing for it
               </dd>
             </>
           ) : null}
-          <dt>Started</dt>
-          <dd>
-            <RelativeTime iso={job.started_at} /> {job.started_at ? <>· ran <Duration since={job.started_at} until={job.finished_at} /></> : null}
-          </dd>
         </dl>
       </Panel>
 
       {job.status === 'failed' ? <FailureNotice job={job} /> : null}
       {job.status === 'cancelled' ? <Notice tone="warn">Cancelled: {job.message}</Notice> : null}
 
-      <Panel title="Headline metrics">
-        <Metrics job={job} />
-      </Panel>
+      {rents ? <MachinePanel job={job} events={stream.events} onCancelJob={() => setConfirm('cancel')} /> : null}
 
-      <div className="grid-2">
-        <Panel title="Phases">
-          {bars.length > 0 ? <Timeline bars={bars} /> : <p className="muted">{job.kind === 'benchmark' ? 'No phase has started yet.' : 'This kind of job has no phases; see its events.'}</p>}
-        </Panel>
-        <Panel title={`Tool calls (${calls.length})`}>
-          <div style={{ maxHeight: 260, overflow: 'auto' }}>
-            <ToolCalls calls={calls} />
-          </div>
-        </Panel>
-      </div>
-
-      <div style={{ marginTop: 16 }}>
-        {answer ? (
-          <Panel title="Answer" testId="job-answer">
-            <div className="markdown">
-              <Markdown rehypePlugins={[rehypeSanitize]}>{answer}</Markdown>
-            </div>
-          </Panel>
-        ) : job.kind !== 'llm-instance' ? (
-          <Panel title="Answer">
-            <p className="muted">{terminal ? 'No answer: the job did not succeed.' : 'The answer appears here when the agent finishes.'}</p>
-          </Panel>
-        ) : null}
-      </div>
+      <KindSection job={job} events={stream.events} terminal={terminal} />
 
       <EventLog events={stream.events} state={stream.state} error={stream.error} />
 
@@ -297,7 +165,7 @@ function Loaded({ job }: { job: JobRecord }) {
         <p>The job stops at its next step and ends as cancelled.</p>
         {rents ? (
           <p data-testid="cancel-release-note">
-            <strong>Its rented machine{instance ? ` (#${instance.id})` : ''} will be released</strong>, so billing stops; the release shows in the events.
+            <strong>Its rented machine{instanceId ? ` (#${instanceId})` : ''} will be released</strong>, so billing stops; the release shows in the events.
           </p>
         ) : null}
         {cancel.isError ? <ErrorState error={cancel.error} /> : null}
@@ -327,7 +195,7 @@ function Loaded({ job }: { job: JobRecord }) {
         }}
         testId="rerun-confirm"
       >
-        <p>A new {KIND_LABELS[job.kind].toLowerCase()} job starts with the same request.</p>
+        <p>A new {kindInSentence(job.kind)} job starts with the same request. To change something first, use Edit and re-run.</p>
         {job.kind !== 'agentic-agent' && job.request.marketplace ? (
           <p>
             <strong>It rents a new machine</strong> at up to {formatDph(job.request.max_dph ?? null)}

@@ -1,51 +1,110 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DRAFT, buildRequest, estimateFor, fieldErrorsOf, validateDraft, type LaunchDraft } from './launch-form';
+import { JOB_REQUEST_SCHEMAS } from '../../../shared';
+import { DEFAULT_DRAFT, buildRequest, draftDefaults, draftFromRequest, estimateFor, fieldErrorsOf, validateDraft, type LaunchDraft } from './launch-form';
+import { ceilingFor, needsConfirmation, type Preflight } from './spend';
 
 const draft = (patch: Partial<LaunchDraft>): LaunchDraft => ({ ...DEFAULT_DRAFT, ...patch });
+/** zod's own wording and the API's field names: never on a form. */
+const NOT_THE_FORMS_WORDS = /Too (small|big)|expected (number|string|int)|received|>=|<=|min_dph|max_dph|template_hash|backend_warmup_timeout/;
 
-describe('launch form validation (the shared job schemas)', () => {
+describe('launch form validation (the shared job schemas, in the form’s words)', () => {
   it('reports each missing field on its own form field', () => {
     const { input, errors } = validateDraft('benchmark', draft({ question: '', model: '' }));
     expect(input).toBeNull();
-    expect(errors.question).toBeTruthy();
-    expect(errors.model).toBeTruthy();
+    expect(errors.question).toBe('Question is required');
+    expect(errors.model).toBe('Model is required');
     expect(errors.backend_url).toBeUndefined();
   });
 
-  it('shows a cross-field rule (max_dph >= min_dph) even while other fields are still empty', () => {
+  it('shows a cross-field rule (Max $/h ≥ Min $/h) even while other fields are still empty', () => {
     const { errors } = validateDraft('benchmark', draft({ target: 'marketplace', min_dph: '0.5', max_dph: '0.1' }));
     expect(errors.question).toBeTruthy();
-    expect(errors.max_dph).toContain('min_dph');
+    expect(errors.max_dph).toBe('Max $/h must be at least Min $/h');
+    for (const text of Object.values(errors)) expect(text).not.toMatch(NOT_THE_FORMS_WORDS);
   });
 
-  it('a marketplace benchmark: percent → fraction, release by default, no backend_url', () => {
-    const d = draft({ target: 'marketplace', question: 'Why?', model: 'qwen2.5:32b', max_dph: '0.5', reliability_pct: '98.5' });
+  it('a marketplace benchmark: percent → fraction, hours → seconds, the spend limit, release by default, no backend_url', () => {
+    const d = draft({ target: 'marketplace', question: 'Why?', model: 'qwen2.5:32b', max_dph: '0.5', reliability_pct: '98.5', hours: '2', max_cost_usd: '3' });
     const { input, errors } = validateDraft('benchmark', d);
     expect(errors).toEqual({});
     expect(input?.kind).toBe('benchmark');
-    expect(input?.request).toMatchObject({ marketplace: true, max_dph: 0.5, reliability: 0.985, marketplace_stop_instance: true, agent: 'builtin' });
+    expect(input?.request).toMatchObject({ marketplace: true, max_dph: 0.5, reliability: 0.985, marketplace_stop_instance: true, agent: 'builtin', max_cost_usd: 3, estimated_duration_seconds: 7200 });
     expect(input?.request).not.toHaveProperty('backend_url');
-    expect(estimateFor(d)).toMatchObject({ marketplace: true, max_dph: 0.5, reliability: 0.985, model: 'qwen2.5:32b', estimated_duration_seconds: 3600 });
+    expect(estimateFor(d)).toMatchObject({ marketplace: true, max_dph: 0.5, reliability: 0.985, model: 'qwen2.5:32b', estimated_duration_seconds: 7200 });
+    // No limit typed: none sent (the server's default applies).
+    expect(buildRequest('benchmark', draft({ target: 'marketplace', max_cost_usd: '' }))).not.toHaveProperty('max_cost_usd');
+    expect(validateDraft('benchmark', draft({ target: 'marketplace', question: 'q', model: 'm', max_cost_usd: '0' })).errors.max_cost_usd).toBe('Spend limit ($) must be more than 0');
   });
 
   it('an agent run needs a backend URL and sends no marketplace fields', () => {
-    expect(validateDraft('agentic-agent', draft({ question: 'q', model: 'm', backend_url: '' })).errors.backend_url).toBeTruthy();
+    expect(validateDraft('agentic-agent', draft({ question: 'q', model: 'm', backend_url: '' })).errors.backend_url).toBe('Backend URL is required');
     const body = buildRequest('agentic-agent', draft({ question: 'q', model: 'm' }));
     expect(body).not.toHaveProperty('marketplace');
     expect(body).toMatchObject({ backend_url: DEFAULT_DRAFT.backend_url, backend_warmup_timeout: 300 });
   });
 
-  it('a non-number is "Enter a number.", not zod wording', () => {
+  it('a non-number says so in the form’s words', () => {
     const { errors } = validateDraft('llm-instance', draft({ backend_warmup_timeout: '' }));
-    expect(errors.backend_warmup_timeout).toBe('Enter a number.');
+    expect(errors.backend_warmup_timeout).toBe('Warm-up timeout (s) must be a number');
+    expect(validateDraft('llm-instance', draft({ backend_warmup_timeout: '0' })).errors.backend_warmup_timeout).toBe('Warm-up timeout (s) must be at least 1');
   });
 });
 
 describe('fieldErrorsOf', () => {
-  it("puts the API's 422 issues on their form fields", () => {
-    expect(fieldErrorsOf([{ path: 'agent', message: 'unknown agent "x"' }, { path: 'request.reliability', message: 'too big' }, { path: '', message: 'whole body' }])).toEqual({
-      agent: 'Unknown agent "x"',
-      reliability_pct: 'Too big',
+  it("puts the API's 422 issues on their form fields, in the form's words", () => {
+    expect(
+      fieldErrorsOf([
+        { path: 'agent', message: "unknown agent 'x'; available: builtin, holmes" },
+        { path: 'request.reliability', message: 'Too big: expected number to be <=1' },
+        { path: '', message: 'whole body' },
+      ]),
+    ).toEqual({ agent: "Agent 'x' is not registered here; the agents are: builtin, holmes", reliability_pct: 'Reliability (%) must be at most 100' });
+  });
+});
+
+describe('the saved defaults and a request to edit', () => {
+  it('starts from the saved backend, kubeconfig, agent and spend limit', () => {
+    const d = draftDefaults({ default_backend_url: 'http://gpu-box:11434', default_kubeconfig: '/home/me/.kube/lab', default_agent: 'holmes', default_max_cost_usd: 2.5 });
+    expect(d).toMatchObject({ backend_url: 'http://gpu-box:11434', kubeconfig: '/home/me/.kube/lab', agent: 'holmes', max_cost_usd: '2.5' });
+    expect(draftDefaults({ default_backend_url: null, default_kubeconfig: null, default_agent: null, default_max_cost_usd: null })).toEqual(DEFAULT_DRAFT);
+    expect(draftDefaults(null)).toEqual(DEFAULT_DRAFT);
+  });
+
+  it('a stored request comes back as the form it was made from (the round trip is the same request)', () => {
+    const request = JOB_REQUEST_SCHEMAS.benchmark.parse({
+      marketplace: true, template_hash: 'abc', min_dph: 0.1, max_dph: 0.6, reliability: 0.975, model: 'qwen2.5:32b', question: 'Why?', agent: 'k8sgpt',
+      kubeconfig: '/k', marketplace_stop_instance: false, max_cost_usd: 4, estimated_duration_seconds: 5400,
     });
+    const patch = draftFromRequest(request);
+    expect(patch).toMatchObject({ target: 'marketplace', template_hash: 'abc', min_dph: '0.1', max_dph: '0.6', reliability_pct: '97.5', stop_instance: false, max_cost_usd: '4', hours: '1.5', agent: 'k8sgpt' });
+    const again = validateDraft('benchmark', { ...DEFAULT_DRAFT, ...patch });
+    expect(again.errors).toEqual({});
+    expect(again.input?.request).toEqual(request);
+    const existing = draftFromRequest(JOB_REQUEST_SCHEMAS['llm-instance'].parse({ backend_url: 'http://h:1', model: 'm', backend_warmup: false }));
+    expect(existing).toMatchObject({ target: 'existing', backend_url: 'http://h:1', backend_warmup: false, backend_warmup_timeout: '300' });
+  });
+});
+
+describe('the spend confirmation', () => {
+  const live = (expected: number): Preflight => ({
+    estimate: { projected_cost_usd: expected, cost_driver: 'marketplace', resource_impact: 'low', local_energy_kwh: 0, confidence_score: 0.9, warning: null, basis: 'live_offers', hours: 1, cost_range_usd: { low: expected, expected, high: expected } },
+    estimateError: null,
+    hours: 1,
+    maxDph: 1,
+    maxCost: null,
+    kept: false,
+  });
+  it('asks always at 0, and from the threshold on otherwise', () => {
+    expect(needsConfirmation(live(0.01), 0)).toBe(true);
+    expect(needsConfirmation(live(0.4), 1)).toBe(false);
+    expect(needsConfirmation(live(1), 1)).toBe(true);
+  });
+  it('asks when the cost is not known from live offers, or the machine is kept after the job', () => {
+    expect(needsConfirmation({ ...live(0.1), estimate: null }, 5)).toBe(true);
+    expect(needsConfirmation({ ...live(0.1), kept: true }, 5)).toBe(true);
+  });
+  it('raises a ceiling to a rate rounded up to the cent', () => {
+    expect(ceilingFor(0.3512)).toBe(0.36);
+    expect(ceilingFor(0.35)).toBe(0.35);
   });
 });

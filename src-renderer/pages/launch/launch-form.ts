@@ -1,4 +1,16 @@
-import { DEFAULT_RELIABILITY, DEFAULT_WARMUP_TIMEOUT_S, JOB_REQUEST_SCHEMAS, type CreateJobInput, type JobKind } from '../../../shared';
+import {
+  DEFAULT_ESTIMATED_DURATION_S,
+  DEFAULT_RELIABILITY,
+  DEFAULT_WARMUP_TIMEOUT_S,
+  JOB_REQUEST_SCHEMAS,
+  issueInWords,
+  zodIssuesToValidation,
+  type AppSettings,
+  type CreateJobInput,
+  type FieldVocabulary,
+  type JobKind,
+  type ValidationIssue,
+} from '../../../shared';
 
 /** The Vast.ai template that runs Ollama (the one the CLI's examples use). */
 export const DEFAULT_TEMPLATE_HASH = '4e17788f74f075dd9aab7d0d4427968f';
@@ -19,12 +31,15 @@ export type LaunchDraft = {
   max_dph: string;
   reliability_pct: string;
   stop_instance: boolean;
-  /** The duration assumption for the spend confirmation (not sent with the job). */
+  /** Per-job spend limit in $; empty = none. */
+  max_cost_usd: string;
+  /** How long the machine is expected to be held: priced before launch, sent as estimated_duration_seconds. */
   hours: string;
 };
 
 export type DraftField = keyof LaunchDraft;
 
+/** The form with nothing saved in Settings. */
 export const DEFAULT_DRAFT: LaunchDraft = {
   question: '',
   model: '',
@@ -39,18 +54,39 @@ export const DEFAULT_DRAFT: LaunchDraft = {
   max_dph: '1',
   reliability_pct: String(DEFAULT_RELIABILITY * 100),
   stop_instance: true,
+  max_cost_usd: '',
   hours: '1',
 };
+
+/** The form as the saved settings start it: default backend, kubeconfig, agent and spend limit. */
+export function draftDefaults(settings: Pick<AppSettings, 'default_backend_url' | 'default_kubeconfig' | 'default_agent' | 'default_max_cost_usd'> | null): LaunchDraft {
+  if (!settings) return DEFAULT_DRAFT;
+  return {
+    ...DEFAULT_DRAFT,
+    backend_url: settings.default_backend_url ?? DEFAULT_DRAFT.backend_url,
+    kubeconfig: settings.default_kubeconfig ?? '',
+    agent: settings.default_agent ?? DEFAULT_DRAFT.agent,
+    max_cost_usd: settings.default_max_cost_usd === null ? '' : String(settings.default_max_cost_usd),
+  };
+}
+
+/** The kinds this form edits: Launch opens them filled in from a job ("Edit and re-run"). */
+export const EDITABLE_KINDS: readonly JobKind[] = ['benchmark', 'agentic-agent', 'llm-instance'];
+
+/** Which kinds can rent a machine (their request has the marketplace fields). */
+export function canRent(kind: JobKind): boolean {
+  return kind !== 'agentic-agent';
+}
 
 /** Which fields each kind's form shows. */
 export function fieldsOf(kind: JobKind, draft: LaunchDraft): ReadonlySet<DraftField> {
   const f = new Set<DraftField>(['model']);
   const add = (...names: DraftField[]) => names.forEach((n) => f.add(n));
   if (kind !== 'llm-instance') add('question', 'agent', 'kubeconfig');
-  const marketplace = kind !== 'agentic-agent' && draft.target === 'marketplace';
-  if (kind !== 'agentic-agent') f.add('target');
+  const marketplace = canRent(kind) && draft.target === 'marketplace';
+  if (canRent(kind)) f.add('target');
   if (marketplace) {
-    add('template_hash', 'min_dph', 'max_dph', 'reliability_pct', 'hours');
+    add('template_hash', 'min_dph', 'max_dph', 'reliability_pct', 'hours', 'max_cost_usd');
     if (kind === 'benchmark') f.add('stop_instance');
   } else {
     add('backend_url', 'backend_warmup', 'backend_warmup_timeout');
@@ -72,6 +108,28 @@ const REQUEST_FIELD_TO_DRAFT: Record<string, DraftField> = {
   reliability: 'reliability_pct',
   marketplace_stop_instance: 'stop_instance',
   marketplace: 'target',
+  max_cost_usd: 'max_cost_usd',
+  estimated_duration_seconds: 'hours',
+};
+
+/** The Launch form's names for the request's fields: what a validation issue is said with. */
+export const LAUNCH_WORDS: FieldVocabulary = {
+  question: { name: 'Question' },
+  model: { name: 'Model' },
+  agent: { name: 'Agent' },
+  kubeconfig: { name: 'Kubeconfig' },
+  backend_url: { name: 'Backend URL' },
+  backend_type: { name: 'Backend type' },
+  backend_warmup: { name: 'Warm the model up first' },
+  backend_warmup_timeout: { name: 'Warm-up timeout (s)' },
+  template_hash: { name: 'Template' },
+  min_dph: { name: 'Min $/h' },
+  max_dph: { name: 'Max $/h' },
+  reliability: { name: 'Reliability (%)', scale: 100 },
+  marketplace_stop_instance: { name: 'Release the machine when done' },
+  marketplace: { name: 'Rent a GPU' },
+  max_cost_usd: { name: 'Spend limit ($)' },
+  estimated_duration_seconds: { name: 'Expected duration (hours)', scale: 1 / 3600 },
 };
 
 /** Valid stand-in values for fields that already have an error (see validateDraft). */
@@ -84,15 +142,23 @@ const STAND_INS: Record<string, unknown> = {
   template_hash: 't',
   min_dph: 0,
   reliability: 0.5,
+  max_cost_usd: 1,
+  estimated_duration_seconds: 3600,
 };
 
-/** A number as typed; empty or junk becomes NaN, which the schema reports as "expected number". */
+/** A number as typed; empty or junk becomes NaN, which the schema reports as "must be a number". */
 function num(text: string): number {
   return text.trim() === '' ? Number.NaN : Number(text);
 }
 
 function optional(text: string): string | undefined {
   return text.trim() === '' ? undefined : text.trim();
+}
+
+/** The hours field as seconds, or NaN when it is not a positive number. */
+function seconds(hours: string): number {
+  const h = num(hours);
+  return Number.isFinite(h) && h > 0 ? Math.max(1, Math.round(h * 3600)) : Number.NaN;
 }
 
 /** The request body this draft stands for (before validation). */
@@ -112,6 +178,8 @@ export function buildRequest(kind: JobKind, d: LaunchDraft): Record<string, unkn
     min_dph: num(d.min_dph),
     max_dph: num(d.max_dph),
     reliability: Math.round(num(d.reliability_pct) * 10) / 1000,
+    estimated_duration_seconds: seconds(d.hours),
+    ...(d.max_cost_usd.trim() ? { max_cost_usd: num(d.max_cost_usd) } : {}),
   };
   const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   if (kind === 'agentic-agent') {
@@ -126,30 +194,37 @@ export function buildRequest(kind: JobKind, d: LaunchDraft): Record<string, unkn
 
 export type DraftErrors = Partial<Record<DraftField, string>>;
 
+/** Issues (the API's or the schema's) on their form fields, in the form's words. */
+export function fieldErrorsOf(issues: readonly ValidationIssue[], skip: ReadonlySet<string> = new Set()): DraftErrors {
+  const errors: DraftErrors = {};
+  for (const issue of issues) {
+    const key = issue.path.split('.').filter((p) => p !== 'request' && p !== 'body')[0] ?? '';
+    const field = REQUEST_FIELD_TO_DRAFT[key];
+    if (field && !skip.has(key) && !errors[field]) errors[field] = issueInWords(issue, LAUNCH_WORDS);
+  }
+  return errors;
+}
+
 /**
  * Checks the draft with the kind's shared zod schema (the server's own rules, so what passes
  * here is what the API accepts) and maps each issue onto its form field.
  */
 export function validateDraft(kind: JobKind, d: LaunchDraft): { input: CreateJobInput | null; errors: DraftErrors } {
-  const errors: DraftErrors = {};
+  let errors: DraftErrors = {};
   const request = buildRequest(kind, d);
-  const marketplace = kind !== 'agentic-agent' && d.target === 'marketplace';
+  const marketplace = canRent(kind) && d.target === 'marketplace';
   if (marketplace) {
     const hours = num(d.hours);
-    if (!Number.isFinite(hours) || hours <= 0) errors.hours = 'How long you expect it to run, in hours (more than 0).';
+    if (!Number.isFinite(hours) || hours <= 0) errors.hours = 'Expected duration (hours) must be more than 0';
     const pct = num(d.reliability_pct);
-    if (!Number.isFinite(pct) || pct < 0 || pct > 100) errors.reliability_pct = 'A percentage from 0 to 100.';
+    if (!Number.isFinite(pct) || pct < 0 || pct > 100) errors.reliability_pct = 'Reliability (%) must be from 0 to 100';
   }
   const schema = JOB_REQUEST_SCHEMAS[kind];
   const parsed = schema.safeParse(request);
   if (!parsed.success) {
-    const bad = new Set<string>();
-    for (const issue of parsed.error.issues) {
-      const key = String(issue.path[0] ?? '');
-      bad.add(key);
-      const field = REQUEST_FIELD_TO_DRAFT[key];
-      if (field && !errors[field]) errors[field] = humanise(issue.message);
-    }
+    const first = zodIssuesToValidation(parsed.error.issues);
+    errors = { ...fieldErrorsOf(first), ...errors };
+    const bad = new Set(first.map((i) => i.path.split('.')[0] ?? ''));
     // zod runs the cross-field rules (max_dph >= min_dph...) only once every field parses. So the
     // user sees them field by field too, run them again with stand-ins for the fields already
     // reported.
@@ -160,18 +235,10 @@ export function validateDraft(kind: JobKind, d: LaunchDraft): { input: CreateJob
     );
     for (const key of bad) if (STAND_INS[key] !== undefined) probe[key] = STAND_INS[key];
     const second = schema.safeParse(probe);
-    if (!second.success) {
-      for (const issue of second.error.issues) {
-        const key = String(issue.path[0] ?? '');
-        const field = REQUEST_FIELD_TO_DRAFT[key];
-        if (field && !bad.has(key) && !errors[field]) errors[field] = humanise(issue.message);
-      }
-    }
+    if (!second.success) errors = { ...fieldErrorsOf(zodIssuesToValidation(second.error.issues), bad), ...errors };
   }
   if (Object.keys(errors).length > 0) return { input: null, errors };
-  // The schema accepted exactly this object; send it as typed by kind.
-  const input = typedInput(kind, request);
-  return { input, errors };
+  return { input: typedInput(kind, request), errors };
 }
 
 function typedInput(kind: JobKind, request: Record<string, unknown>): CreateJobInput | null {
@@ -187,33 +254,47 @@ function typedInput(kind: JobKind, request: Record<string, unknown>): CreateJobI
   return r.success ? { kind, request: r.data } : null;
 }
 
-/** The API's validation issues (`path` like "request.max_dph" or "max_dph") by form field. */
-export function fieldErrorsOf(issues: readonly { path: string; message: string }[]): DraftErrors {
-  const errors: DraftErrors = {};
-  for (const issue of issues) {
-    const key = issue.path.split('.').filter((p) => p !== 'request' && p !== 'body')[0] ?? '';
-    const field = REQUEST_FIELD_TO_DRAFT[key];
-    if (field && !errors[field]) errors[field] = humanise(issue.message);
-  }
-  return errors;
-}
-
-/** zod's wording for an empty number field ("expected number, received NaN") → plain words. */
-function humanise(message: string): string {
-  if (/received NaN|expected number/i.test(message)) return 'Enter a number.';
-  if (/Too small: expected string to have >=1/i.test(message)) return 'Required.';
-  if (/expected string, received undefined|Invalid input: expected string/i.test(message)) return 'Required.';
-  return message.charAt(0).toUpperCase() + message.slice(1);
-}
-
 /** The estimate request that prices a marketplace draft. */
 export function estimateFor(d: LaunchDraft): { marketplace: true; min_dph: number; max_dph: number; reliability: number; model?: string; estimated_duration_seconds: number } {
+  const s = seconds(d.hours);
   return {
     marketplace: true,
     min_dph: num(d.min_dph),
     max_dph: num(d.max_dph),
     reliability: Math.round(num(d.reliability_pct) * 10) / 1000,
     ...(d.model.trim() ? { model: d.model.trim() } : {}),
-    estimated_duration_seconds: Math.max(1, Math.round(num(d.hours) * 3600)),
+    estimated_duration_seconds: Number.isFinite(s) ? s : DEFAULT_ESTIMATED_DURATION_S,
   };
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const number = (v: unknown): string | undefined => (typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined);
+const flag = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+/**
+ * A stored request as the fields of the form, for "Edit and re-run": only what the request says
+ * (the rest keeps the saved defaults). Numbers go back to the form's units (percent, hours).
+ */
+export function draftFromRequest(request: Readonly<Record<string, unknown>>): Partial<LaunchDraft> {
+  const patch: Partial<LaunchDraft> = {};
+  const set = <F extends DraftField>(field: F, value: LaunchDraft[F] | undefined) => {
+    if (value !== undefined) patch[field] = value;
+  };
+  set('question', text(request.question));
+  set('model', text(request.model));
+  set('agent', text(request.agent));
+  set('kubeconfig', text(request.kubeconfig));
+  set('backend_url', text(request.backend_url));
+  set('backend_warmup', flag(request.backend_warmup));
+  set('backend_warmup_timeout', number(request.backend_warmup_timeout));
+  if (request.marketplace === true) patch.target = 'marketplace';
+  else if (request.marketplace === false) patch.target = 'existing';
+  set('template_hash', text(request.template_hash));
+  set('min_dph', number(request.min_dph));
+  set('max_dph', number(request.max_dph));
+  if (typeof request.reliability === 'number') patch.reliability_pct = String(Math.round(request.reliability * 1000) / 10);
+  set('stop_instance', flag(request.marketplace_stop_instance));
+  set('max_cost_usd', number(request.max_cost_usd));
+  if (typeof request.estimated_duration_seconds === 'number') patch.hours = String(Math.round((request.estimated_duration_seconds / 3600) * 100) / 100);
+  return patch;
 }

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import type { CatalogEntry, LlmModelsResponse, ModelEntry } from '../../../shared';
+import { issueInWords, type CatalogEntry, type LlmModelsResponse, type ModelEntry } from '../../../shared';
 import type { BenchdeskApiError } from '../../../shared/client';
 import { useApi } from '../../bridge';
 import { DataTable, type Column } from '../../components/DataTable';
@@ -200,7 +200,11 @@ function BackendError({ url, error, onRetry }: { url: string; error: BenchdeskAp
   return (
     <div className="problem" role="alert" data-testid="backend-error" data-code={error.code}>
       <p className="problem-title">{error.problem.code === 'validation_failed' ? 'That is not a backend URL' : `Cannot reach ${url}`}</p>
-      <p className="problem-detail">{error.problem.detail}</p>
+      <p className="problem-detail">
+        {error.problem.code === 'validation_failed' && error.problem.errors?.length
+          ? error.problem.errors.map((i) => issueInWords(i, { backend_url: { name: 'The URL' }, backend_type: { name: 'The backend type' } })).join('. ')
+          : error.problem.detail}
+      </p>
       <ul className="fix-list">
         <li>
           Is Ollama running there? Start it with <code>ollama serve</code>; it listens on <code>http://127.0.0.1:11434</code> by default.

@@ -1,15 +1,14 @@
 import { useState } from 'react';
 import type { MarketplaceInstanceEntry } from '../../../shared';
+import { ReleaseMachineButton } from '../../components/ReleaseMachine';
 import { Notice } from '../../components/States';
 import { formatDph, formatGpus } from '../../lib/format';
-import { useReleaseInstance } from '../../queries/settings';
 
 /**
- * Machines still billing whose job ended or is unknown: one click releases one (the server
- * destroys it and reads it back to confirm it is gone).
+ * Machines still billing whose job ended or is unknown: each has Release (after a confirmation
+ * naming it, its $/h and its cost so far; the server destroys it and reads it back).
  */
 export function OrphanBanner({ orphans }: { orphans: readonly MarketplaceInstanceEntry[] }) {
-  const release = useReleaseInstance();
   const [done, setDone] = useState<string | null>(null);
   if (orphans.length === 0) {
     return done ? (
@@ -30,27 +29,18 @@ export function OrphanBanner({ orphans }: { orphans: readonly MarketplaceInstanc
             ? ' — its job ended or is unknown here, and nothing will release it on its own.'
             : ' — their jobs ended or are unknown here, and nothing will release them on their own.'}
         </span>
-        {release.isError ? <div className="orphan-error">Release failed: {release.error.problem.detail}</div> : null}
       </div>
       <ul className="orphan-list">
         {orphans.map((o) => (
           <li key={o.instance_id}>
             <span className="code-id">
-              #{o.instance_id} {formatGpus(o.num_gpus ?? 1, o.gpu_name)}
+              #{o.instance_id} {formatGpus(o.num_gpus ?? 1, o.gpu_name)} · {formatDph(o.dph_total)}
             </span>
-            <button
-              type="button"
-              className="button button-danger button-small"
-              disabled={release.isPending}
-              data-testid={`release-${o.instance_id}`}
-              onClick={() =>
-                release.mutate(o.instance_id, {
-                  onSuccess: (r) => setDone(r.verified ? `Released instance ${r.instance_id}: the marketplace confirms it is gone.` : r.message),
-                })
-              }
-            >
-              {release.isPending && release.variables === o.instance_id ? 'Releasing…' : 'Release'}
-            </button>
+            <ReleaseMachineButton
+              target={{ instance_id: o.instance_id, gpu: o.gpu_name ? formatGpus(o.num_gpus ?? 1, o.gpu_name) : null, dph: o.dph_total, rentedAt: o.rented_at, costSoFar: o.cost_usd_so_far, classification: 'orphaned', label: o.label }}
+              testId={`orphan-release-${o.instance_id}`}
+              onReleased={(r) => setDone(r.verified ? `Released instance ${r.instance_id}: the marketplace confirms it is gone.` : r.message)}
+            />
           </li>
         ))}
       </ul>

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import type { ApiTokenResponse, AppSettingKey, SettingsResponse, SettingsUpdate } from '../../../shared';
+import { issuesByField, type ApiTokenResponse, type AppSettingKey, type FieldVocabulary, type SettingsResponse, type SettingsUpdate } from '../../../shared';
 import type { BenchdeskApiError } from '../../../shared/client';
 import { useSession } from '../../bridge/session';
 import { useApi } from '../../bridge';
@@ -244,6 +244,17 @@ export function patchOf(draft: Draft, current: SettingsResponse['settings']): Se
   return out as SettingsUpdate;
 }
 
+/** The form's labels for the settings, for validation messages and "Saved: …". */
+export const SETTINGS_WORDS: FieldVocabulary = {
+  default_backend_url: { name: 'Backend URL' },
+  default_kubeconfig: { name: 'Kubeconfig' },
+  default_agent: { name: 'Agent' },
+  concurrency: { name: 'Jobs running at once' },
+  spend_confirm_threshold_usd: { name: 'Ask before launching from ($)' },
+  default_max_cost_usd: { name: 'Per-job cost limit ($)' },
+  release_orphans_automatically: { name: 'Release orphaned machines automatically' },
+};
+
 function SettingsForm({ data }: { data: SettingsResponse }) {
   const api = useApi();
   const update = useUpdateSettings();
@@ -251,8 +262,8 @@ function SettingsForm({ data }: { data: SettingsResponse }) {
   const [savedKeys, setSavedKeys] = useState<string[] | null>(null);
   // A save (or another window) changed the settings: show the stored values.
   useEffect(() => setDraft(draftOf(data.settings)), [data.settings]);
-  const errors = new Map<string, string>();
-  if (update.error?.problem.errors) for (const e of update.error.problem.errors) errors.set(e.path.split('.')[0] ?? e.path, e.message);
+  // The server's rules, said with this form's labels (never its field names or zod's wording).
+  const errors = new Map<string, string>(Object.entries(issuesByField(update.error?.problem.errors ?? [], SETTINGS_WORDS)));
   const patch = patchOf(draft, data.settings);
   const dirty = Object.keys(patch).length > 0;
   const set = (p: Partial<Draft>) => {
@@ -347,7 +358,7 @@ function SettingsForm({ data }: { data: SettingsResponse }) {
           Discard changes
         </button>
         <span aria-live="polite" className="muted" data-testid="settings-saved">
-          {savedKeys ? (savedKeys.length > 0 ? `Saved: ${savedKeys.join(', ')}.` : 'Nothing changed.') : dirty ? 'Unsaved changes.' : ''}
+          {savedKeys ? (savedKeys.length > 0 ? `Saved: ${savedKeys.map((k) => SETTINGS_WORDS[k]?.name ?? k).join(', ')}.` : 'Nothing changed.') : dirty ? 'Unsaved changes.' : ''}
         </span>
       </div>
       {update.isError && !update.error.problem.errors ? <ErrorState error={update.error} /> : null}

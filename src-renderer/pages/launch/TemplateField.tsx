@@ -1,0 +1,83 @@
+import { useEffect, useMemo, useState } from 'react';
+import type { MarketplaceTemplateEntry } from '../../../shared';
+import { Field } from '../../components/Field';
+import { useTemplates } from '../../queries/choices';
+
+function describe(t: MarketplaceTemplateEntry): string {
+  const image = t.image ? ` · ${t.image}${t.tag ? `:${t.tag}` : ''}` : '';
+  return `${t.name ?? 'unnamed template'}${image}${t.recommended ? '' : ' (yours)'}`;
+}
+
+/**
+ * The template a rented machine runs, chosen by name from the marketplace's templates (the
+ * recommended ones, plus any found by name or hash), its hash shown small. The hash in use is
+ * looked up too, so a template that does not exist says so before anything is rented.
+ */
+export function TemplateField({ hash, error, onChange, enabled }: { hash: string; error: string | null; onChange: (hash: string) => void; enabled: boolean }) {
+  const recommended = useTemplates('', enabled);
+  const current = useTemplates(hash.trim(), enabled && hash.trim() !== '');
+  const [search, setSearch] = useState('');
+  const [asked, setAsked] = useState('');
+  const found = useTemplates(asked, enabled && asked !== '');
+  const options = useMemo(() => {
+    const byHash = new Map<string, MarketplaceTemplateEntry>();
+    for (const t of [...(current.data?.templates ?? []), ...(found.data?.templates ?? []), ...(recommended.data?.templates ?? [])]) if (!byHash.has(t.hash_id)) byHash.set(t.hash_id, t);
+    return [...byHash.values()];
+  }, [current.data, found.data, recommended.data]);
+  // One template found: take it (several: the user picks in the list).
+  const only = found.data?.templates.length === 1 ? found.data.templates[0]?.hash_id : undefined;
+  useEffect(() => {
+    if (only) onChange(only);
+    // onChange is a new function every render: only a new answer should select.
+  }, [only]);
+  const selected = options.find((t) => t.hash_id === hash.trim()) ?? null;
+  const missing = current.isSuccess && current.data.note === null && !current.data.templates.some((t) => t.hash_id === hash.trim());
+  const lookupError = current.isError ? `The template could not be checked: ${current.error.message}` : null;
+
+  return (
+    <div className="template-field wide" data-testid="template-field">
+      <Field
+        label="Template"
+        hint={
+          <span className="template-hash" data-testid="template-hash">
+            hash <code>{hash || '—'}</code>
+            {selected?.recommended_disk_space ? ` · wants ${selected.recommended_disk_space} GB disk` : ''}
+          </span>
+        }
+        error={error ?? (missing ? 'No template with this hash on the marketplace (editing a template changes its hash): choose one from the list' : lookupError)}
+      >
+        <select name="template_hash" value={selected ? selected.hash_id : ''} onChange={(e) => onChange(e.target.value)} data-testid="launch-template">
+          {!selected ? <option value="">{current.isPending && hash ? 'Looking the template up…' : 'Choose a template…'}</option> : null}
+          {options.map((t) => (
+            <option key={t.hash_id} value={t.hash_id}>
+              {describe(t)}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <div className="template-search">
+        <span className="template-search-label">Not in the list? Find one by its exact name or its hash:</span>
+        <input
+          type="search"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              setAsked(search.trim());
+            }
+          }}
+          placeholder="Find by exact name or hash"
+          aria-label="Find a template by its exact name or its hash"
+          data-testid="template-search"
+        />
+        <button type="button" className="button button-small" onClick={() => setAsked(search.trim())} disabled={!search.trim() || found.isFetching} data-testid="template-find">
+          {found.isFetching ? 'Finding…' : 'Find'}
+        </button>
+        <span className="muted note-small" role="status" data-testid="template-found">
+          {found.isSuccess && asked ? (found.data.templates.length === 0 ? `No template named “${asked}”.` : found.data.templates.length === 1 ? 'Found and selected.' : `${found.data.templates.length} found: pick one in the list.`) : found.isError ? found.error.message : ''}
+        </span>
+      </div>
+    </div>
+  );
+}
