@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JobKindSchema, JobStatusSchema, Rfc3339Schema } from './jobs';
+import { JobKindSchema, JobStatusSchema, Rfc3339Schema, wholeNumberParam } from './jobs';
 
 /**
  * Rented marketplace machines as a resource (GET /v1/marketplace/instances): every instance on the
@@ -70,7 +70,7 @@ export type ListInstancesQuery = z.infer<typeof ListInstancesQuerySchema>;
 
 export const ReleaseInstanceInputSchema = z
   .object({
-    instance_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+    instance_id: wholeNumberParam(1, Number.MAX_SAFE_INTEGER),
     /** Required to release a `foreign` machine (one rented by another benchdesk install). */
     force: z.boolean().optional(),
   })

@@ -142,11 +142,68 @@ export const JobEventSchema = z.object({
 });
 export type JobEvent = z.infer<typeof JobEventSchema>;
 
+/**
+ * Sent on an event stream instead of events the server can no longer replay: the client asked to
+ * resume after a seq older than what the server still holds (the feed's replay window, or events
+ * from before the server restarted). Whatever changed meanwhile must be fetched again; the stream
+ * goes on live from `seq`. Over SSE it is an `event: reset` message whose `id:` is `seq`.
+ */
+export const StreamResetSchema = z
+  .object({
+    reset: z.literal(true),
+    /** The stream's position after the reset: resume after this seq. */
+    seq: z.number().int().min(0).describe('the position the stream continues from (its SSE id)'),
+    /** The seq the client asked to resume after. */
+    after: z.number().int().min(0).describe('the seq the client asked to resume after'),
+    /** The oldest seq the server could still replay; null when it holds none. */
+    oldest_seq: z.number().int().min(0).nullable().describe('the oldest seq the server could still replay'),
+    message: z.string(),
+  })
+  .strict();
+export type StreamReset = z.infer<typeof StreamResetSchema>;
+
+/** What an event stream yields: events, and a reset where events were lost to the client. */
+export const JobStreamItemSchema = z.union([JobEventSchema, StreamResetSchema]);
+export type JobStreamItem = z.infer<typeof JobStreamItemSchema>;
+
+export function isStreamReset(item: JobStreamItem): item is StreamReset {
+  return 'reset' in item && item.reset === true;
+}
+
 export const JobAcceptedSchema = z.object({
   job_id: z.string(),
   status: z.literal('accepted'),
 });
 export type JobAccepted = z.infer<typeof JobAcceptedSchema>;
+
+/**
+ * A whole number as a query string or header carries it: decimal digits only ("1e3", "0x10", " 5",
+ * "-1" and "" are refused, not read as a number), or a number from IPC and the in-process client.
+ * `?after=`, `?limit=` and `Last-Event-ID` are all read with this, so they are equally strict.
+ */
+export function wholeNumberParam(min: number, max: number) {
+  const schema = z
+    // A sign is read too, so "-1" says what a -1 from IPC says (too small), not that it is not a number.
+    .union([z.number(), z.string().regex(/^-?\d{1,16}$/).transform(Number)], { error: 'expected a whole number' })
+    .pipe(
+      z
+        .number()
+        .int('expected a whole number')
+        .min(min, `must be at least ${min}`)
+        .max(max, `must be at most ${max}`),
+    );
+  WHOLE_NUMBER_PARAMS.set(schema, { min, max });
+  return schema;
+}
+
+/**
+ * Every wholeNumberParam with its bounds: JSON Schema cannot see through the transform, so the
+ * OpenAPI document describes each of these as the integer it is.
+ */
+export const WHOLE_NUMBER_PARAMS = new Map<z.ZodType, { min: number; max: number }>();
+
+/** An event seq as a position to resume after (`?after=`, `Last-Event-ID`). */
+export const SeqParamSchema = wholeNumberParam(0, Number.MAX_SAFE_INTEGER);
 
 export const JOB_LIST_MAX_LIMIT = 200;
 export const JOB_LIST_DEFAULT_LIMIT = 50;
@@ -169,7 +226,7 @@ export const JobListQuerySchema = z
     kind: JobKindSchema.optional(),
     q: JobSearchSchema.optional(),
     sort: JobSortSchema.default('-created'),
-    limit: z.coerce.number().int().min(1).max(JOB_LIST_MAX_LIMIT).default(JOB_LIST_DEFAULT_LIMIT),
+    limit: wholeNumberParam(1, JOB_LIST_MAX_LIMIT).default(JOB_LIST_DEFAULT_LIMIT).describe(`jobs per page (default ${JOB_LIST_DEFAULT_LIMIT})`),
     cursor: z.string().min(1).max(512).optional(),
   })
   .strict();
@@ -183,7 +240,7 @@ export type JobListResponse = z.infer<typeof JobListResponseSchema>;
 
 export const JobEventsQuerySchema = z
   .object({
-    after: z.coerce.number().int().min(0).optional(),
+    after: SeqParamSchema.optional(),
   })
   .strict();
 export type JobEventsQuery = z.infer<typeof JobEventsQuerySchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BackendTypeSchema } from './requests';
+import { BackendTypeSchema, BackendUrlSchema } from './requests';
 
 /** A model on an llmserver: from /api/tags, and for running ones also /api/ps. */
 export const ModelEntrySchema = z.object({
@@ -36,7 +36,7 @@ export type CatalogResponse = z.infer<typeof CatalogResponseSchema>;
 
 export const LlmModelsQuerySchema = z
   .object({
-    backend_url: z.string().trim().min(1, 'backend_url is required').max(2048),
+    backend_url: BackendUrlSchema,
     backend_type: BackendTypeSchema.default('llmserver'),
   })
   .strict();

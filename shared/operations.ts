@@ -4,13 +4,14 @@ import {
   JobAcceptedSchema,
   JobCountsQuerySchema,
   JobCountsSchema,
-  JobEventSchema,
   JobEventsResponseSchema,
   JobKindSchema,
   JobListQuerySchema,
   JobListResponseSchema,
   JobRecordSchema,
   JobStatusSchema,
+  JobStreamItemSchema,
+  SeqParamSchema,
   type JobKind,
 } from './jobs';
 import { AgentListSchema } from './agents';
@@ -68,16 +69,18 @@ export const CreateJobInputSchema = z
   })
   .strict();
 
-export const JobEventsInputSchema = z
-  .object({ job_id: JobIdSchema, after: z.coerce.number().int().min(0).optional() })
-  .strict();
+/** Events after `last_event_id` (the SSE Last-Event-ID header) when set, else after `after`. */
+export const JobEventsInputSchema = z.object({ job_id: JobIdSchema, after: SeqParamSchema.optional(), last_event_id: SeqParamSchema.optional() }).strict();
 
-export const EventFeedInputSchema = z.object({ after: z.coerce.number().int().min(0).optional() }).strict();
+export const EventFeedInputSchema = z.object({ after: SeqParamSchema.optional(), last_event_id: SeqParamSchema.optional() }).strict();
 
 type HttpMethod = 'GET' | 'POST';
 
 export type OperationDef = {
+  /** One line: the OpenAPI summary and the heading of docs/api.md. */
   readonly summary: string;
+  /** What the operation does and answers, for people writing clients (OpenAPI `description`). */
+  readonly description: string;
   readonly tags: readonly string[];
   readonly method: HttpMethod;
   /** OpenAPI-style path: `{name}` segments are filled from the input field of that name. */
@@ -109,6 +112,12 @@ export type OperationDef = {
   readonly appTenantOnly?: boolean;
   /** Richer schemas for the OpenAPI document where `input` leaves the deep checks to the service. */
   readonly docs?: { readonly body?: z.ZodType; readonly querystring?: z.ZodType };
+  /**
+   * Error statuses this operation answers beyond the ones every route can (see the OpenAPI module),
+   * each with when. The OpenAPI document declares them; a test sends requests and checks that every
+   * status the server answers is declared.
+   */
+  readonly errors?: Readonly<Record<number, string>>;
 };
 
 /** `body` value: the input's fields outside the path travel as the JSON body (no input field can be named so). */
@@ -117,6 +126,9 @@ export const REST_BODY = '...rest';
 export const OPERATIONS = {
   getHealth: {
     summary: 'Liveness and status; always public',
+    description:
+      'Answers without credentials, even while the address is locked out: `status` is `ok`, or `degraded` when the data directory cannot be written (a full disk). ' +
+      'Also the version and how authentication is configured (`enabled`, `disabled`, `unconfigured`).',
     tags: ['meta'],
     method: 'GET',
     path: '/healthz',
@@ -127,6 +139,9 @@ export const OPERATIONS = {
   },
   createEstimate: {
     summary: 'Estimate what renting marketplace GPUs will cost',
+    description:
+      'Prices a job before it runs: with a marketplace key, from the live offers that fit the model and the price range (`basis: live_offers`, or `no_offers` with the nearest offer); ' +
+      'without one, or when the marketplace does not answer, from the price range alone (`price_range`, with a warning). Answers synchronously; nothing is rented.',
     tags: ['marketplace'],
     method: 'POST',
     path: '/v1/estimates',
@@ -139,6 +154,9 @@ export const OPERATIONS = {
   },
   createJob: {
     summary: 'Submit a job; durable before the 202',
+    description:
+      'Validates the request of the kind in the path, stores the job and answers 202 with its id and a `Location`; the job then runs in the background (follow it with the events stream). ' +
+      'With an `Idempotency-Key`, a retry with the same body answers the same job (`Idempotent-Replayed: true`) instead of running it again.',
     tags: ['jobs'],
     method: 'POST',
     path: '/v1/jobs/{kind}',
@@ -147,9 +165,11 @@ export const OPERATIONS = {
     status: 202,
     body: 'request',
     headers: { idempotency_key: 'idempotency-key' },
+    errors: { 409: 'A request with the same Idempotency-Key is still being accepted (`idempotency_in_flight`): retry it' },
   },
   listJobs: {
     summary: 'List jobs, newest first, with cursor paging',
+    description: "The caller's jobs, newest first, filtered by status and kind. `next_cursor` is null on the last page; pass it as `cursor` for the next one.",
     tags: ['jobs'],
     method: 'GET',
     path: '/v1/jobs',
@@ -160,6 +180,7 @@ export const OPERATIONS = {
   },
   getJobCounts: {
     summary: "How many of the caller's jobs are in each status and of each kind",
+    description: 'Counts for the status and kind filters of a job list, optionally within one kind; cheap enough to refresh on every status change.',
     tags: ['jobs'],
     method: 'GET',
     // Not under /v1/jobs/: that segment is a job id.
@@ -171,24 +192,32 @@ export const OPERATIONS = {
   },
   getJob: {
     summary: 'Get one job',
+    description: "The job's record: status, request (secrets redacted), progress, result or error. Another tenant's job answers 404, as a missing one does.",
     tags: ['jobs'],
     method: 'GET',
     path: '/v1/jobs/{job_id}',
     input: JobRefSchema,
     output: JobRecordSchema,
     status: 200,
+    errors: { 405: 'The id is the name of a job kind: `/v1/jobs/<kind>` only takes POST (submit a job)' },
   },
   cancelJob: {
     summary: 'Cancel a job; it ends `cancelled` after its cleanup (rented machines released)',
+    description:
+      'A queued job is cancelled at once; a running one is stopped, releases what it rented, then ends `cancelled` (the answer says the status at the time of the answer). ' +
+      'A job that has already ended answers 409.',
     tags: ['jobs'],
     method: 'POST',
     path: '/v1/jobs/{job_id}/cancel',
     input: JobRefSchema,
     output: CancelJobResponseSchema,
     status: 202,
+    errors: { 409: 'The job has already ended (`job_not_cancellable`)' },
   },
   getJobEvents: {
     summary: "A job's events so far (`after` = only events with a greater seq)",
+    description:
+      "The job's append-only event list, oldest first (`seq` is a global, increasing number). With `Accept: text/event-stream` the same path is the live stream (streamJobEvents).",
     tags: ['jobs'],
     method: 'GET',
     path: '/v1/jobs/{job_id}/events',
@@ -196,31 +225,47 @@ export const OPERATIONS = {
     output: JobEventsResponseSchema,
     status: 200,
     query: ['after'],
+    headers: { last_event_id: 'last-event-id' },
+    errors: { 422: 'A malformed `after` or Last-Event-ID, or one beyond the newest event (`unknown_event_id`)' },
   },
   streamJobEvents: {
     summary: "A job's events as a live stream (SSE: id = seq, Last-Event-ID resumes); ends after the terminal event",
+    description:
+      "Server-Sent Events: the job's events from `after` (or `Last-Event-ID`) on, then live, ending after the job's terminal event. " +
+      'A client that reads too slowly is disconnected and resumes with Last-Event-ID.',
     tags: ['jobs'],
     method: 'GET',
     path: '/v1/jobs/{job_id}/events',
     input: JobEventsInputSchema,
-    output: JobEventSchema,
+    output: JobStreamItemSchema,
     status: 200,
     query: ['after'],
+    headers: { last_event_id: 'last-event-id' },
     stream: true,
+    errors: { 422: 'A malformed `after` or Last-Event-ID, or one beyond the newest event (`unknown_event_id`)' },
   },
   streamEvents: {
     summary: "Live feed of every job of the caller's tenant: status changes and events (SSE)",
+    description:
+      "Server-Sent Events of every job of the caller's tenant. Resuming with Last-Event-ID replays what was missed; when that is older than the server still holds " +
+      '(a long disconnection, a restart), a `reset` event says so and the stream goes on live: fetch the jobs again. A client that reads too slowly is disconnected.',
     tags: ['jobs'],
     method: 'GET',
     path: '/v1/events',
     input: EventFeedInputSchema,
-    output: JobEventSchema,
+    output: JobStreamItemSchema,
     status: 200,
     query: ['after'],
+    headers: { last_event_id: 'last-event-id' },
     stream: true,
+    errors: {
+      406: 'The request does not accept `text/event-stream`: this path is only a stream',
+      422: 'A malformed `after` or Last-Event-ID, or one beyond the newest event (`unknown_event_id`)',
+    },
   },
   listCatalog: {
     summary: 'Marketplace model catalog',
+    description: 'The models benchdesk can run on a rented machine, with the VRAM and disk each needs (what sizes the GPU of an estimate or a job).',
     tags: ['marketplace'],
     method: 'GET',
     path: '/v1/catalog/marketplace-models',
@@ -231,6 +276,7 @@ export const OPERATIONS = {
   },
   listLlmModels: {
     summary: 'Models of an llmserver backend, with the running ones',
+    description: 'Asks the llmserver (Ollama) at `backend_url` for its models and the ones loaded now. A backend that cannot be reached or answers an error is a 502 naming it.',
     tags: ['llmserver'],
     method: 'GET',
     path: '/v1/llm/models',
@@ -240,9 +286,11 @@ export const OPERATIONS = {
     output: LlmModelsResponseSchema,
     status: 200,
     query: ['backend_url', 'backend_type'],
+    errors: { 502: 'The llmserver could not be reached (`upstream_unreachable`) or answered an error (`upstream_error`)' },
   },
   getMetricsSummary: {
     summary: 'Event metrics of the tenant, or of one job',
+    description: "Counts and durations (average, min, max, p95) of the timed steps (`ok`/`error` events) of the tenant's jobs, or of one job with `job_id`.",
     tags: ['jobs'],
     method: 'GET',
     path: '/v1/metrics/summary',
@@ -253,6 +301,9 @@ export const OPERATIONS = {
   },
   listInstances: {
     summary: 'Marketplace machines labelled `benchdesk:*` with their job, $/h, cost so far and active/kept/orphaned (`orphaned=true`: only orphans)',
+    description:
+      'Every machine on the marketplace account whose label starts with `benchdesk:`, with its job, price and cost so far, and why it is still up. ' +
+      'Without a marketplace key the list is empty and `note` says why.',
     tags: ['marketplace'],
     method: 'GET',
     path: '/v1/marketplace/instances',
@@ -260,10 +311,14 @@ export const OPERATIONS = {
     output: MarketplaceInstanceListSchema,
     status: 200,
     query: ['orphaned'],
+    errors: { 502: 'The marketplace did not answer the instance list, or answered an error' },
   },
   releaseInstance: {
     summary:
       'Destroy one benchdesk machine and confirm it is gone (409 `instance_active` while its job runs: cancel the job instead; 409 `instance_foreign` for another install\'s machine unless the body says `{"force": true}`)',
+    description:
+      'Destroys the machine and answers once the marketplace confirms it is gone. A machine whose job is still active answers 409 (cancel the job instead); ' +
+      "a machine another benchdesk install rented answers 409 unless the body says `{\"force\": true}` (only the app's own tenant may force); one that is not a benchdesk machine answers 404.",
     tags: ['marketplace'],
     method: 'POST',
     path: '/v1/marketplace/instances/{instance_id}/release',
@@ -273,9 +328,17 @@ export const OPERATIONS = {
     docs: { body: ReleaseInstanceBodySchema },
     output: ReleaseInstanceResponseSchema,
     status: 200,
+    errors: {
+      403: "`force` from a tenant other than the app's own (`forbidden_tenant`)",
+      409: "Its job is still active (`instance_active`), another install's machine without `force` (`instance_foreign`), or no marketplace key is set (`marketplace_not_configured`)",
+      502: 'The marketplace did not confirm the release, or answered an error',
+    },
   },
   searchTemplates: {
     summary: "The marketplace's templates by name or hash (`q`; absent: the recommended ones), for choosing what a rented machine runs",
+    description:
+      'Searches the marketplace templates by exact name or hash (names containing `q` come from the recommended list already read); without `q`, the recommended ones. ' +
+      'Without a marketplace key the list is empty and `note` says why.',
     tags: ['marketplace'],
     method: 'GET',
     path: '/v1/marketplace/templates',
@@ -283,9 +346,11 @@ export const OPERATIONS = {
     output: MarketplaceTemplateListSchema,
     status: 200,
     query: ['q'],
+    errors: { 502: 'The marketplace did not answer the template search, or answered an error' },
   },
   listAgents: {
     summary: 'The agents a job can ask: builtin, the bundled holmes and k8sgpt drivers, and registered drivers',
+    description: 'Every agent this server knows, with where it comes from (built in, bundled, settings, environment) and how it is reached: the values `agent` takes in a job request.',
     tags: ['agents'],
     method: 'GET',
     path: '/v1/agents',
@@ -295,6 +360,7 @@ export const OPERATIONS = {
   },
   getSettings: {
     summary: 'The Settings page: editable settings, where each comes from, when a change applies, and the environment (data dir, API address, marketplace key status)',
+    description: 'Each editable setting with its value, where it comes from (default, settings file, environment) and when a change applies; plus the data directory, the API address and whether a marketplace key is set.',
     tags: ['settings'],
     method: 'GET',
     path: '/v1/settings',
@@ -304,6 +370,7 @@ export const OPERATIONS = {
   },
   updateSettings: {
     summary: 'Change some settings (partial; null resets one); answers the new settings and which changed',
+    description: 'A partial update: the settings named in the body change, `null` resets one to its default, the others stay. Answers the new settings and which ones changed.',
     tags: ['settings'],
     method: 'POST',
     path: '/v1/settings',
@@ -315,6 +382,7 @@ export const OPERATIONS = {
   },
   getApiToken: {
     summary: "The app's API token in plaintext (tenant `default`; shown only when asked)",
+    description: "The desktop app's own token, for copying into a script. Only for the app's tenant.",
     tags: ['settings'],
     method: 'GET',
     path: '/v1/settings/api-token',
@@ -325,6 +393,7 @@ export const OPERATIONS = {
   },
   rotateApiToken: {
     summary: 'Replace the app token: the old one gets 401 from the next request, the `api-token` file is rewritten (0600)',
+    description: 'Creates a new app token: the old one stops working from the next request, and the `api-token` file in the data directory is rewritten. Answers the new token.',
     tags: ['settings'],
     method: 'POST',
     path: '/v1/settings/api-token/rotate',
@@ -336,6 +405,7 @@ export const OPERATIONS = {
   },
   testMarketplaceKey: {
     summary: 'Ask the marketplace whether the key in use (or a candidate `key`) works (GET /users/current)',
+    description: 'Asks the marketplace who the key belongs to: the key in use, or `key` from the body before saving it. A refused key is an answer (`ok: false` and why), not an error.',
     tags: ['settings'],
     method: 'POST',
     path: '/v1/settings/marketplace-key/test',
@@ -347,6 +417,7 @@ export const OPERATIONS = {
   },
   setMarketplaceKey: {
     summary: 'Set or clear (null) the app\'s marketplace key (desktop app: encrypted with safeStorage); 409 where the key can only come from VAST_API_KEY',
+    description: 'Stores the key used for estimates and rentals (`null` clears it). Where the key can only come from the environment (`VAST_API_KEY`), this answers 409.',
     tags: ['settings'],
     method: 'POST',
     path: '/v1/settings/marketplace-key',
@@ -355,9 +426,11 @@ export const OPERATIONS = {
     appTenantOnly: true,
     status: 200,
     body: '*',
+    errors: { 409: 'The key comes from the environment here and cannot be changed (`marketplace_not_configured`)' },
   },
   getSpendSummary: {
     summary: "Spend today and this month from the tenant's jobs' recorded cost",
+    description: "What the tenant's jobs have spent on rented machines today and this month (UTC), from the cost each job recorded.",
     tags: ['jobs'],
     method: 'GET',
     path: '/v1/spend',
@@ -469,5 +542,9 @@ export const JOB_KIND_ALIASES: readonly { path: string; kind: JobKind; successor
 
 /** Routes that are not operations of the table: documented here so a test can check the server has nothing else. */
 export const NON_OPERATION_ROUTES: readonly { method: HttpMethod; path: string; why: string }[] = [
-  { method: 'GET', path: '/v1/openapi.json', why: 'this API described as OpenAPI 3.1' },
+  {
+    method: 'GET',
+    path: '/v1/openapi.json',
+    why: 'This API described as OpenAPI 3.1, generated from the same schemas the server validates with; `servers` names the address it was fetched from.',
+  },
 ];

@@ -13,6 +13,7 @@ export const PROBLEM_CODES = [
   'job_not_found',
   'method_not_allowed',
   'not_acceptable',
+  'unknown_event_id',
   'idempotency_in_flight',
   'payload_too_large',
   'unsupported_media_type',

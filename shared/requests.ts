@@ -21,7 +21,11 @@ const ModelNameSchema = z
   .max(200)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'model names use letters, digits and . _ : / -');
 
-const UrlStringSchema = z.string().trim().min(1).max(2048);
+/** An llmserver URL (`http(s)://host[:port][/prefix]`); a bare `host[:port]` is read as `http://` (port 11434 when none). */
+export const BackendUrlSchema = z.string().trim().min(1, 'a URL is required').max(2048);
+const UrlStringSchema = BackendUrlSchema;
+/** The OpenAPI document's word for a backend URL (the bare-host convenience is left out of it). */
+export const BACKEND_URL_DESCRIPTION = 'the llmserver (Ollama) base URL, http:// or https://; a bare host[:port] is read as http:// (port 11434 when none)';
 const TemplateHashSchema = z
   .string()
   .trim()
@@ -31,7 +35,8 @@ const TemplateHashSchema = z
 const DphSchema = z.number().nonnegative().max(1000);
 const ReliabilitySchema = z.number().min(0).max(1);
 const KubeconfigPathSchema = z.string().trim().min(1).max(4096);
-const AgentNameSchema = z
+/** An agent's name; the OpenAPI document lists the agents the server knows. */
+export const AgentNameSchema = z
   .string()
   .trim()
   .min(1)
@@ -44,8 +49,9 @@ export const DEFAULT_WARMUP_TIMEOUT_S = 300;
 const marketplaceFields = {
   marketplace: z.boolean().default(false),
   template_hash: TemplateHashSchema.optional(),
-  min_dph: DphSchema.default(0),
-  max_dph: DphSchema.optional(),
+  min_dph: DphSchema.default(0).describe('the lowest price per hour of the machines to consider ($/h)'),
+  /** Required with marketplace; at least min_dph (a rule JSON Schema cannot state: see MARKETPLACE_RULES_JSON_SCHEMA). */
+  max_dph: DphSchema.optional().describe('the highest price per hour to pay ($/h); required with marketplace, above 0 and at least min_dph'),
   reliability: ReliabilitySchema.default(DEFAULT_RELIABILITY),
   /** Spend limit ($) for the rented machine while the job holds it; absent = the max_cost_usd_default setting (off unless set). */
   max_cost_usd: z.number().positive().max(1_000_000).optional().describe('spend limit ($): the job is stopped, its machine released, and it fails budget_exceeded when its running cost reaches this; default: the default_max_cost_usd setting'),
@@ -59,6 +65,23 @@ const backendFields = {
   backend_warmup: z.boolean().default(true),
   backend_warmup_timeout: z.number().int().min(1).max(3600).default(DEFAULT_WARMUP_TIMEOUT_S),
 };
+
+/**
+ * marketplaceIssues as JSON Schema, for the OpenAPI document of the llm-instance and benchmark
+ * requests: with `marketplace: true`, template_hash, max_dph (> 0) and model are required and
+ * backend_url must be absent; otherwise backend_url is required. `max_dph >= min_dph` compares two
+ * fields, which JSON Schema cannot: max_dph's description says it. A test checks that this schema
+ * and the zod rules agree on every combination.
+ */
+export const MARKETPLACE_RULES_JSON_SCHEMA = {
+  if: { properties: { marketplace: { const: true } }, required: ['marketplace'] },
+  then: {
+    properties: { template_hash: {}, max_dph: { exclusiveMinimum: 0 }, model: {} },
+    required: ['template_hash', 'max_dph', 'model'],
+    not: { properties: { backend_url: {} }, required: ['backend_url'] },
+  },
+  else: { properties: { backend_url: {} }, required: ['backend_url'] },
+} as const;
 
 type Issue = { path: (string | number)[]; message: string };
 
@@ -136,7 +159,7 @@ export const CostEstimationRequestSchema = z
   .object({
     marketplace: z.boolean().default(false),
     min_dph: DphSchema.default(0),
-    max_dph: DphSchema.default(0),
+    max_dph: DphSchema.default(0).describe('the highest price per hour to consider ($/h); 0 = no ceiling; otherwise at least min_dph'),
     reliability: ReliabilitySchema.default(DEFAULT_RELIABILITY),
     model: ModelNameSchema.optional(),
     estimated_duration_seconds: z.number().int().min(1).max(30 * 24 * 3600).default(DEFAULT_ESTIMATED_DURATION_S),

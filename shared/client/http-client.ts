@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { isTerminal } from '../jobs';
+import { isTerminal, type StreamReset } from '../jobs';
 import {
   OPERATIONS,
   REST_BODY,
@@ -92,6 +92,11 @@ function checkOutput<O extends OperationName>(name: O, data: unknown, what: stri
     throw clientError(502, 'upstream_error', `unexpected response from ${what}: ${summary}`, { errors });
   }
   return parsed.data as OperationOutput<O>;
+}
+
+/** The reset a client reports when the server it reconnected to no longer knows its position. */
+function streamReset(after: number, why: string): StreamReset {
+  return { reset: true, seq: 0, after: Number.isSafeInteger(after) ? after : 0, oldest_seq: null, message: `the event stream restarted: ${why}` };
 }
 
 type Wire = { url: string; method: string; headers: Headers; body: string | null; what: string };
@@ -206,13 +211,16 @@ export function createHttpClient(options: HttpClientOptions): BenchdeskClient {
       }
     }
 
+    /** After a reset the stream starts afresh: the caller's `after` no longer names a position. */
+    let streamInput = input;
+
     async function pump(): Promise<void> {
       let delay = retryMs;
       let first = true;
       while (!stop.signal.aborted) {
         const connection = new AbortController();
         try {
-          const w = wire(name, input, 'text/event-stream');
+          const w = wire(name, streamInput, 'text/event-stream');
           if (lastEventId !== null) w.headers.set('Last-Event-ID', lastEventId);
           const res = await send(w, AbortSignal.any([stop.signal, connection.signal]));
           if (!res.headers.get('Content-Type')?.includes('text/event-stream') || !res.body) {
@@ -237,6 +245,15 @@ export function createHttpClient(options: HttpClientOptions): BenchdeskClient {
         } catch (err) {
           if (stop.signal.aborted) break;
           const status = err instanceof BenchdeskApiError ? err.problem.status : 0;
+          if (!first && err instanceof BenchdeskApiError && err.problem.code === 'unknown_event_id') {
+            // Reconnected to a server that never sent our last id (another data dir, a restored
+            // backup): what we hold may be stale. Say so, and start again from what it has.
+            const after = Number(lastEventId ?? 0);
+            queue.push(streamReset(after, err.problem.detail) as OperationOutput<O>);
+            lastEventId = null;
+            streamInput = { ...(input as Record<string, unknown>), after: undefined };
+            continue;
+          }
           // The first connection's answer is the caller's answer (404, 401…); later, a 4xx means retrying cannot help.
           if (first || (status >= 400 && status < 500 && status !== 408 && status !== 429)) {
             queue.end(err);

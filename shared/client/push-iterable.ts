@@ -10,7 +10,18 @@ export type PushIterable<T> = {
   readonly ended: boolean;
 };
 
-export function createPushIterable<T>(options: { signal?: AbortSignal | undefined; onClose?: () => void } = {}): PushIterable<T> {
+export type PushIterableOptions = {
+  signal?: AbortSignal | undefined;
+  onClose?: () => void;
+  /**
+   * At most this many items wait for a consumer that is not taking them. A push past it drops
+   * them, ends the iterable and calls `onOverflow`: a stalled consumer cannot grow memory.
+   */
+  maxBuffered?: number | undefined;
+  onOverflow?: (() => void) | undefined;
+};
+
+export function createPushIterable<T>(options: PushIterableOptions = {}): PushIterable<T> {
   const buffer: T[] = [];
   let waiting: ((result: IteratorResult<T>) => void) | null = null;
   let failWaiting: ((err: unknown) => void) | null = null;
@@ -33,6 +44,10 @@ export function createPushIterable<T>(options: { signal?: AbortSignal | undefine
       const resolve = waiting;
       waiting = failWaiting = null;
       resolve({ value: item, done: false });
+    } else if (options.maxBuffered !== undefined && buffer.length >= options.maxBuffered) {
+      buffer.length = 0;
+      end();
+      options.onOverflow?.();
     } else {
       buffer.push(item);
     }

@@ -6,6 +6,12 @@ export type OperationContext = {
   signal?: AbortSignal | undefined;
   /** Filled by handlers for HTTP (Location, Idempotent-Replayed); other transports ignore it. */
   responseHeaders?: Record<string, string>;
+  /**
+   * Streams: how many live items may wait for a consumer that is not taking them. Past that the
+   * stream ends and `onOverflow` runs (over HTTP the connection is closed and the client resumes
+   * with Last-Event-ID). Without it, a default bound applies.
+   */
+  streamLimit?: { maxQueued: number; onOverflow(): void };
 };
 
 export type UnaryHandler<O extends OperationName> = (ctx: OperationContext, input: unknown) => Promise<OperationOutput<O>>;

@@ -177,6 +177,31 @@ describe('Authenticator', () => {
   });
 });
 
+describe('the failed-login table', () => {
+  it('forgets sources whose failures aged out, so addresses that fail once cannot grow it without bound', () => {
+    let now = 1_000_000;
+    const auth = new Authenticator({ apiTokens: 'default:right', now: () => now });
+    const wrong = { tenantId: 'default', token: 'wrong' };
+    for (let i = 0; i < 5_000; i++) auth.authenticate(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, wrong);
+    expect(auth.failureSources).toBe(5_000);
+    now += LOCKOUT_WINDOW_MS + 1;
+    auth.authenticate('192.0.2.1', wrong);
+    expect(auth.failureSources).toBe(1);
+  });
+
+  it('counts every loopback address as one source', () => {
+    let now = 1_000_000;
+    const auth = new Authenticator({ apiTokens: 'default:right', now: () => now });
+    for (let i = 0; i < LOCKOUT_THRESHOLD; i++) auth.authenticate(`127.0.${i}.9`, { tenantId: 'default', token: 'wrong' });
+    expect(auth.failureSources).toBe(1);
+    expect(auth.blockedFor('::1')).toBeGreaterThan(0);
+    expect(auth.authenticate('::ffff:127.1.2.3', { tenantId: 'default', token: 'right' })).toMatchObject({ ok: false, reason: 'blocked' });
+    expect(auth.blockedFor('192.0.2.1')).toBe(0);
+    now += LOCKOUT_WINDOW_MS + 1;
+    expect(auth.authenticate('127.0.0.1', { tenantId: 'default', token: 'right' })).toMatchObject({ ok: true });
+  });
+});
+
 describe('Authenticator.tokenSources (the sign-in hint of /healthz)', () => {
   it('names where accepted tokens come from, and nothing while auth is off or unconfigured', () => {
     expect(new Authenticator({ apiTokens: 'default:abc' }).tokenSources()).toEqual(['environment']);

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { sourceOf } from './source-address';
 
 export const DEFAULT_TENANT = 'default';
 export const LOCKOUT_THRESHOLD = 10;
@@ -94,7 +95,10 @@ export type AuthDecision =
 
 /**
  * Authentication state of one server: the hashed tokens and the failed-attempt limiter
- * (10 failures from one IP in a rolling 60 s window block that IP until the window clears).
+ * (10 failures from one source in a rolling 60 s window block that source until the window
+ * clears). A source is an address, except that all of loopback (127.0.0.0/8, ::1) is one: a local
+ * program cannot spread its guesses over 127.0.0.2, 127.0.0.3… Sources whose failures have aged
+ * out are dropped, so addresses that fail once cannot grow the table without bound.
  */
 export class Authenticator {
   readonly mode: AuthMode;
@@ -102,6 +106,7 @@ export class Authenticator {
   private readonly failures = new Map<string, number[]>();
   private readonly now: () => number;
   private tokenGeneration = 0;
+  private lastPrune = 0;
   private readonly envTokens: boolean;
   private appToken: boolean;
 
@@ -154,9 +159,15 @@ export class Authenticator {
     return this.tokens.size;
   }
 
-  /** Seconds until `ip` is unblocked, or 0 when it is not blocked. */
-  blockedFor(ip: string): number {
-    // The common case (no recent failure from this address) allocates nothing.
+  /** Sources with failures still remembered (aged-out ones are dropped as failures come in). */
+  get failureSources(): number {
+    return this.failures.size;
+  }
+
+  /** Seconds until `address` (its source) is unblocked, or 0 when it is not blocked. */
+  blockedFor(address: string): number {
+    const ip = sourceOf(address);
+    // The common case (no recent failure from this source) allocates nothing.
     if (!this.failures.has(ip)) return 0;
     const recent = this.recentFailures(ip);
     if (recent.length < LOCKOUT_THRESHOLD) return 0;
@@ -166,8 +177,9 @@ export class Authenticator {
   }
 
   /** `countFailure: false`: a failure that is not a guess (see request-guards) leaves the limiter alone. */
-  authenticate(ip: string, credentials: Credentials, options: { countFailure?: boolean } = {}): AuthDecision {
+  authenticate(address: string, credentials: Credentials, options: { countFailure?: boolean } = {}): AuthDecision {
     if (this.mode === 'disabled') return { ok: true, tenantId: credentials.tenantId };
+    const ip = sourceOf(address);
     const blocked = this.blockedFor(ip);
     if (blocked > 0) return { ok: false, reason: 'blocked', retryAfterSeconds: blocked };
     const count = options.countFailure ?? true;
@@ -198,8 +210,18 @@ export class Authenticator {
   }
 
   private recordFailure(ip: string): void {
+    this.pruneAgedOut();
     const list = this.recentFailures(ip);
     list.push(this.now());
     this.failures.set(ip, list);
+  }
+
+  /** Once per window: forget the sources none of whose failures are inside it any more. */
+  private pruneAgedOut(): void {
+    const now = this.now();
+    if (now - this.lastPrune < LOCKOUT_WINDOW_MS) return;
+    this.lastPrune = now;
+    const cutoff = now - LOCKOUT_WINDOW_MS;
+    for (const [ip, list] of this.failures) if ((list[list.length - 1] ?? 0) <= cutoff) this.failures.delete(ip);
   }
 }

@@ -12,11 +12,17 @@ export type HttpLimits = {
   requestTimeoutMs: number;
   /** Time to receive the request headers (node `headersTimeout`). */
   headersTimeoutMs: number;
-  /** Open connections from one IP address; more are answered 503 and closed at once. */
+  /**
+   * Open connections from one source (every loopback address is one source). At the cap a new
+   * connection replaces an idle one that has not authenticated; only when there is none is it
+   * answered 503 (see ConnectionGuard).
+   */
   maxConnectionsPerIp: number;
+  /** A connection that has not authenticated is closed after this long without a request in progress. */
+  idleUnauthenticatedMs: number;
 };
 
-export const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, headersTimeoutMs: 15_000, maxConnectionsPerIp: 128 };
+export const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, headersTimeoutMs: 5_000, maxConnectionsPerIp: 128, idleUnauthenticatedMs: 5_000 };
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
@@ -55,17 +61,50 @@ function problemForClientError(err: NodeJS.ErrnoException): ProblemError {
 
 type SocketWithMessage = Socket & { _httpMessage?: { headersSent?: boolean } | null };
 
+/** The methods a path answers (empty: no such path), as the 405s of the router say them. */
+export type AllowedMethods = (path: string) => readonly string[];
+
+/** The request line of a request node's parser refused, when it has one: `METHOD SP target SP HTTP/1.x`. */
+function requestLineOf(err: NodeJS.ErrnoException): { method: string; path: string } | undefined {
+  const raw = (err as { rawPacket?: unknown }).rawPacket;
+  if (!Buffer.isBuffer(raw)) return undefined;
+  const line = raw.subarray(0, 8192).toString('latin1').split('\r\n', 1)[0] ?? '';
+  // RFC 9110 token characters: a method name node does not know, not garbage.
+  const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}) (\/\S*) HTTP\/1\.[01]$/.exec(line);
+  if (!match) return undefined;
+  return { method: match[1] as string, path: (match[2] as string).split('?')[0] as string };
+}
+
+/**
+ * A method node's parser does not know (QUERY, PROPFIND…) on a path that exists is a 405 naming
+ * the methods it answers, as any other wrong method is; on an unknown path, a 404.
+ */
+function unknownMethodProblem(err: NodeJS.ErrnoException, allowedMethods: AllowedMethods | undefined): ProblemError | undefined {
+  if (err.code !== 'HPE_INVALID_METHOD' || !allowedMethods) return undefined;
+  const request = requestLineOf(err);
+  if (!request) return undefined;
+  const allowed = allowedMethods(request.path);
+  if (allowed.length === 0) return new ProblemError(404, 'not_found', `unknown path: ${request.path.slice(0, 200)}`);
+  return new ProblemError(405, 'method_not_allowed', `${request.method} is not allowed on ${request.path.slice(0, 200)}; allowed: ${allowed.join(', ')}`, undefined, {
+    allow: allowed.join(', '),
+  });
+}
+
 /**
  * fastify `clientErrorHandler`: requests that node's HTTP parser refuses (unknown method,
  * Content-Length with Transfer-Encoding, header overflow, timeouts) get a problem+json answer too,
  * then the socket is closed.
  */
-export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+export function makeClientErrorHandler(allowedMethods?: AllowedMethods) {
+  return (err: NodeJS.ErrnoException, socket: Socket) => clientErrorHandler(err, socket, allowedMethods);
+}
+
+function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket, allowedMethods: AllowedMethods | undefined): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   // A response already under way (e.g. a 401 sent before the body arrived) cannot get a second one.
   const started = (socket as SocketWithMessage)._httpMessage?.headersSent === true;
   if (socket.writable && !started) {
-    socket.end(rawProblemResponse(problemForClientError(err)));
+    socket.end(rawProblemResponse(unknownMethodProblem(err, allowedMethods) ?? problemForClientError(err)));
     socket.once('finish', () => socket.destroy());
     setTimeout(() => socket.destroy(), 1000).unref();
   } else {
@@ -73,40 +112,12 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   }
 }
 
-/** Sockets refused by the per-IP cap: a request that still gets parsed on them is ignored. */
-export const refusedSockets = new WeakSet<Socket>();
-
-/**
- * Caps open connections per remote address. Over the cap the socket gets a 503 problem and is
- * closed at once, so one local program cannot exhaust the server's file descriptors.
- */
-export function capConnectionsPerIp(server: http.Server, max: number): void {
-  const open = new Map<string, number>();
-  server.on('connection', (socket: Socket) => {
-    const ip = socket.remoteAddress ?? 'unknown';
-    const count = open.get(ip) ?? 0;
-    if (count >= max) {
-      refusedSockets.add(socket);
-      socket.end(rawProblemResponse(new ProblemError(503, 'too_many_connections', `too many open connections from ${ip} (limit ${max}); close some and retry`, undefined, { 'retry-after': '1' })));
-      socket.once('finish', () => socket.destroy());
-      setTimeout(() => socket.destroy(), 1000).unref();
-      return;
-    }
-    open.set(ip, count + 1);
-    socket.once('close', () => {
-      const left = (open.get(ip) ?? 1) - 1;
-      if (left <= 0) open.delete(ip);
-      else open.set(ip, left);
-    });
-  });
-}
-
 /** The fastify constructor options that apply `limits`. */
-export function fastifyHttpOptions(limits: HttpLimits) {
+export function fastifyHttpOptions(limits: HttpLimits, allowedMethods?: AllowedMethods) {
   const shortest = Math.min(limits.requestTimeoutMs, limits.headersTimeoutMs);
   return {
     requestTimeout: limits.requestTimeoutMs,
-    clientErrorHandler,
+    clientErrorHandler: makeClientErrorHandler(allowedMethods),
     http: {
       // A missing Host is refused by our own guard, with a problem body (node's answer is an empty 400).
       requireHostHeader: false,

@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from '../app/problem-error';
 import { isLoopbackHost } from '../app/config';
 import { readCredentials, type Authenticator } from './auth';
-import { refusedSockets } from './http-limits';
+import type { Socket } from 'node:net';
+import { refusedSockets } from './connection-guard';
 import { sendProblem } from './problem-reply';
 
 declare module 'fastify' {
@@ -18,6 +19,8 @@ export type GuardOptions = {
   isPublic(path: string): boolean;
   /** When the server binds a non-loopback address, Host checks use that address too. */
   extraHosts?: readonly string[];
+  /** A request on this connection authenticated (the connection cap treats it as a client, not a stranger). */
+  onAuthenticated?: (socket: Socket) => void;
 };
 
 function hostName(hostHeader: string): string {
@@ -147,6 +150,7 @@ export function makeRequestScreen(options: GuardOptions) {
     }
     const verdict = screenAfresh(request, ip, countFailures);
     if (verdict.ok && verdict.tenantId !== undefined) {
+      options.onAuthenticated?.(request.socket);
       remembered.set(request.socket, {
         ip,
         generation: auth.generation,

@@ -1,19 +1,30 @@
 import http from 'node:http';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { API_PATHS, type JobRecord } from '../../shared';
 import { ProblemError } from '../app/problem-error';
 import type { Authenticator } from './auth';
 import { INTERNAL_ERROR, jsonBodyParser, nonObjectBodyProblem, problemOfError, sendProblem } from './problem-reply';
-import { DEFAULT_HTTP_LIMITS, capConnectionsPerIp, fastifyHttpOptions, type HttpLimits } from './http-limits';
-import { finishOpenApi, openApiTransform } from './openapi';
+import { ConnectionGuard } from './connection-guard';
+import { DEFAULT_HTTP_LIMITS, fastifyHttpOptions, type HttpLimits } from './http-limits';
+import { makeFinishOpenApi, openApiTransform } from './openapi';
 import { makeFastEstimate } from './fast-estimate';
 import { makeFastJobRead } from './fast-job-read';
 import { makeRequestGuard, makeRequestScreen, type GuardOptions } from './request-guards';
 import type { OperationHandlers } from '../adapter';
 import { registerOperationRoutes } from './routes/operations';
 import { serializeResponse } from './serialize';
+import { DEFAULT_EVENT_STREAM_LIMITS, EventStreamRegistry, type EventStreamLimits } from './sse';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The open event streams (SSE) and what they hold. */
+    eventStreams: EventStreamRegistry;
+    /** Open connections per source, and the idle strangers closed to make room. */
+    connections: ConnectionGuard;
+  }
+}
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 const UI_PREFIX = '/ui/';
@@ -39,6 +50,8 @@ export type ApiServerOptions = {
   extraHosts?: readonly string[];
   /** How often an idle event stream sends a heartbeat comment (default SSE_HEARTBEAT_MS). */
   sseHeartbeatMs?: number;
+  /** What an event stream may hold for a client that does not read (defaults: DEFAULT_EVENT_STREAM_LIMITS). */
+  streamLimits?: Partial<EventStreamLimits>;
   /** Request/header timeouts and the per-IP connection cap (defaults: DEFAULT_HTTP_LIMITS). */
   httpLimits?: Partial<HttpLimits>;
   /**
@@ -46,6 +59,8 @@ export type ApiServerOptions = {
    * before fastify's request lifecycle (see fast-job-read.ts). Without it every request goes through fastify.
    */
   cachedJob?: (tenantId: string, jobId: string) => JobRecord | undefined;
+  /** The agents the server knows: the OpenAPI document lists them as the values of `agent`. */
+  agentNames?: () => readonly string[];
 };
 
 /** A setting fastify resolved (its defaults included) and hands the server factory. */
@@ -54,7 +69,7 @@ function numberOption(opts: Record<string, unknown>, name: string): number | und
   return typeof value === 'number' ? value : undefined;
 }
 
-type RouteEntry = { method: string; pattern: RegExp };
+type RouteEntry = { method: string; pattern: RegExp; fixed: boolean };
 
 function patternOf(url: string): RegExp {
   const escaped = url
@@ -70,9 +85,21 @@ function patternOf(url: string): RegExp {
  */
 export async function buildApiServer(options: ApiServerOptions): Promise<FastifyInstance> {
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
-  const httpOptions = fastifyHttpOptions(limits);
+  const routes: RouteEntry[] = [];
+  /**
+   * The methods a path answers, for every 405 (and its Allow) whatever the method asked: a path
+   * that names a fixed route is that route's (`/v1/jobs/benchmark` is a submit path, not a job id).
+   */
+  const allowedMethods = (path: string): string[] => {
+    const matching = routes.filter((r) => r.pattern.test(path));
+    const fixed = matching.filter((r) => r.fixed);
+    return [...new Set((fixed.length > 0 ? fixed : matching).map((r) => r.method))].sort();
+  };
+  const httpOptions = fastifyHttpOptions(limits, allowedMethods);
+  const connections = new ConnectionGuard({ maxPerSource: limits.maxConnectionsPerIp, idleUnauthenticatedMs: limits.idleUnauthenticatedMs });
   const guardOptions: GuardOptions = {
     auth: options.auth,
+    onAuthenticated: (socket) => connections.markAuthenticated(socket),
     isPublic: (path) => path === API_PATHS.health || (options.uiDir !== undefined && (path === '/ui' || path.startsWith(UI_PREFIX))),
     ...(options.extraHosts ? { extraHosts: options.extraHosts } : {}),
   };
@@ -126,7 +153,8 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     },
   });
 
-  capConnectionsPerIp(app.server, limits.maxConnectionsPerIp);
+  connections.attach(app.server);
+  app.decorate('connections', connections);
 
   // Only JSON bodies are parsed: anything else (text/plain included) is a 415, not a 400 later.
   app.removeContentTypeParser('text/plain');
@@ -140,17 +168,17 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
   // records' cached UTF-8 bytes are written without being encoded again.
   app.setSerializerCompiler(() => serializeResponse as (data: unknown) => string);
 
-  const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) routes.push({ method: method.toUpperCase(), pattern: patternOf(route.url) });
+    for (const method of methods) routes.push({ method: method.toUpperCase(), pattern: patternOf(route.url), fixed: !/[:*]/.test(route.url) });
   });
 
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'benchdesk API', version: options.version, description: 'Local API of the benchdesk desktop app and headless server.' },
-      servers: [{ url: 'http://127.0.0.1:8080' }],
+      // Relative: the server the document was fetched from. GET /v1/openapi.json names it exactly.
+      servers: [{ url: '/', description: 'the server this document was fetched from' }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer' },
@@ -160,7 +188,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
       security: [{ bearer: [] }, { apiKey: [] }],
     },
     transform: openApiTransform,
-    transformObject: finishOpenApi,
+    transformObject: makeFinishOpenApi(options.agentNames ? { agentNames: options.agentNames } : {}),
   });
 
   app.addHook('onRequest', makeRequestGuard(screen));
@@ -180,26 +208,44 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     return sendProblem(reply, INTERNAL_ERROR);
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  const answerUnknownRoute = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '';
-    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    const allowed = allowedMethods(path);
     if (allowed.length > 0) {
-      reply.header('allow', allowed.sort().join(', '));
+      reply.header('allow', allowed.join(', '));
       return sendProblem(reply, new ProblemError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`));
     }
     return sendProblem(reply, new ProblemError(404, 'not_found', `unknown path: ${path.slice(0, 200)}`));
+  };
+  // A method or path with no route is answered before its body is read (a QUERY or PUT would
+  // otherwise be refused for its Content-Type first): the same 405 and Allow whatever the method.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404) answerUnknownRoute(request, reply);
+    else done();
   });
+  app.setNotFoundHandler(answerUnknownRoute);
 
   // Live SSE streams never finish on their own while a job runs: end them when the server closes,
   // or close() would wait for every client to hang up.
-  const openStreams = new Set<() => void>();
+  const streams = new EventStreamRegistry();
+  app.decorate('eventStreams', streams);
   app.addHook('preClose', async () => {
     closing = true;
-    for (const end of [...openStreams]) end();
+    streams.endAll();
   });
-  registerOperationRoutes(app, { handlers: options.handlers, sseHeartbeatMs: options.sseHeartbeatMs ?? SSE_HEARTBEAT_MS, openStreams });
+  registerOperationRoutes(app, {
+    handlers: options.handlers,
+    allowedMethods,
+    sseHeartbeatMs: options.sseHeartbeatMs ?? SSE_HEARTBEAT_MS,
+    streams,
+    streamLimits: { ...DEFAULT_EVENT_STREAM_LIMITS, ...options.streamLimits },
+  });
 
-  app.get(API_PATHS.openapi, { schema: { summary: 'This OpenAPI 3.1 document', tags: ['meta'] } }, async () => app.swagger());
+  app.get(API_PATHS.openapi, { schema: { summary: 'This OpenAPI 3.1 document', tags: ['meta'] } }, async (request) => {
+    // The Host was checked by the guard (a loopback name, or the address the server is bound to).
+    const document = app.swagger() as Record<string, unknown>;
+    return { ...document, servers: [{ url: `http://${request.headers.host ?? '127.0.0.1'}`, description: 'this server' }] };
+  });
 
   if (options.uiDir) {
     await app.register(fastifyStatic, {

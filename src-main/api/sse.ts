@@ -1,61 +1,162 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isStreamReset, type JobStreamItem } from '../../shared';
 
-/**
- * Writes an already-open stream of records as Server-Sent Events: `id:` is the record's global
- * seq, so a client that reconnects with Last-Event-ID misses nothing. Heartbeat comments keep
- * proxies and idle timers from closing a quiet stream. Ends when the source ends, the client
- * goes away, or the server closes (`openStreams`).
- */
-export async function writeEventStream(options: {
-  request: FastifyRequest;
-  reply: FastifyReply;
-  source: AsyncIterable<{ seq: number }>;
-  /** Aborted here when the stream ends for any reason: the source unsubscribes. */
-  abort: AbortController;
-  heartbeatMs: number;
-  openStreams?: Set<() => void>;
-}): Promise<void> {
-  const { reply, source, abort, heartbeatMs, openStreams } = options;
-  const raw = reply.raw;
-  let ended = false;
+/** How much one event stream may hold for a client that does not read. */
+export type EventStreamLimits = {
+  /** Bytes written but not yet taken by the client (node's buffer of the response and its socket). */
+  maxBufferedBytes: number;
+  /** Live events waiting while the writer waits for the client to read. */
+  maxQueuedEvents: number;
+};
 
-  reply.hijack();
-  raw.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-store',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
-  raw.write('retry: 2000\n\n');
+export const DEFAULT_EVENT_STREAM_LIMITS: EventStreamLimits = { maxBufferedBytes: 1024 * 1024, maxQueuedEvents: 10_000 };
 
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    openStreams?.delete(end);
-    clearInterval(heartbeat);
-    abort.abort();
-    raw.end();
-  };
-  const heartbeat = setInterval(() => {
-    if (!ended) raw.write(': heartbeat\n\n');
-  }, heartbeatMs);
-  raw.on('close', end);
-  openStreams?.add(end);
+/** Sent first on every stream: how long a client waits before reconnecting (ms). */
+export const SSE_RETRY_MS = 2000;
 
-  try {
-    for await (const item of source) {
-      if (ended) break;
-      raw.write(`id: ${item.seq}\ndata: ${JSON.stringify(item)}\n\n`);
-    }
-  } catch (err) {
-    options.request.log.error({ err }, 'event stream failed');
-  } finally {
-    end();
+/** The open event streams of one server, for the shutdown and for anyone asking what they hold. */
+export class EventStreamRegistry {
+  private readonly open = new Map<ServerResponse, () => void>();
+  private closedSlow = 0;
+
+  add(response: ServerResponse, end: () => void): void {
+    this.open.set(response, end);
+  }
+
+  delete(response: ServerResponse): void {
+    this.open.delete(response);
+  }
+
+  countClosedForBackpressure(): void {
+    this.closedSlow++;
+  }
+
+  /** Ends every open stream (server shutdown). */
+  endAll(): void {
+    for (const end of [...this.open.values()]) end();
+  }
+
+  get openCount(): number {
+    return this.open.size;
+  }
+
+  /** Streams closed because their client stopped reading. */
+  get closedForBackpressure(): number {
+    return this.closedSlow;
+  }
+
+  /** Bytes the open streams have written that their clients have not taken yet. */
+  bufferedBytes(): number {
+    let total = 0;
+    for (const response of this.open.keys()) total += response.writableLength;
+    return total;
   }
 }
 
-/** A numeric Last-Event-ID header, if the client sent one. */
-export function lastEventIdOf(request: FastifyRequest): number | undefined {
-  const value = request.headers['last-event-id'];
-  return typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : undefined;
+function frameOf(item: JobStreamItem): string {
+  const data = JSON.stringify(item);
+  return isStreamReset(item) ? `event: reset\nid: ${item.seq}\ndata: ${data}\n\n` : `id: ${item.seq}\ndata: ${data}\n\n`;
+}
+
+export type EventStreamWriter = {
+  /** The stream holds too much for its client (called by the source when its queue is full). */
+  overflow(): void;
+  /** Writes the source as Server-Sent Events until it ends, the client goes, or the server closes. */
+  run(source: AsyncIterable<JobStreamItem>): Promise<void>;
+};
+
+/**
+ * Writes a stream of records as Server-Sent Events: `id:` is the record's global seq, so a client
+ * that reconnects with Last-Event-ID misses nothing; a reset is an `event: reset` message.
+ * Heartbeat comments keep proxies and idle timers from closing a quiet stream.
+ *
+ * Backpressure: the writer takes the next record only once the client has read what was written
+ * (node's `drain`); live records wait in the source's bounded queue meanwhile. A client that stops
+ * reading is disconnected when that queue, or what is written but unread, passes its bound: it
+ * resumes with Last-Event-ID. So a client that never reads costs a bounded amount of memory.
+ */
+export function createEventStreamWriter(options: {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  /** Aborted here when the stream ends for any reason: the source unsubscribes. */
+  abort: AbortController;
+  heartbeatMs: number;
+  limits: EventStreamLimits;
+  streams: EventStreamRegistry;
+}): EventStreamWriter {
+  const { reply, abort, heartbeatMs, limits, streams } = options;
+  const raw = reply.raw;
+  let ended = false;
+  let heartbeat: NodeJS.Timeout | undefined;
+  let wakeWriter: (() => void) | null = null;
+
+  const end = (destroy = false) => {
+    if (ended) return;
+    ended = true;
+    streams.delete(raw);
+    clearInterval(heartbeat);
+    abort.abort();
+    // A client that does not read would keep what is buffered (and the socket) until it timed out.
+    if (destroy) raw.destroy();
+    else raw.end();
+    wakeWriter?.();
+  };
+
+  const overflow = () => {
+    if (ended) return;
+    streams.countClosedForBackpressure();
+    end(true);
+  };
+
+  /** Writes; false when the client must read before more is written. */
+  const write = (text: string): boolean => {
+    const ok = raw.write(text);
+    if (raw.writableLength > limits.maxBufferedBytes) {
+      overflow();
+      return true;
+    }
+    return ok;
+  };
+
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        raw.off('drain', done);
+        wakeWriter = null;
+        resolve();
+      };
+      wakeWriter = done;
+      raw.on('drain', done);
+    });
+
+  return {
+    overflow,
+    async run(source) {
+      if (ended) return;
+      reply.hijack();
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      write(`retry: ${SSE_RETRY_MS}\n\n`);
+      heartbeat = setInterval(() => {
+        if (!ended) write(': heartbeat\n\n');
+      }, heartbeatMs);
+      raw.on('close', () => end());
+      streams.add(raw, () => end());
+      try {
+        for await (const item of source) {
+          if (ended) break;
+          if (!write(frameOf(item)) && !ended) await drained();
+        }
+      } catch (err) {
+        if (!ended) options.request.log.error({ err }, 'event stream failed');
+      } finally {
+        end();
+      }
+    },
+  };
 }

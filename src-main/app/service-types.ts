@@ -35,8 +35,13 @@ export interface BenchdeskService {
   getJobEvents(tenantId: string, jobId: string, after?: number): Promise<JobEventsResponse>;
   /** Live events of one tenant's job (or all its jobs with jobId null); returns unsubscribe. */
   subscribe(tenantId: string, jobId: string | null, listener: (event: JobEvent) => void): () => void;
-  /** Recent events of the tenant after `after` (feed resume); `complete` is false if some are gone. */
-  replayFeed(tenantId: string, after: number): { events: JobEvent[]; complete: boolean };
+  /**
+   * Recent events of the tenant after `after` (feed resume); `complete` is false if some are gone
+   * (`oldestSeq`: the oldest the server still holds; `newestSeq`: the newest it published).
+   */
+  replayFeed(tenantId: string, after: number): { events: JobEvent[]; complete: boolean; oldestSeq: number | null; newestSeq: number };
+  /** The highest event seq this server may have handed out: a resume position above it is unknown here. */
+  lastSeq(): number;
   listCatalog(): CatalogResponse;
   listLlmModels(tenantId: string, query: unknown): Promise<LlmModelsResponse>;
   metricsSummary(tenantId: string, query: unknown): Promise<MetricsSummary>;

@@ -191,6 +191,8 @@ export function createService(deps: ServiceDeps): BenchdeskService {
 
     replayFeed: (tenantId, after) => engine.bus.replay(tenantId, after),
 
+    lastSeq: () => store.lastSeq,
+
     listCatalog: () => ({ models: deps.catalog() }),
 
     async listLlmModels(tenantId, query) {

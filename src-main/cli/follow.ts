@@ -1,4 +1,4 @@
-import { isTerminal, jobErrorWording, type JobRecord } from '../../shared';
+import { isStreamReset, isTerminal, jobErrorWording, type JobRecord } from '../../shared';
 import type { Connection } from './connection';
 import { EXIT, type ExitCode } from './exit-codes';
 import { onInterrupt } from './interrupt';
@@ -68,7 +68,15 @@ export async function followJob(conn: Connection, jobId: string, options: Follow
   try {
     if (!isTerminal(first.status)) {
       try {
-        for await (const event of client.streamJobEvents({ job_id: jobId }, { signal: stream.signal })) progress.event(event);
+        for await (const item of client.streamJobEvents({ job_id: jobId }, { signal: stream.signal })) {
+          if (!isStreamReset(item)) {
+            progress.event(item);
+            continue;
+          }
+          // The server lost our place in the stream (it was replaced or restarted): ask for the job again.
+          progress.note(`${item.message}; checking job ${jobId} again`);
+          if (isTerminal((await client.getJob({ job_id: jobId })).status)) break;
+        }
       } catch (e) {
         if (!stream.signal.aborted) throw e;
       }

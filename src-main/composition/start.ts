@@ -6,6 +6,7 @@ import { stopAllTrees } from '../agents/process-group';
 import { DEFAULT_KILL_GRACE_MS } from '../agents/process-runner';
 import { Authenticator } from '../api/auth';
 import type { HttpLimits } from '../api/http-limits';
+import type { EventStreamLimits } from '../api/sse';
 import { buildApiServer } from '../api/server';
 import { createInProcessClient, createOperationHandlers, type OperationHandlers } from '../adapter';
 import { JobEngine } from '../engine/engine';
@@ -62,6 +63,8 @@ export type BenchdeskOptions = {
   sseHeartbeatMs?: number;
   /** Request/header timeouts and the per-IP connection cap of the HTTP API (tests shorten them). */
   httpLimits?: Partial<HttpLimits>;
+  /** What an event stream may hold for a client that does not read (tests use small bounds). */
+  streamLimits?: Partial<EventStreamLimits>;
 };
 
 export type Benchdesk = {
@@ -201,6 +204,8 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       extraHosts: isLoopbackHost(config.host) ? [] : [config.host],
       ...(options.sseHeartbeatMs ? { sseHeartbeatMs: options.sseHeartbeatMs } : {}),
       ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
+      ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}),
+      agentNames: () => agents.listAgents(),
       cachedJob: (tenantId, jobId) => {
         const job = store.peekJob(jobId);
         // Another tenant's job is answered by the ordinary route (a 404, as for a missing one).

@@ -1,4 +1,4 @@
-import type { BenchdeskClient, JobEvent } from '../../shared';
+import { isStreamReset, type BenchdeskClient, type JobEvent } from '../../shared';
 
 /**
  * The number of running jobs, for the tray tooltip and the dock/taskbar badge. It is recounted on
@@ -100,7 +100,9 @@ export async function followRunningJobs(
   try {
     for await (const event of feed) {
       if (signal.aborted) break;
-      tracker.onEvent(event);
+      // A reset means events were missed: count again from the store.
+      if (isStreamReset(event)) void tracker.refresh();
+      else tracker.onEvent(event);
     }
   } catch (err) {
     if (!signal.aborted) throw err;

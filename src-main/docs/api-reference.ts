@@ -12,7 +12,10 @@ import {
   OPERATIONS,
   OPERATION_NAMES,
   ProblemSchema,
-  REST_BODY,
+  JobStreamItemSchema,
+  StreamResetSchema,
+  WHOLE_NUMBER_PARAMS,
+  pathFields,
   type OperationDef,
   type OperationName,
 } from '../../shared';
@@ -44,7 +47,18 @@ type JsonSchema = {
 };
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  return z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    // Whole-number parameters arrive as text: say what they are, not "number or string".
+    override: (ctx) => {
+      const bounds = WHOLE_NUMBER_PARAMS.get(ctx.zodSchema as unknown as z.ZodType);
+      if (!bounds) return;
+      delete ctx.jsonSchema.anyOf;
+      Object.assign(ctx.jsonSchema, { type: 'integer', minimum: bounds.min, maximum: bounds.max });
+    },
+  }) as JsonSchema;
 }
 
 function typeOf(s: JsonSchema): string {
@@ -130,21 +144,44 @@ function routeLines(name: OperationName): string[] {
   return [`\`${op.method} ${op.path}\`${accept}`, ...(op.aliases ?? []).map((a) => `\`${op.method} ${a}\` (deprecated alias)`)];
 }
 
+/** How the headers an operation reads are spelled on the wire. */
+const HEADER_NAMES: Record<string, string> = { 'idempotency-key': 'Idempotency-Key', 'last-event-id': 'Last-Event-ID' };
+
 function operationSection(name: OperationName): string {
   const op: OperationDef = OPERATIONS[name];
-  const lines: string[] = [`### \`${name}\``, '', op.summary, '', ...routeLines(name).map((r) => `- ${r}`), ''];
-  lines.push(`Success: **${op.status}**${op.stream ? ', a Server-Sent Events stream: `id:` is the event `seq`, `Last-Event-ID` resumes, `: heartbeat` comments keep it open' : ''}.`, '');
+  const lines: string[] = [`### \`${name}\``, '', op.summary, '', op.description, '', ...routeLines(name).map((r) => `- ${r}`), ''];
+  lines.push(
+    `Success: **${op.status}**${op.stream ? ', a Server-Sent Events stream: `id:` is the event `seq`, `Last-Event-ID` resumes, `: heartbeat` comments keep it open; an `event: reset` message says events were lost to the client (fetch again)' : ''}.`,
+    '',
+  );
   if (op.public) lines.push('Public: answered without credentials.', '');
   if (op.appTenantOnly) lines.push("Only the app's own tenant (`default`) may call it; any other tenant gets **403** `forbidden_tenant`.", '');
+  const headers = Object.values(op.headers ?? {});
+  if (headers.length > 0) lines.push(`Headers read: ${headers.map((h) => `\`${HEADER_NAMES[h] ?? h}\``).join(', ')} (optional).`, '');
+  const errors = Object.entries(op.errors ?? {});
+  if (errors.length > 0) lines.push('Errors of this operation (besides the ones every route can answer):', '', ...errors.map(([code, why]) => `- **${code}**: ${why}`), '');
   if (name === 'createJob') {
-    lines.push('Headers: `Idempotency-Key` (optional, 1–255 printable characters). Answers carry `Location` and, for a replay, `Idempotent-Replayed: true`.', '');
+    lines.push('`Idempotency-Key`: 1–255 printable ASCII characters without spaces. Answers carry `Location` and, for a replay, `Idempotent-Replayed: true`.', '');
     for (const kind of JOB_KINDS) lines.push(`Body for \`${kind}\`:`, '', fieldTable(JOB_REQUEST_SCHEMAS[kind], 'input'));
+    lines.push(
+      '`llm-instance` and `benchmark`: with `marketplace: true`, `template_hash`, `max_dph` (above 0 and at least `min_dph`) and `model` are required and `backend_url` must be absent; otherwise `backend_url` is required. `agent` names an agent the server knows (the OpenAPI document lists them).',
+      '',
+    );
   } else {
-    const input = op.body === REST_BODY ? op.input : (op.docs?.body ?? op.docs?.querystring ?? op.input);
-    const where = op.body === REST_BODY ? 'Path (the id) and an optional JSON body (the other fields)' : op.body !== undefined ? 'Body' : op.query ? 'Query' : 'Path';
-    lines.push(`${where}:`, '', fieldTable(input, 'input'));
+    const shape = op.input instanceof z.ZodObject ? (op.input.shape as Record<string, z.ZodType>) : {};
+    const part = (fields: readonly string[]) => z.object(Object.fromEntries(fields.filter((f) => f in shape).map((f) => [f, shape[f] as z.ZodType])));
+    if (op.body !== undefined) lines.push('Body:', '', fieldTable(op.docs?.body ?? (op.body === '*' ? op.input : (shape[op.body] ?? op.input)), 'input'));
+    if (op.query) lines.push('Query:', '', fieldTable(op.docs?.querystring ?? part(op.query), 'input'));
+    const inPath = pathFields(name);
+    if (inPath.length > 0) lines.push('Path:', '', fieldTable(part(inPath), 'input'));
+    if (op.body === undefined && !op.query && inPath.length === 0) lines.push('Input: _none_', '');
   }
-  lines.push(op.stream ? 'Each event:' : 'Response:', '', fieldTable(op.output, 'output'));
+  if (op.stream && op.output === JobStreamItemSchema) {
+    lines.push('Each event (`data` of a message without an `event:` line):', '', fieldTable(JobEventSchema, 'output'));
+    lines.push('A reset (`event: reset`): see [Jobs](#jobs).', '');
+  } else {
+    lines.push(op.stream ? 'Each event:' : 'Response:', '', fieldTable(op.output, 'output'));
+  }
   return lines.join('\n');
 }
 
@@ -175,14 +212,16 @@ export function renderApiReference(): string {
     '| 401 | missing or wrong credentials (`WWW-Authenticate: Bearer`), or the address is blocked (`auth_blocked`) |',
     "| 403 | a browser request from another origin or site (`forbidden_origin`); a tenant other than `default` changing settings, setting or testing the marketplace key, or showing or rotating the app token (`forbidden_tenant`) |",
     '| 404 | unknown route or job |',
-    '| 405 | wrong method (`Allow` lists the right ones) |',
+    '| 405 | wrong method, a method this server does not know included (`Allow` lists the right ones) |',
     "| 406 | a stream-only route (`/v1/events`) asked for without `Accept: text/event-stream` |",
+    '| 408 | the request (headers and body) did not arrive in time |',
     '| 409 | the same Idempotency-Key is still in flight; a job that already ended cannot be cancelled |',
     '| 413 | body over 1 MiB |',
     '| 415 | a POST body that is not JSON |',
-    '| 422 | validation failed (`errors: [{path, message}]`), or an Idempotency-Key reused with another body |',
+    '| 422 | validation failed (`errors: [{path, message}]`), an Idempotency-Key reused with another body, or a resume position (`after`, `Last-Event-ID`) this server never handed out (`unknown_event_id`) |',
+    '| 431 | the request headers are too large |',
     '| 502 | the marketplace or llmserver answered with an error or could not be reached |',
-    '| 503 | the server is shutting down |',
+    '| 503 | the server is shutting down, or every connection this machine may open is in use by authenticated clients (`too_many_connections`) |',
     '| 507 | the data dir is out of space (`/healthz` then says `degraded`) |',
     '',
     '## Jobs',
@@ -199,6 +238,9 @@ export function renderApiReference(): string {
     'A job event (`seq` is global and monotonic; a timed step emits `started`, then `ok` or `error` with `duration_ms`):',
     '',
     fieldTable(JobEventSchema, 'output'),
+    'A stream reset (`event: reset` on a stream; an item of the typed client\'s streams): the events after `after` are no longer held by the server, so what the client shows may be stale; the stream goes on after `seq`.',
+    '',
+    fieldTable(StreamResetSchema, 'output'),
     '### Results by kind',
     '',
     '`result` is set when a job succeeded; its shape depends on `kind`.',
@@ -209,7 +251,7 @@ export function renderApiReference(): string {
     ...OPERATION_NAMES.map(operationSection),
     '## Other routes',
     '',
-    ...NON_OPERATION_ROUTES.map((r) => `- \`${r.method} ${r.path}\`: ${r.why}.`),
+    ...NON_OPERATION_ROUTES.map((r) => `- \`${r.method} ${r.path}\`: ${r.why}`),
     '',
   ].join('\n');
 }

@@ -73,7 +73,9 @@ export class JobEngine {
     this.concurrency = Math.max(1, options.concurrency ?? 4);
     this.logger = options.logger;
     this.now = options.now ?? (() => new Date());
-    this.bus = options.bus ?? new EventBus();
+    // Events before the store's current seq were never published on this bus: a feed resuming from
+    // one of them gets a reset, not a silent gap.
+    this.bus = options.bus ?? new EventBus(undefined, { startSeq: options.store.lastSeq });
     this.secrets = options.secrets ?? new JobSecrets(path.join(options.store.dataDir, 'secrets'));
   }
 

@@ -16,12 +16,31 @@ export class EventBus {
   /** Circular buffer of the latest events with their tenant, for feed resume; `next` is the oldest once full. */
   private readonly ring: { tenantId: string; event: JobEvent }[] = [];
   private next = 0;
+  /**
+   * Every event after this seq went through this bus and is still in the ring: it starts at the
+   * store's last seq when the bus was made (earlier events were never published here) and moves up
+   * as the ring overwrites its oldest entries.
+   */
+  private coveredAfter: number;
+  /** The newest seq published here (or the start position). */
+  private newest: number;
 
-  constructor(private readonly replayCapacity = FEED_REPLAY_EVENTS) {}
+  constructor(
+    private readonly replayCapacity = FEED_REPLAY_EVENTS,
+    options: { startSeq?: number } = {},
+  ) {
+    this.coveredAfter = options.startSeq ?? 0;
+    this.newest = this.coveredAfter;
+  }
 
   publish(tenantId: string, event: JobEvent): void {
+    if (event.seq > this.newest) this.newest = event.seq;
     if (this.ring.length < this.replayCapacity) this.ring.push({ tenantId, event });
-    else this.ring[this.next] = { tenantId, event };
+    else {
+      const dropped = this.ring[this.next];
+      if (dropped && dropped.event.seq > this.coveredAfter) this.coveredAfter = dropped.event.seq;
+      this.ring[this.next] = { tenantId, event };
+    }
     this.next = (this.next + 1) % this.replayCapacity;
     for (const listener of this.byJob.get(event.job_id) ?? []) safeCall(listener, event);
     for (const listener of this.byTenant.get(tenantId) ?? []) safeCall(listener, event);
@@ -37,19 +56,21 @@ export class EventBus {
 
   /**
    * The tenant's events after `afterSeq` that are still in the replay ring, oldest first.
-   * `complete` is false when older events than the ring holds were asked for (the caller refetches).
+   * `complete` is false when events after `afterSeq` may be missing: they came before this bus
+   * (a restart) or fell out of the ring. `oldestSeq` is the oldest seq the ring holds, `newestSeq`
+   * the newest published (or the start position).
    */
-  replay(tenantId: string, afterSeq: number): { events: JobEvent[]; complete: boolean } {
+  replay(tenantId: string, afterSeq: number): { events: JobEvent[]; complete: boolean; oldestSeq: number | null; newestSeq: number } {
     const full = this.ring.length === this.replayCapacity;
     const start = full ? this.next : 0;
-    const oldest = this.ring[start]?.event.seq;
-    const complete = oldest === undefined || afterSeq >= oldest - 1;
+    const oldestSeq = this.ring[start]?.event.seq ?? null;
+    const complete = afterSeq >= this.coveredAfter;
     const events: JobEvent[] = [];
     for (let i = 0; i < this.ring.length; i++) {
       const entry = this.ring[(start + i) % this.ring.length] as { tenantId: string; event: JobEvent };
       if (entry.tenantId === tenantId && entry.event.seq > afterSeq) events.push(entry.event);
     }
-    return { events, complete };
+    return { events, complete, oldestSeq, newestSeq: this.newest };
   }
 
   listenerCount(): number {

@@ -560,6 +560,14 @@ class FileJobStore implements JobStore {
     return this.index.size;
   }
 
+  /**
+   * The highest event seq this store may have handed out (after a restart: the end of the reserved
+   * block). No client can hold a larger one from this data dir.
+   */
+  get lastSeq(): number {
+    return this.seq.last;
+  }
+
   async flush(): Promise<void> {
     await this.committer.drain();
     await this.materialiser.idle();

@@ -92,6 +92,8 @@ export interface JobStore {
 
   /** Number of stored jobs (all tenants). */
   count(): number;
+  /** The highest event seq this store may have handed out: no client can hold a larger one. */
+  readonly lastSeq: number;
   /**
    * 'degraded' while the data dir is out of space (writes answer InsufficientStorageError and are
    * retried in the background until space is back) or after a failure that needs a reopen.

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { JobEvent } from '../../shared';
+import type { JobEvent, JobStreamItem } from '../../shared';
 import { clientError } from '../../shared/client';
 import type { RendererApi } from '../bridge';
 import { ev } from '../test-helpers';
 import { followJobEvents } from './job-events';
 
-type Script = (after: number) => AsyncIterable<JobEvent>;
+type Script = (after: number) => AsyncIterable<JobStreamItem>;
 
 /** A client whose streamJobEvents plays one script per connection and records `after`. */
 function fakeApi(scripts: Script[]): { api: RendererApi; afters: number[] } {
@@ -26,10 +26,19 @@ function fakeApi(scripts: Script[]): { api: RendererApi; afters: number[] } {
 function sink() {
   const batches: number[][] = [];
   const states: string[] = [];
+  let resets = 0;
   return {
     batches,
     states,
-    sink: { append: (events: readonly JobEvent[]) => batches.push(events.map((e) => e.seq)), state: (s: string) => states.push(s) },
+    resets: () => resets,
+    sink: {
+      append: (events: readonly JobEvent[]) => batches.push(events.map((e) => e.seq)),
+      reset: () => {
+        resets++;
+        batches.push([]);
+      },
+      state: (s: string) => states.push(s),
+    },
   };
 }
 
@@ -52,6 +61,25 @@ describe('followJobEvents', () => {
     expect(afters).toEqual([0, 2]);
     expect(s.batches.flat()).toEqual([1, 2, 3]);
     expect(s.states).toEqual(['connecting', 'live', 'reconnecting', 'reconnecting', 'live', 'ended']);
+  });
+
+  it('on a reset (the server lost its place) forgets the log and takes it again from the start', async () => {
+    const { api } = fakeApi([
+      async function* () {
+        yield ev(7, 'job.queued');
+        yield ev(8, 'job.running');
+        yield { reset: true, seq: 0, after: 8, oldest_seq: null, message: 'the event stream restarted' };
+        yield ev(1, 'job.queued');
+        yield ev(2, 'job.succeeded');
+      },
+    ]);
+    const s = sink();
+    await followJobEvents(api, 'job-1', s.sink, new AbortController().signal, (fn) => fn());
+    expect(s.resets()).toBe(1);
+    // Before the reset 7, 8; after it the log starts again (1, 2 would be dropped as old without the reset).
+    expect(s.batches.filter((b) => b.length > 0).flat()).toEqual([7, 8, 1, 2]);
+    expect(s.batches.findIndex((b) => b.length === 0)).toBeLessThan(s.batches.findIndex((b) => b.includes(1)));
+    expect(s.states.at(-1)).toBe('ended');
   });
 
   it('stops on a 4xx (unknown job) instead of reconnecting', async () => {

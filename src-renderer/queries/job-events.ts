@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { isTerminal, type JobEvent, type JobStatus } from '../../shared';
+import { isStreamReset, isTerminal, type JobEvent, type JobStatus } from '../../shared';
 import { toBenchdeskApiError } from '../../shared/client';
 import type { RendererApi } from '../bridge';
 import { useApi } from '../bridge';
@@ -10,6 +10,8 @@ const RECONNECT_MS = [500, 1000, 2000, 5000] as const;
 
 export type StreamSink = {
   append(events: readonly JobEvent[]): void;
+  /** The server lost this stream's place (it was replaced or restarted): forget the log, it comes again. */
+  reset(): void;
   state(state: 'connecting' | 'live' | 'ended' | 'reconnecting' | 'error', error?: string | null): void;
 };
 
@@ -38,6 +40,13 @@ export async function followJobEvents(api: RendererApi, jobId: string, sink: Str
         if (first) {
           sink.state('live');
           first = false;
+        }
+        if (isStreamReset(event)) {
+          pending = [];
+          lastSeq = 0;
+          sink.reset();
+          sink.state('live');
+          continue;
         }
         if (event.seq <= lastSeq) continue;
         lastSeq = event.seq;
@@ -84,7 +93,8 @@ export function useJobEventStream(jobId: string, status: JobStatus | undefined):
   useEffect(() => {
     if (!known) return;
     const controller = new AbortController();
-    void followJobEvents(api, jobId, { append: (events) => append(jobId, events), state: (s, e) => setState(jobId, s, e ?? null) }, controller.signal);
+    const sink: StreamSink = { append: (events) => append(jobId, events), reset: () => drop(jobId), state: (s, e) => setState(jobId, s, e ?? null) };
+    void followJobEvents(api, jobId, sink, controller.signal);
     return () => {
       controller.abort();
       drop(jobId);

@@ -1,6 +1,6 @@
 import { QueryClient, type InfiniteData } from '@tanstack/react-query';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { JobListResponse, JobRecord } from '../../shared';
+import type { JobListResponse, JobRecord, JobStreamItem } from '../../shared';
 import { agentJob, ev } from '../test-helpers';
 import { queryKeys } from './keys';
 import { clientError } from '../../shared/client';
@@ -135,5 +135,33 @@ describe('followFeed: whether the server can be heard', () => {
     ]);
     await followFeed(feed2.api, { apply: () => undefined, link: (s) => log.push(s), recovered: () => log.push('recovered'), refused: () => log.push('refused') }, again.signal, {}, 1);
     expect(log).toEqual(['refused']);
+  });
+});
+
+describe('followFeed: a reset', () => {
+  it('asks for everything on screen again, goes on with the events after it, and resumes from its position', async () => {
+    const controller = new AbortController();
+    const log: string[] = [];
+    const afters: unknown[] = [];
+    let connections = 0;
+    const api = {
+      streamEvents: (input: { after?: unknown } | undefined): AsyncIterable<JobStreamItem> => {
+        afters.push(input?.after);
+        connections++;
+        return (async function* () {
+          if (connections === 1) {
+            yield ev(3, 'job.queued');
+            // The server no longer holds what came after 3: it says so instead of leaving a gap.
+            yield { reset: true, seq: 41, after: 3, oldest_seq: 40, message: 'events after 3 are no longer held' };
+            yield ev(42, 'job.running');
+            throw clientError(503, 'upstream_unreachable', 'connection reset');
+          }
+          controller.abort();
+        })();
+      },
+    };
+    await followFeed(api, { apply: (e) => log.push(`event ${e.seq}`), link: () => undefined, recovered: () => log.push('recovered'), refused: () => log.push('refused') }, controller.signal, {}, 1);
+    expect(log).toEqual(['event 3', 'recovered', 'event 42']);
+    expect(afters).toEqual([undefined, 42]);
   });
 });

@@ -1,6 +1,6 @@
 import { useQueryClient, type InfiniteData, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { JobStatusSchema, type JobEvent, type JobListResponse, type JobRecord, type JobStatus } from '../../shared';
+import { JobStatusSchema, isStreamReset, type JobEvent, type JobListResponse, type JobRecord, type JobStatus } from '../../shared';
 import { useApi, type RendererApi } from '../bridge';
 import { useSession } from '../bridge/session';
 import { useConnection } from '../state/connection';
@@ -113,6 +113,13 @@ export async function followFeed(api: Pick<RendererApi, 'streamEvents'>, sink: F
   while (!signal.aborted) {
     try {
       for await (const event of api.streamEvents(after === undefined ? {} : { after }, { signal, onConnection })) {
+        if (isStreamReset(event)) {
+          // Events were missed (a long disconnection, a server restart): read again what is shown.
+          after = event.seq > 0 ? event.seq : undefined;
+          start.after = after;
+          sink.recovered();
+          continue;
+        }
         after = event.seq;
         start.after = after;
         sink.apply(event);

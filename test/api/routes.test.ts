@@ -216,7 +216,7 @@ describe('POST /v1/jobs/{id}/cancel', () => {
 describe('GET /v1/jobs/{id}/events', () => {
   it('lists the events with global seq, timed steps, and ?after=', async () => {
     const id = await submit('/v1/jobs/benchmark', bodies.benchmark('steps'));
-    await waitForStatus(t.bd, id, 'succeeded');
+    await waitForEnd(id, 'succeeded');
     const res = await t.req({ method: 'GET', url: API_PATHS.jobEvents(id) });
     expect(res.statusCode).toBe(200);
     const { job_id, events } = JobEventsResponseSchema.parse(json(res));
@@ -314,12 +314,18 @@ describe('catalog and llm model routes', () => {
   });
 });
 
+/** A job's end as the events see it: the engine stores the status first and its terminal event right after. */
+async function waitForEnd(id: string, status: 'succeeded' | 'failed'): Promise<void> {
+  await waitForStatus(t.bd, id, status);
+  await waitFor(async () => (await t.bd.store.listEvents(id)).some((e) => e.event === `job.${status}`), `the job.${status} event of ${id}`);
+}
+
 describe('GET /v1/metrics/summary', () => {
   it('aggregates the tenant\'s ok/error events with p95_ms, per job with job_id', async () => {
     const a = await submit('/v1/jobs/benchmark', bodies.benchmark('steps'));
     const b = await submit('/v1/jobs/benchmark', bodies.benchmark('stepfail'));
-    await waitForStatus(t.bd, a, 'succeeded');
-    await waitForStatus(t.bd, b, 'failed');
+    await waitForEnd(a, 'succeeded');
+    await waitForEnd(b, 'failed');
     const res = await t.req({ method: 'GET', url: API_PATHS.metricsSummary });
     expect(res.statusCode).toBe(200);
     const rows = MetricsSummarySchema.parse(json(res)).events;

@@ -1,6 +1,8 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import type { JobEvent, JobRecord } from '../../shared';
+import type { BenchdeskClient, JobEvent, JobRecord, JobStreamItem } from '../../shared';
+import type { Connection } from '../../src-main/cli/connection';
+import { followJob } from '../../src-main/cli/follow';
 import { buildCli } from '../../src-main/cli/main';
 import { defaultKubeconfig, expandPath, parsePercentage } from '../../src-main/cli/parsers';
 import { applyEvent, costNow, initialState } from '../../src-main/cli/progress';
@@ -87,6 +89,44 @@ describe('live cost', () => {
     const s = initialState(job);
     applyEvent(s, event({ event: 'cost.update', labels: { cost_usd: 1.5, dph_total: 0.6 }, recorded_at: '2026-01-01T01:00:00.000Z' }));
     expect(costNow(s, Date.parse('2026-01-01T01:30:00.000Z'))).toBeCloseTo(1.8, 6);
+  });
+});
+
+describe('following a job', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('on a reset (the server lost its place in the stream) asks for the job again instead of waiting for events that will not come', async () => {
+    const stderr: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      stderr.push(String(chunk));
+      return true;
+    });
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const base = { job_id: 'j1', kind: 'llm-instance', created_at: '2026-01-01T00:00:00.000Z', progress: null, resources: null, error: null, error_code: null, message: '' };
+    let gets = 0;
+    const client = {
+      getJob: async () => {
+        gets++;
+        // Running when the CLI starts following; over by the time the stream is reset.
+        return { ...base, status: gets === 1 ? 'running' : 'failed', error: 'boom', error_code: 'test_failure' } as unknown as JobRecord;
+      },
+      streamJobEvents: (_input: unknown, options?: { signal?: AbortSignal }): AsyncIterable<JobStreamItem> => ({
+        async *[Symbol.asyncIterator]() {
+          yield { seq: 5, job_id: 'j1', event: 'job.running', status: 'info', message: null, duration_ms: null, error_type: null, labels: {}, recorded_at: '2026-01-01T00:00:01.000Z' };
+          yield { reset: true, seq: 0, after: 5, oldest_seq: null, message: 'the event stream restarted: another server' };
+          // A server that lost the job's place sends nothing more for it: the CLI must not wait here.
+          await new Promise<void>((resolve) => options?.signal?.addEventListener('abort', () => resolve()));
+        },
+      }),
+    } as unknown as BenchdeskClient;
+    const conn: Connection = { client, mode: 'api', local: null, apiUrl: 'http://127.0.0.1:1', dataDir: '/tmp', close: async () => undefined };
+    const code = await followJob(conn, 'j1', { json: false, cancelOnInterrupt: false });
+    expect(code).toBe(1);
+    expect(gets).toBeGreaterThanOrEqual(2);
+    expect(stderr.join('')).toMatch(/event stream restarted: another server; checking job j1 again/);
+    expect(stderr.join('')).toMatch(/job j1 failed \[test_failure\]: boom/);
   });
 });
 

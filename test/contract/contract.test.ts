@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   OPERATION_NAMES,
+  isStreamReset,
   type BenchdeskClient,
   type JobEvent,
+  type JobStreamItem,
   type OperationName,
   type Problem,
 } from '../../shared';
@@ -28,13 +30,20 @@ async function outcome(run: () => Promise<unknown>): Promise<Outcome> {
   }
 }
 
-async function collect<T>(stream: AsyncIterable<T>, until?: (item: T) => boolean): Promise<T[]> {
-  const items: T[] = [];
+/** A stream's events; these streams resume from positions the server holds, so a reset is a failure. */
+async function collect(stream: AsyncIterable<JobStreamItem>, until?: (item: JobEvent) => boolean): Promise<JobEvent[]> {
+  const items: JobEvent[] = [];
   for await (const item of stream) {
+    if (isStreamReset(item)) throw new Error(`unexpected reset: ${item.message}`);
     items.push(item);
     if (until?.(item)) break;
   }
   return items;
+}
+
+function eventOf(item: JobStreamItem): JobEvent {
+  if (isStreamReset(item)) throw new Error(`unexpected reset: ${item.message}`);
+  return item;
 }
 
 let t: TestBench;
@@ -229,7 +238,7 @@ describe('streams', () => {
     const acme = createHttpClient({ baseUrl: (t.bd as typeof t.bd & { apiUrl: string }).apiUrl, token: TOKENS.acme, tenant: 'acme' });
     const acmeSeen: JobEvent[] = [];
     const acmeFeed = (async () => {
-      for await (const e of acme.streamEvents({}, { signal: stop.signal })) acmeSeen.push(e);
+      for await (const e of acme.streamEvents({}, { signal: stop.signal })) acmeSeen.push(eventOf(e));
     })().catch(() => undefined);
     await new Promise((r) => setTimeout(r, 100));
 
@@ -238,7 +247,8 @@ describe('streams', () => {
       const mine: JobEvent[] = [];
       return (async () => {
         // Keep everything: a job's first events can arrive before its createJob call returns.
-        for await (const e of clients[name].streamEvents({}, { signal: stop.signal })) {
+        for await (const item of clients[name].streamEvents({}, { signal: stop.signal })) {
+          const e = eventOf(item);
           mine.push(e);
           if (ids.length === 2 && ids.every((id) => mine.some((m) => m.job_id === id && m.event === 'job.succeeded'))) break;
         }

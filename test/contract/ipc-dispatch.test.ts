@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IPC_STREAM_CHANNEL, ipcChannel } from '../../shared';
+import { IPC_STREAM_CHANNEL, ipcChannel, isStreamReset } from '../../shared';
 import { registerIpcDispatch } from '../../src-main/adapter/ipc-dispatch';
 import { createPreloadApi } from '../../src-main/electron/preload-api';
 import { createIpcClient } from '../../src-renderer/bridge/ipc-client';
@@ -47,7 +47,7 @@ describe('IPC dispatch', () => {
     const api = createIpcClient(createPreloadApi(ipc.ipcRenderer));
     const seen: string[] = [];
     const feed = (async () => {
-      for await (const e of api.streamEvents({})) seen.push(e.event);
+      for await (const e of api.streamEvents({})) seen.push(isStreamReset(e) ? 'reset' : e.event);
     })();
     await waitFor(() => t.bd.engine.bus.listenerCount() === 1, 'the feed to subscribe');
     const { job_id } = await api.createJob({ kind: 'llm-instance', request: bodies.llm('ok') as never });

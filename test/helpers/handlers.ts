@@ -151,22 +151,25 @@ export function createTestHandlers(options: { validateAgents?: readonly string[]
     run: async (ctx) => testLlmResult(ctx.request.backend_url, await run(ctx)),
     ...shared,
   };
+  // Like the real workflows, both agent kinds refuse an agent the server does not know.
+  const agentCheck = options.validateAgents
+    ? {
+        async validate(request: { agent: string }) {
+          return options.validateAgents?.includes(request.agent) ? [] : [{ path: 'agent', message: `unknown agent ${request.agent}` }];
+        },
+      }
+    : {};
   const agent: JobHandler<'agentic-agent'> = {
     kind: 'agentic-agent',
     run: async (ctx) => testAgentResult(await run(ctx), ctx.request),
     ...shared,
-    ...(options.validateAgents
-      ? {
-          async validate(request) {
-            return options.validateAgents?.includes(request.agent) ? [] : [{ path: 'agent', message: `unknown agent ${request.agent}` }];
-          },
-        }
-      : {}),
+    ...agentCheck,
   };
   const benchmark: JobHandler<'benchmark'> = {
     kind: 'benchmark',
     run: async (ctx) => testBenchmarkResult(await run(ctx), ctx.request),
     ...shared,
+    ...agentCheck,
   };
 
   const handlers: AnyJobHandler[] = [llm, agent, benchmark];

@@ -1,5 +1,5 @@
 /** A tiny Server-Sent Events reader over fetch, for tests. */
-export type SseFrame = { id?: string; data?: string; comment?: string; retry?: string };
+export type SseFrame = { id?: string; event?: string; data?: string; comment?: string; retry?: string };
 
 export type SseStream = {
   status: number;
@@ -20,6 +20,7 @@ function parseFrame(block: string): SseFrame {
     const field = line.slice(0, colon);
     const value = line.slice(colon + 1).replace(/^ /, '');
     if (field === 'id') frame.id = value;
+    else if (field === 'event') frame.event = value;
     else if (field === 'data') frame.data = frame.data === undefined ? value : `${frame.data}\n${value}`;
     else if (field === 'retry') frame.retry = value;
   }

@@ -100,11 +100,12 @@ describe('stalled request bodies', () => {
     expect(t.bd.store.count()).toBe(0);
   });
 
-  it('caps open connections per address: over the cap a 503 problem, and room again once one closes', async () => {
-    const { port } = await server({ maxConnectionsPerIp: 4 });
+  it('caps open connections per address: when every one is an authenticated stream, a 503 problem, and room again once one closes', async () => {
+    const { t, port } = await server({ maxConnectionsPerIp: 4 });
     const held = await Promise.all(Array.from({ length: 4 }, () => openSocket(port)));
-    // Headers sent, body never: these are the sockets an attacker would hold.
-    for (const s of held) s.socket.write(`POST /v1/jobs/llm-instance HTTP/1.1\r\n${host(port)}${AUTH}Content-Type: application/json\r\nContent-Length: 10\r\n\r\n`);
+    // Live streams of a client with a token: busy, authenticated connections are never pushed out.
+    for (const s of held) s.socket.write(`GET /v1/events HTTP/1.1\r\n${host(port)}${AUTH}Accept: text/event-stream\r\n\r\n`);
+    await waitFor(() => t.bd.app.eventStreams.openCount === 4, 'the four streams to open');
     const refused = await rawExchange(port, `GET /healthz HTTP/1.1\r\n${host(port)}\r\n`);
     expect(refused.closed).toBe(true);
     expectProblem(refused, 503, 'too_many_connections');
@@ -120,12 +121,17 @@ describe('stalled request bodies', () => {
 });
 
 describe('HTTP-level errors are problem+json', () => {
-  it('an unknown method', async () => {
+  it('an unknown method: 405 naming the methods of a path that exists, 404 for one that does not, 400 for garbage', async () => {
     const { port } = await server();
     const res = await rawExchange(port, `FOO / HTTP/1.1\r\n${host(port)}\r\n`);
-    expectProblem(res, 400, 'bad_request');
-    expect(JSON.parse(res.body).detail).toMatch(/unknown HTTP method/);
+    expectProblem(res, 404, 'not_found');
     expect(res.closed).toBe(true);
+    const known = await rawExchange(port, `QUERY /v1/jobs HTTP/1.1\r\n${host(port)}${AUTH}\r\n`);
+    expectProblem(known, 405, 'method_not_allowed');
+    expect(known.headers.allow).toBe('GET, HEAD');
+    const garbage = await rawExchange(port, `G\u0001T /v1/jobs HTTP/1.1\r\n${host(port)}\r\n`);
+    expectProblem(garbage, 400, 'bad_request');
+    expect(JSON.parse(garbage.body).detail).toMatch(/unknown HTTP method|malformed/);
   });
 
   it('Content-Length together with Transfer-Encoding', async () => {

@@ -34,8 +34,8 @@ export type OpenSocket = {
   close(): void;
 };
 
-export async function openSocket(port: number): Promise<OpenSocket> {
-  const socket = net.connect({ host: '127.0.0.1', port });
+export async function openSocket(port: number, options: { localAddress?: string } = {}): Promise<OpenSocket> {
+  const socket = net.connect({ host: '127.0.0.1', port, ...options });
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve);
     socket.once('error', reject);

@@ -1,7 +1,7 @@
 import { API_PATHS } from '../../../shared';
 import type { BenchdeskService } from '../../app/service-types';
 import { parseInput } from '../parse-input';
-import { openEventFeed, openJobEventStream } from '../streams';
+import { assertKnownPosition, openEventFeed, openJobEventStream } from '../streams';
 import type { OperationHandlers } from '../types';
 
 type CoreOperation =
@@ -47,16 +47,18 @@ export function coreHandlers(service: BenchdeskService): Pick<OperationHandlers,
       return service.cancelJob(ctx.tenantId, parseInput('cancelJob', input).job_id);
     },
     async getJobEvents(ctx, input) {
-      const { job_id, after } = parseInput('getJobEvents', input);
-      return service.getJobEvents(ctx.tenantId, job_id, after);
+      const { job_id, after, last_event_id } = parseInput('getJobEvents', input);
+      const from = last_event_id ?? after;
+      const events = await service.getJobEvents(ctx.tenantId, job_id, from);
+      // After the job's own check: another tenant's job is a 404 whatever the position.
+      if (from !== undefined) assertKnownPosition(service, from, last_event_id !== undefined ? 'Last-Event-ID' : 'after');
+      return events;
     },
     async streamJobEvents(ctx, input) {
-      const { job_id, after } = parseInput('streamJobEvents', input);
-      return openJobEventStream(service, ctx, job_id, after ?? 0);
+      return openJobEventStream(service, ctx, parseInput('streamJobEvents', input));
     },
     async streamEvents(ctx, input) {
-      const { after } = parseInput('streamEvents', input);
-      return openEventFeed(service, ctx, after);
+      return openEventFeed(service, ctx, parseInput('streamEvents', input) ?? {});
     },
     async listCatalog(_ctx, input) {
       parseInput('listCatalog', input);

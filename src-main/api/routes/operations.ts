@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { ZodObject, z } from 'zod';
 import {
   JOB_KINDS,
   JOB_KIND_ALIASES,
@@ -18,7 +18,7 @@ import {
 } from '../../../shared';
 import { ProblemError } from '../../app/problem-error';
 import type { OperationContext, OperationHandlers } from '../../adapter';
-import { lastEventIdOf, writeEventStream } from '../sse';
+import { createEventStreamWriter, type EventStreamLimits, type EventStreamRegistry } from '../sse';
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 422: ProblemSchema };
 const JOB_KIND_PATH_NAMES = new Set<string>([...JOB_KINDS, ...JOB_KIND_ALIASES.map((a) => a.path.split('/').pop() ?? '')]);
@@ -26,8 +26,11 @@ const JOB_KIND_PATH_NAMES = new Set<string>([...JOB_KINDS, ...JOB_KIND_ALIASES.m
 export type OperationRouteOptions = {
   handlers: OperationHandlers;
   sseHeartbeatMs: number;
-  /** Open streams register their `end` here so a server shutdown can end them. */
-  openStreams: Set<() => void>;
+  /** Open streams register here so a server shutdown can end them. */
+  streams: EventStreamRegistry;
+  streamLimits: EventStreamLimits;
+  /** The methods a path answers: every 405 says the same. */
+  allowedMethods(path: string): readonly string[];
 };
 
 type Route = { path: string; successor?: string; kind?: (typeof JOB_KINDS)[number] };
@@ -83,16 +86,30 @@ function routesOf(name: OperationName): Route[] {
   return [{ path: op.path }, ...(op.aliases ?? []).map((path) => ({ path, successor: op.path }))];
 }
 
+/** The fields of an operation's input named in `fields`, as the schema of that part of the request. */
+function pick(op: OperationDef, fields: readonly string[]): z.ZodObject | undefined {
+  if (fields.length === 0 || !(op.input instanceof ZodObject)) return undefined;
+  const shape = op.input.shape as Record<string, z.ZodType>;
+  const picked = Object.fromEntries(fields.filter((f) => f in shape).map((f) => [f, shape[f] as z.ZodType]));
+  return Object.keys(picked).length > 0 ? z.object(picked) : undefined;
+}
+
+/** What the OpenAPI document says of a route: its body, path and query parameters, from the operation table. */
 function docsSchema(name: OperationName, route: Route) {
   const op: OperationDef = OPERATIONS[name];
-  const body = route.kind ? JOB_REQUEST_SCHEMAS[route.kind] : op.docs?.body;
-  const querystring = op.docs?.querystring ?? (op.query ? op.input : undefined);
+  const input = op.input instanceof ZodObject ? (op.input.shape as Record<string, z.ZodType>) : {};
+  const body = route.kind
+    ? JOB_REQUEST_SCHEMAS[route.kind]
+    : (op.docs?.body ?? (op.body === '*' ? op.input : op.body !== undefined ? input[op.body] : undefined));
+  const querystring = op.docs?.querystring ?? pick(op, op.query ?? []);
+  const params = route.kind ? undefined : pick(op, pathFields(name));
   return {
     summary: route.successor ? `Deprecated alias of ${route.successor}` : route.kind ? `Submit a ${route.kind} job` : op.summary,
     tags: [...op.tags],
     ...(route.successor ? { deprecated: true } : {}),
     ...(body ? { body } : {}),
     ...(querystring ? { querystring } : {}),
+    ...(params ? { params } : {}),
     response: { ...problems, [op.status]: op.output } as Record<number, z.ZodType>,
   };
 }
@@ -108,14 +125,15 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
 
   async function stream(name: StreamOperationName, request: FastifyRequest, reply: FastifyReply, route: Route): Promise<void> {
     const abort = new AbortController();
-    const input = inputOf(name, request, route) as Record<string, unknown>;
-    const resumeFrom = lastEventIdOf(request);
-    if (resumeFrom !== undefined) input.after = resumeFrom;
-    const ctx: OperationContext = { tenantId: request.tenantId, signal: abort.signal };
+    const writer = createEventStreamWriter({ request, reply, abort, heartbeatMs: options.sseHeartbeatMs, limits: options.streamLimits, streams: options.streams });
+    const ctx: OperationContext = {
+      tenantId: request.tenantId,
+      signal: abort.signal,
+      streamLimit: { maxQueued: options.streamLimits.maxQueuedEvents, onOverflow: writer.overflow },
+    };
     // Opening the stream fails (404, 422) before any byte is written: the caller gets a problem body.
-    const handler = handlers[name] as (c: OperationContext, i: unknown) => Promise<AsyncIterable<{ seq: number }>>;
-    const source = await handler(ctx, input);
-    await writeEventStream({ request, reply, source, abort, heartbeatMs: options.sseHeartbeatMs, openStreams: options.openStreams });
+    const source = await handlers[name](ctx, inputOf(name, request, route));
+    await writer.run(source);
   }
 
   for (const name of UNARY_OPERATION_NAMES) {
@@ -131,8 +149,10 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
           if (route.successor) deprecate(reply, route.successor);
           if (name === 'getJob' && JOB_KIND_PATH_NAMES.has((request.params as { job_id?: string }).job_id ?? '')) {
             // `/v1/jobs/<kind>` is the submit route of that kind: say so instead of "job not found".
-            reply.header('allow', 'POST');
-            throw new ProblemError(405, 'method_not_allowed', `${request.method} is not allowed on ${request.url.split('?')[0]}; allowed: POST (submit a job)`);
+            const path = request.url.split('?')[0] ?? '';
+            const allowed = options.allowedMethods(path).join(', ');
+            reply.header('allow', allowed);
+            throw new ProblemError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allowed} (submit a job)`);
           }
           // HEAD answers headers only: never hold a stream open for it.
           if (sharedStream && request.method === 'GET' && (request.headers.accept ?? '').includes('text/event-stream')) {

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { API_PATHS } from '../../shared';
+import { DEFAULT_HTTP_LIMITS } from '../../src-main/api/http-limits';
+import { TOKENS, json, makeBench, removeDir, waitFor, type BenchOptions, type TestBench } from '../helpers/bench';
+import { openSocket, portOf, type OpenSocket } from './raw-http';
+
+/**
+ * Issue 25 item 12: one local program must not deny the API to everyone. Idle connections that
+ * never authenticate are closed fast and give way to new ones; all of 127.0.0.0/8 is one source
+ * for the connection cap and the failed-login lockout. Real sockets on loopback, default limits
+ * unless a test says otherwise.
+ */
+
+const benches: TestBench[] = [];
+const sockets: OpenSocket[] = [];
+async function server(limits: NonNullable<BenchOptions['extra']>['httpLimits'] = {}): Promise<{ t: TestBench; port: number; base: string }> {
+  const t = await makeBench({ start: true, extra: { httpLimits: limits } });
+  benches.push(t);
+  const port = portOf(t.bd.app);
+  return { t, port, base: `http://127.0.0.1:${port}` };
+}
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.close();
+  for (const t of benches.splice(0)) {
+    await t.close();
+    await removeDir(t.dir);
+  }
+});
+
+async function idle(port: number, count: number, localAddress?: string): Promise<OpenSocket[]> {
+  const opened = await Promise.all(Array.from({ length: count }, () => openSocket(port, localAddress ? { localAddress } : {})));
+  sockets.push(...opened);
+  return opened;
+}
+
+function serverConnections(t: TestBench): Promise<number> {
+  return new Promise((resolve, reject) => t.bd.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+}
+
+/** What a client with a token and a health probe get, each on a new connection. */
+async function stillServed(base: string): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    const jobs = await fetch(`${base}${API_PATHS.jobs}`, { headers: { authorization: `Bearer ${TOKENS.default}`, connection: 'close' } });
+    expect(jobs.status).toBe(200);
+    await jobs.body?.cancel();
+    const health = await fetch(`${base}${API_PATHS.health}`, { headers: { connection: 'close' } });
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok' });
+  }
+}
+
+describe('connections that never authenticate', () => {
+  it('128 idle unauthenticated connections never make an authenticated request or /healthz fail', async () => {
+    const { t, port, base } = await server();
+    const held = await idle(port, DEFAULT_HTTP_LIMITS.maxConnectionsPerIp);
+    await waitFor(async () => (await serverConnections(t)) === held.length, 'the server to hold them all');
+    await stillServed(base);
+    // Each new connection took the place of an idle stranger: the cap still holds.
+    expect(await serverConnections(t)).toBeLessThanOrEqual(DEFAULT_HTTP_LIMITS.maxConnectionsPerIp);
+    expect(t.bd.app.connections.evicted).toBeGreaterThan(0);
+  });
+
+  it('connections from ten 127.x addresses are one source: the server never holds more than the cap, and still serves', async () => {
+    const { t, port, base } = await server();
+    // 200 connections from 127.0.0.1 … 127.0.0.10: under the cap per address, over it for the machine.
+    for (let i = 1; i <= 10; i++) await idle(port, 20, `127.0.0.${i}`);
+    await waitFor(async () => sockets.filter((s) => !s.socket.destroyed && s.socket.readyState === 'open').length <= DEFAULT_HTTP_LIMITS.maxConnectionsPerIp, 'the surplus to be closed');
+    expect(await serverConnections(t)).toBeLessThanOrEqual(DEFAULT_HTTP_LIMITS.maxConnectionsPerIp);
+    expect(t.bd.app.connections.openFrom('loopback')).toBeLessThanOrEqual(DEFAULT_HTTP_LIMITS.maxConnectionsPerIp);
+    await stillServed(base);
+  });
+
+  it('an idle connection that has not authenticated is closed after a few seconds; an authenticated one is kept', async () => {
+    // The defaults: a header timeout and an idle limit of a few seconds.
+    expect(DEFAULT_HTTP_LIMITS.headersTimeoutMs).toBeLessThanOrEqual(5_000);
+    expect(DEFAULT_HTTP_LIMITS.idleUnauthenticatedMs).toBeLessThanOrEqual(5_000);
+    const { port } = await server({ idleUnauthenticatedMs: 300 });
+    const [silent] = await idle(port, 1);
+    // A /healthz probe on a keep-alive connection is not authentication either.
+    const [prober] = await idle(port, 1);
+    prober?.socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    const [client] = await idle(port, 1);
+    client?.socket.write(`GET /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKENS.default}\r\n\r\n`);
+    expect(await silent?.closedWithin(5_000)).toBe(true);
+    expect(await prober?.closedWithin(5_000)).toBe(true);
+    expect(prober?.received()).toMatch(/^HTTP\/1\.1 200/);
+    // Several idle limits later, the authenticated keep-alive connection is still open.
+    expect(await client?.closedWithin(1_500)).toBe(false);
+    expect(client?.received()).toMatch(/^HTTP\/1\.1 200/);
+  });
+});
+
+describe('the failed-login lockout', () => {
+  it('counts all of 127.0.0.0/8 as one source: ten failures spread over ten addresses lock the machine out', async () => {
+    const { t } = await server();
+    for (let i = 2; i <= 11; i++) {
+      const res = await t.req({ method: 'GET', url: API_PATHS.jobs, headers: { authorization: 'Bearer wrong-token' }, remoteAddress: `127.0.0.${i}` });
+      expect(res.statusCode).toBe(401);
+      expect(json(res).code).toBe('unauthorized');
+    }
+    const blocked = await t.req({ method: 'GET', url: API_PATHS.jobs, remoteAddress: '127.0.0.12' });
+    expect(blocked.statusCode).toBe(401);
+    expect(json(blocked).code).toBe('auth_blocked');
+    // /healthz still answers while locked out.
+    expect((await t.req({ method: 'GET', url: API_PATHS.health, noAuth: true, remoteAddress: '127.0.0.12' })).statusCode).toBe(200);
+    t.clock.advance(61_000);
+    expect((await t.req({ method: 'GET', url: API_PATHS.jobs, remoteAddress: '::ffff:127.0.0.5' })).statusCode).toBe(200);
+  });
+});
+
