@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import module from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const MIN = [22, 12];
-const [major, minor] = process.versions.node.split('.').map(Number);
+const MIN = /** @type {const} */ ([22, 12]);
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 if (major < MIN[0] || (major === MIN[0] && minor < MIN[1])) {
   console.error(
     `benchdesk needs Node.js >= ${MIN.join('.')} (Node 24 recommended); this is Node ${process.versions.node}.\n` +

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { nodeTooOld, nodeVersionMessage } from './node-version';
 import { tuneRuntime } from './runtime-tuning';
+import type * as ServerApp from './server-app';
 
 // Headless entry (`npm run serve`, dist/main/server.js). The server itself is a separate bundle
 // (dist/main/server-app.js), loaded only after the Node check: its dependencies are imported when
@@ -10,4 +11,5 @@ if (nodeTooOld()) {
   process.exit(1);
 }
 tuneRuntime();
-await import(new URL('./server-app.js', import.meta.url).href);
+const app = (await import(new URL('./server-app.js', import.meta.url).href)) as typeof ServerApp;
+app.main({});

@@ -34,7 +34,7 @@ export function buildCli(setExit: (code: number) => void): Command {
 
   program
     .command('serve')
-    .description('run the headless API server (the API without a window)')
+    .description('run the headless API server and the browser UI (no window); prints the URL to open')
     .option('--host <host>', 'bind address (BENCHDESK_HOST, default 127.0.0.1)')
     .option('--port <port>', 'port (BENCHDESK_PORT, default 8080)', parsePort)
     .option('--data-dir <dir>', 'data directory (BENCHDESK_DATA_DIR)')

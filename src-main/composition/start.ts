@@ -39,6 +39,8 @@ export type BenchdeskOptions = {
   port?: number;
   /** The desktop app: always configures auth with its own token (design §3). */
   electron?: boolean;
+  /** The app's own token without Electron (`npm start` falling back to the browser UI): as `electron`. */
+  appToken?: boolean;
   /**
    * The desktop app's marketplace key: `key` = the stored one (decrypted; used before VAST_API_KEY),
    * `persist` = saves a new one (safeStorage). Settings changes apply without a restart.
@@ -90,7 +92,7 @@ export type Benchdesk = {
   auth: Authenticator;
   /** The tenant the desktop app acts as over IPC. */
   tenantId: string;
-  /** The desktop app's API token (plaintext, for Settings → show/copy); undefined headless. */
+  /** The app's API token (plaintext, for Settings → show/copy); undefined headless unless `appToken`. */
   apiToken: string | undefined;
   log: Logger;
   close(): Promise<void>;
@@ -115,7 +117,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
   try {
     const settings = new SettingsStore(config.dataDir);
     let apiToken: string | undefined;
-    if (options.electron) {
+    if (options.electron || options.appToken) {
       const ensured = await settings.ensureApiToken();
       apiToken = ensured.token;
       if (ensured.created) log.info('created the desktop API token', { file: path.join(config.dataDir, 'api-token') });

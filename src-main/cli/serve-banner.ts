@@ -1,0 +1,69 @@
+import type { AuthMode } from '../api/auth';
+
+/**
+ * What `benchdesk serve` / `npm run serve` (and `npm start` without Electron) print once the server
+ * listens: where the API is, and the address to open in a browser, with the token in the URL's
+ * fragment (the page moves it into the tab's storage and out of the address bar; a fragment never
+ * reaches a server log or a Referer).
+ */
+
+const DEFAULT_TENANT = 'default';
+
+/**
+ * The plaintext token of tenant "default" in SERVICE_API_TOKENS (`tenant:token` items, a bare
+ * `token` meaning "default"; the same reading as the API's parseApiTokens). The browser UI signs in
+ * as "default".
+ */
+export function defaultTenantToken(raw: string | undefined): string | undefined {
+  for (const item of (raw ?? '').split(',')) {
+    const trimmed = item.trim();
+    if (!trimmed) continue;
+    const colon = trimmed.indexOf(':');
+    const tenant = colon >= 0 ? trimmed.slice(0, colon).trim() : DEFAULT_TENANT;
+    const token = colon >= 0 ? trimmed.slice(colon + 1).trim() : trimmed;
+    if (tenant === DEFAULT_TENANT && token) return token;
+  }
+  return undefined;
+}
+
+/** The browser UI's address, signed in when a token is given. */
+export function browserUiUrl(apiUrl: string, token?: string): string {
+  const base = `${apiUrl.replace(/\/+$/, '')}/ui/`;
+  return token ? `${base}#token=${encodeURIComponent(token)}` : base;
+}
+
+export type ServeBannerFacts = {
+  apiUrl: string;
+  dataDir: string;
+  authMode: AuthMode;
+  /** 'served', 'off' (BENCHDESK_SERVE_UI=0), or 'not-built' (asked for or defaulted on, but dist/renderer is missing). */
+  ui: 'served' | 'off' | 'not-built';
+  /** The token to sign the browser in with, and where it came from. */
+  token?: { value: string; source: 'env' } | { value: string; source: 'app'; file: string };
+};
+
+/** The lines printed on stdout once the server listens. */
+export function serveBanner(facts: ServeBannerFacts): string[] {
+  const lines = [`benchdesk API listening on ${facts.apiUrl} (data: ${facts.dataDir}, auth: ${facts.authMode})`];
+  if (facts.ui === 'not-built') {
+    lines.push('The browser UI is not built (run `npm run build`), so only the API is served.');
+  } else if (facts.ui === 'served') {
+    if (facts.token) {
+      lines.push(`Open the browser UI: ${browserUiUrl(facts.apiUrl, facts.token.value)}`);
+      if (facts.token.source === 'app') {
+        lines.push(`(The API token is kept in ${facts.token.file}; the CLI reads it from there.)`);
+      }
+    } else if (facts.authMode === 'disabled') {
+      lines.push(`Open the browser UI: ${browserUiUrl(facts.apiUrl)} (authentication is off)`);
+    } else if (facts.authMode === 'enabled') {
+      lines.push(`Browser UI: ${browserUiUrl(facts.apiUrl)} (SERVICE_API_TOKENS has no token for tenant "default", which the browser UI signs in as)`);
+    } else {
+      lines.push(
+        `Browser UI: ${browserUiUrl(facts.apiUrl)} needs an API token, and none is configured: restart with ` +
+          'SERVICE_API_TOKENS="default:$(openssl rand -hex 24)" and open the URL it prints.',
+      );
+    }
+  }
+  lines.push('Ctrl-C stops the server.');
+  return lines;
+}
