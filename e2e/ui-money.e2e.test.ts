@@ -446,7 +446,9 @@ describe('Estimate (items 4, 5 and 6)', () => {
     await page.getByTestId('estimate-max').fill('2');
     await page.getByTestId('estimate-reliability').fill('99');
     await page.getByTestId('estimate-hours').fill('3');
-    await page.locator('[data-testid="estimate-result"][data-basis="live_offers"][data-stale="false"]').waitFor({ timeout: 15_000 });
+    // The answer to these inputs, not the previous one still on screen while the new one loads.
+    await page.locator('[data-testid="estimate-result"][data-basis="live_offers"][data-stale="false"][data-settled="true"]').waitFor({ timeout: 15_000 });
+    await page.locator('[data-testid="offers-table"] tbody tr').nth(1).waitFor();
     await shoot(page, 'estimate-live');
     const second = page.locator('[data-testid="offers-table"] tbody tr').nth(1);
     const dphColumn = await page.locator('[data-testid="offers-table"] thead th').evaluateAll((ths) => ths.findIndex((th) => th.textContent?.startsWith('$/h')));

@@ -241,7 +241,7 @@ export function EstimatePage() {
           <Loading label="Asking the marketplace…" height={360} />
         )
       ) : (
-        <div className={`stack estimate-result${invalid ? ' is-stale' : ''}`} data-testid="estimate-result" data-basis={data.basis} data-stale={invalid ? 'true' : 'false'} aria-busy={estimate.isFetching}>
+        <div className={`stack estimate-result${invalid ? ' is-stale' : ''}`} data-testid="estimate-result" data-basis={data.basis} data-stale={invalid ? 'true' : 'false'} data-settled={settled === input && !estimate.isFetching ? 'true' : 'false'} aria-busy={estimate.isFetching}>
           {invalid ? (
             <Notice tone="error" testId="estimate-stale">
               <p>
