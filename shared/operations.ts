@@ -24,6 +24,7 @@ import {
   type AgenticAgentRequestInput,
   type BenchmarkRequestInput,
   type LlmInstanceRequestInput,
+  type ServingBenchmarkRequestInput,
 } from './requests';
 import {
   ApiTokenResponseSchema,
@@ -533,7 +534,8 @@ export const UNARY_OPERATION_NAMES = OPERATION_NAMES.filter((n) => !('stream' in
 export type CreateJobInput =
   | { kind: 'benchmark'; request: BenchmarkRequestInput; idempotency_key?: string }
   | { kind: 'agentic-agent'; request: AgenticAgentRequestInput; idempotency_key?: string }
-  | { kind: 'llm-instance'; request: LlmInstanceRequestInput; idempotency_key?: string };
+  | { kind: 'llm-instance'; request: LlmInstanceRequestInput; idempotency_key?: string }
+  | { kind: 'serving-benchmark'; request: ServingBenchmarkRequestInput; idempotency_key?: string };
 
 /**
  * What callers pass: the domain schemas' input types (richer than the envelope schemas, which

@@ -15,7 +15,7 @@ export const BackendTypeSchema = z
   .transform((): 'llmserver' => 'llmserver');
 export type BackendType = 'llmserver';
 
-const ModelNameSchema = z
+export const ModelNameSchema = z
   .string()
   .trim()
   .min(1)
@@ -47,7 +47,7 @@ export const AgentNameSchema = z
 export const DEFAULT_RELIABILITY = 0.99;
 export const DEFAULT_WARMUP_TIMEOUT_S = 300;
 
-const marketplaceFields = {
+export const marketplaceFields = {
   marketplace: z.boolean().default(false),
   template_hash: TemplateHashSchema.optional(),
   min_dph: DphSchema.default(0).describe('the lowest price per hour of the machines to consider ($/h)'),
@@ -60,7 +60,7 @@ const marketplaceFields = {
   estimated_duration_seconds: z.number().int().min(1).max(30 * 24 * 3600).optional().describe('how long the machine is expected to be held; the pre-rent check prices the offer for this (default 3600)'),
 };
 
-const backendFields = {
+export const backendFields = {
   backend_url: UrlStringSchema.optional(),
   backend_type: BackendTypeSchema.default('llmserver'),
   backend_warmup: z.boolean().default(true),
@@ -84,10 +84,10 @@ export const MARKETPLACE_RULES_JSON_SCHEMA = {
   else: { properties: { backend_url: {} }, required: ['backend_url'] },
 } as const;
 
-type Issue = { path: (string | number)[]; message: string };
+export type Issue = { path: (string | number)[]; message: string };
 
 /** Cross-field rules for the marketplace/existing-backend choice, shared by llm-instance and benchmark. */
-function marketplaceIssues(v: {
+export function marketplaceIssues(v: {
   marketplace: boolean;
   template_hash?: string | undefined;
   min_dph: number;
@@ -119,7 +119,7 @@ function clusterIssues(v: { kubeconfig?: string | undefined; snapshot?: string |
 
 const snapshotField = SnapshotIdSchema.optional().describe('a recorded cluster to run on instead of a kubeconfig: the job serves it as a read-only Kubernetes API while it runs (exactly one of kubeconfig and snapshot; neither = the default kubeconfig)');
 
-function addIssues(ctx: z.RefinementCtx, issues: Issue[]): void {
+export function addIssues(ctx: z.RefinementCtx, issues: Issue[]): void {
   for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
 }
 
@@ -237,14 +237,77 @@ export const CostEstimationResponseSchema = z.object({
 });
 export type CostEstimationResponse = z.infer<typeof CostEstimationResponseSchema>;
 
+// ---------------------------------------------------------------------------------------------
+// serving-benchmark (design §13): concurrent streamed requests at each concurrency level
+
+export const SERVING_DEFAULTS = {
+  concurrency: [1, 2, 4, 8],
+  requests_per_level: 32,
+  prompt_tokens: 256,
+  output_tokens: 128,
+  warmup_requests: 2,
+} as const;
+/** Bounds that keep one job finite on any machine (a level of 1,024 streams is already far past what one GPU serves). */
+export const SERVING_LIMITS = { concurrency: 1024, levels: 16, requests_per_level: 100_000, prompt_tokens: 32_768, output_tokens: 32_768, warmup_requests: 1_000 } as const;
+
+export const ServingBenchmarkRequestSchema = z
+  .object({
+    ...marketplaceFields,
+    ...backendFields,
+    model: ModelNameSchema,
+    concurrency: z
+      .array(z.number().int().min(1, 'a concurrency level is at least 1 request in flight').max(SERVING_LIMITS.concurrency), {
+        error: (issue) => (issue.input === undefined ? undefined : 'concurrency is a list of levels, e.g. [1, 2, 4, 8]'),
+      })
+      .min(1, 'give at least one concurrency level')
+      .max(SERVING_LIMITS.levels)
+      .default([...SERVING_DEFAULTS.concurrency])
+      .describe('requests in flight at each level, run one level after another in this order (default [1, 2, 4, 8])'),
+    requests_per_level: z
+      .number()
+      .int()
+      .min(1)
+      .max(SERVING_LIMITS.requests_per_level)
+      .default(SERVING_DEFAULTS.requests_per_level)
+      .describe('measured requests of each level, at least the largest concurrency (default 32)'),
+    prompt_tokens: z.number().int().min(1).max(SERVING_LIMITS.prompt_tokens).default(SERVING_DEFAULTS.prompt_tokens).describe('about how many tokens each prompt has (default 256)'),
+    output_tokens: z
+      .number()
+      .int()
+      .min(1, 'output_tokens must be at least 1: a request must generate something to be timed')
+      .max(SERVING_LIMITS.output_tokens)
+      .default(SERVING_DEFAULTS.output_tokens)
+      .describe('tokens each request generates: sent as options.num_predict (default 128)'),
+    warmup_requests: z.number().int().min(0).max(SERVING_LIMITS.warmup_requests).default(SERVING_DEFAULTS.warmup_requests).describe('requests run before each level and left out of its figures (default 2)'),
+    marketplace_stop_instance: z.boolean().default(true),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    const issues = marketplaceIssues(v);
+    const seen = new Set<number>();
+    v.concurrency.forEach((c, i) => {
+      if (seen.has(c)) issues.push({ path: ['concurrency', i], message: `level ${c} is listed twice` });
+      seen.add(c);
+    });
+    const top = Math.max(...v.concurrency);
+    if (v.requests_per_level < top) {
+      issues.push({ path: ['requests_per_level'], message: `must be at least each level's concurrency: level ${top} keeps ${top} requests in flight, requests_per_level is ${v.requests_per_level}` });
+    }
+    addIssues(ctx, issues);
+  });
+export type ServingBenchmarkRequest = z.infer<typeof ServingBenchmarkRequestSchema>;
+export type ServingBenchmarkRequestInput = z.input<typeof ServingBenchmarkRequestSchema>;
+
 export const JOB_REQUEST_SCHEMAS = {
   'agentic-agent': AgenticAgentRequestSchema,
   benchmark: BenchmarkRequestSchema,
   'llm-instance': LlmInstanceRequestSchema,
+  'serving-benchmark': ServingBenchmarkRequestSchema,
 } as const;
 
 export type JobRequestByKind = {
   'agentic-agent': AgenticAgentRequest;
   benchmark: BenchmarkRequest;
   'llm-instance': LlmInstanceRequest;
+  'serving-benchmark': ServingBenchmarkRequest;
 };
