@@ -35,6 +35,10 @@ export const JOB_ERROR_WORDING: Readonly<Record<string, JobErrorWording>> = {
     title: 'Spend limit reached',
     next: 'The job was stopped and its machine released when its cost reached max_cost_usd. Raise the limit to let it run longer.',
   },
+  serving_failed: {
+    title: 'Every serving request failed',
+    next: 'Nothing could be measured; the error is the first request’s failure (often a model the llmserver does not have, or a server that refuses the load). The serving.level events show each level.',
+  },
 };
 
 /** The wording for a job's error_code, or null for none or an unknown code. */

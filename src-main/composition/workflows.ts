@@ -5,6 +5,7 @@ import type { AnyJobHandler, Logger } from '../engine/types';
 import { agenticAgentWorkflow } from '../engine/workflows/agentic-agent';
 import { benchmarkWorkflow } from '../engine/workflows/benchmark';
 import { llmInstanceWorkflow } from '../engine/workflows/llm-instance';
+import { servingBenchmarkWorkflow } from '../engine/workflows/serving-benchmark';
 import type { MarketplaceDeps } from '../engine/workflows/marketplace-instance';
 import type { HeldKeys } from '../marketplace/held-keys';
 import type { Config } from '../app/config';
@@ -69,5 +70,5 @@ export function createWorkflows(deps: WorkflowDeps): AnyJobHandler[] {
     ...deps.marketplace,
   };
   const agentDeps = { agents, env: deps.env, snapshots: deps.snapshots };
-  return [llmInstanceWorkflow(marketplace), agenticAgentWorkflow(agentDeps), benchmarkWorkflow({ ...agentDeps, ...marketplace })];
+  return [llmInstanceWorkflow(marketplace), agenticAgentWorkflow(agentDeps), benchmarkWorkflow({ ...agentDeps, ...marketplace }), servingBenchmarkWorkflow(marketplace)];
 }

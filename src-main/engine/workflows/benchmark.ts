@@ -44,7 +44,7 @@ function phaseRunner(ctx: JobContext, meter: () => CostMeter | null) {
 }
 
 /** Destroy-and-verify; a second full round when the first could not confirm the release. */
-async function teardown(ctx: JobContext, deps: MarketplaceDeps, instance: ProvisionedInstance): Promise<ReleaseResult> {
+export async function teardown(ctx: JobContext, deps: MarketplaceDeps, instance: ProvisionedInstance): Promise<ReleaseResult> {
   let result = await releaseJobInstance(ctx, deps, instance.instanceId, instance.keyed);
   // A refused key will not be accepted a moment later: only an unconfirmed release is worth a second round.
   if (!result.verified && !result.authFailed) {
