@@ -262,23 +262,23 @@ export const ServingBenchmarkRequestSchema = z
       .min(1, 'give at least one concurrency level')
       .max(SERVING_LIMITS.levels)
       .default([...SERVING_DEFAULTS.concurrency])
-      .describe('requests in flight at each level, run one level after another in this order (default [1, 2, 4, 8])'),
+      .describe('requests in flight at each level, run one level after another in this order'),
     requests_per_level: z
       .number()
       .int()
       .min(1)
       .max(SERVING_LIMITS.requests_per_level)
       .default(SERVING_DEFAULTS.requests_per_level)
-      .describe('measured requests of each level, at least the largest concurrency (default 32)'),
-    prompt_tokens: z.number().int().min(1).max(SERVING_LIMITS.prompt_tokens).default(SERVING_DEFAULTS.prompt_tokens).describe('about how many tokens each prompt has (default 256)'),
+      .describe('measured requests of each level, at least the largest concurrency'),
+    prompt_tokens: z.number().int().min(1).max(SERVING_LIMITS.prompt_tokens).default(SERVING_DEFAULTS.prompt_tokens).describe('about how many tokens each prompt has'),
     output_tokens: z
       .number()
       .int()
       .min(1, 'output_tokens must be at least 1: a request must generate something to be timed')
       .max(SERVING_LIMITS.output_tokens)
       .default(SERVING_DEFAULTS.output_tokens)
-      .describe('tokens each request generates: sent as options.num_predict (default 128)'),
-    warmup_requests: z.number().int().min(0).max(SERVING_LIMITS.warmup_requests).default(SERVING_DEFAULTS.warmup_requests).describe('requests run before each level and left out of its figures (default 2)'),
+      .describe('tokens each request generates: sent as options.num_predict'),
+    warmup_requests: z.number().int().min(0).max(SERVING_LIMITS.warmup_requests).default(SERVING_DEFAULTS.warmup_requests).describe('requests run before each level and left out of its figures'),
     marketplace_stop_instance: z.boolean().default(true),
   })
   .strict()

@@ -84,7 +84,8 @@ describe('POST job routes', () => {
       const stored = await t.bd.store.getJob(accepted.job_id);
       expect(stored).toMatchObject({ kind: route.kind, tenant_id: 'default' });
       const done = await waitForStatus(t.bd, accepted.job_id, 'succeeded');
-      expect(done.result).toMatchObject(route.kind === 'llm-instance' ? { mode: 'existing', models: [{ name: 'echo' }] } : { answer: 'echo', result_type: 'text' });
+      const expected = { 'llm-instance': { mode: 'existing', models: [{ name: 'echo' }] }, 'serving-benchmark': { model: 'echo', levels: [{ concurrency: 1 }, { concurrency: 2 }] } } as const;
+      expect(done.result).toMatchObject(route.kind === 'llm-instance' || route.kind === 'serving-benchmark' ? expected[route.kind] : { answer: 'echo', result_type: 'text' });
     });
 
     it(`${route.path} answers 422 for an invalid body, and creates no job`, async () => {
