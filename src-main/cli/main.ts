@@ -8,6 +8,7 @@ import { marketplaceListModelsCommand } from './commands/marketplace-list-models
 import { runAgenticAgentCommand } from './commands/run-agentic-agent';
 import { runBenchmarkCommand } from './commands/run-benchmark';
 import { runLlmserverInstanceCommand } from './commands/run-llmserver-instance';
+import { runServingBenchmarkCommand } from './commands/run-serving-benchmark';
 import { snapshotCommand } from './commands/snapshot';
 import { examples } from './common';
 import { reportError } from './errors';
@@ -64,6 +65,7 @@ export function buildCli(setExit: (code: number) => void): Command {
     jobsCommand(setExit),
     instancesCommand(setExit),
     snapshotCommand(setExit),
+    runServingBenchmarkCommand(setExit),
   ] as CommandUnknownOpts[];
   for (const cmd of commands) program.addCommand(cmd as Command);
 

@@ -1,6 +1,7 @@
 import ora, { type Ora } from 'ora';
 import type { JobEvent, JobRecord } from '../../shared';
 import { err, formatClock, formatDuration, formatUsd } from './output';
+import { servingLevelLine } from './render-serving';
 
 /**
  * Live progress of one job (design §7): current phase, elapsed time, running cost of a rented
@@ -159,6 +160,11 @@ function spinnerView(state: ProgressState): ProgressView {
     state,
     event(e) {
       applyEvent(state, e);
+      // A finished serving level stays on screen above the spinner: the run's table, live.
+      if (e.event === 'serving.level' && e.status !== 'started') {
+        spinner.clear();
+        process.stderr.write(`${servingLevelLine(e.labels)}\n`);
+      }
       render();
     },
     note(line) {
