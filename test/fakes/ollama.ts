@@ -595,8 +595,10 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     }
   };
 
-  const chat = async (res: ServerResponse, body: Json, signal: AbortSignal) => {
-    const arrived = performance.now();
+  const arrivals = new WeakMap<IncomingMessage, number>();
+
+  const chat = async (req: IncomingMessage, res: ServerResponse, body: Json, signal: AbortSignal) => {
+    const arrived = arrivals.get(req) ?? performance.now();
     const found = lookup(body);
     if (!found) return sendJson(res, 400, { error: 'model is required' });
     const { requested, model } = found;
@@ -706,10 +708,12 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     if (path === '/api/show') return show(res, json);
     if (path === '/api/pull') return pull(res, json, signal);
     if (path === '/api/generate') return generate(res, json, signal);
-    return chat(res, json, signal);
+    return chat(req, res, json, signal);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    // The serving mode's clock starts when the request arrives, before its body is read.
+    arrivals.set(req, performance.now());
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
