@@ -86,8 +86,11 @@ export function levelLabels(level: ServingLevel, index: number, of: number): Rec
     ttft_p50_ms: level.ttft_ms?.p50 ?? null,
     ttft_p99_ms: level.ttft_ms?.p99 ?? null,
     tpot_p50_ms: level.tpot_ms?.p50 ?? null,
+    tpot_p99_ms: level.tpot_ms?.p99 ?? null,
     itl_p50_ms: level.itl_ms?.p50 ?? null,
+    itl_p99_ms: level.itl_ms?.p99 ?? null,
     e2e_p50_ms: level.e2e_ms?.p50 ?? null,
+    e2e_p99_ms: level.e2e_ms?.p99 ?? null,
     server_tokens_per_s: level.server_tokens_per_s,
     usd_per_million_output_tokens: level.usd_per_million_output_tokens,
   };
