@@ -2,7 +2,6 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTerminal, JobRecordSchema, type JobRecord } from '../shared';
 import { DEFAULT_FAKE_MODELS } from '../test/fakes/ollama';
-import { OLLAMA_TEMPLATE_HASH } from '../test/fakes/vast';
 import { mustVast } from '../test/workflows/harness';
 import { apiCall, go, launchBrowser, openApp, shootBothThemes, startUiServer, type UiServer } from './ui-support';
 
@@ -110,9 +109,9 @@ describe('serving benchmark in the browser', () => {
     await page.locator('[data-testid="serving-levels"] tr[data-state="done"]').nth(3).waitFor({ timeout: 15_000 });
     expect(await table.locator('tbody tr').count()).toBe(4);
     const text = await table.innerText();
-    for (const head of ['Output tokens/s', 'TTFT p50 · p99', 'TPOT p50 · p99', 'ITL p50 · p99', 'End-to-end p50 · p99', 'Server tokens/s', '$ per 1M output tokens']) expect(text).toContain(head);
+    for (const head of ['Output tokens/s', 'TTFT p50 · p99 (ms)', 'TPOT p50 · p99 (ms)', 'ITL p50 · p99 (ms)', 'End-to-end p50 · p99 (ms)', 'Server tokens/s', '$ per 1M output tokens']) expect(text).toContain(head);
     expect(text).toMatch(/tok\/s/);
-    expect(text).toMatch(/\d ms/);
+    expect(text).toMatch(/\d+(\.\d)? · \d+(\.\d)?/);
     expect(text).toMatch(/\$\d/);
     const best = await page.getByTestId('serving-best').innerText();
     expect(best).toMatch(/at concurrency \d/);
@@ -122,6 +121,34 @@ describe('serving benchmark in the browser', () => {
     expect(await page.getByTestId('chart-serving-ttft').getAttribute('aria-label')).toMatch(/^Time to first token against concurrency, p50 and p99: 1 → [\d.]+ ms/);
     await page.locator('[data-testid="phase-timeline"] [data-phase="teardown"][data-status="ok"]').waitFor({ timeout: 15_000 });
     await shootBothThemes(page, 'job-serving');
+    expect(errors).toEqual([]);
+  }, 90_000);
+
+  it('Compare puts serving runs side by side', async () => {
+    // A second run, on the existing backend, at other levels.
+    const res = await apiCall(server, 'POST', '/v1/jobs/serving-benchmark', { backend_url: server.h.ollama.url, model: MODEL, concurrency: [1, 2, 16], requests_per_level: 16, output_tokens: 24, warmup_requests: 0 });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const second = await waitForEnd(String(res.body.job_id));
+    expect(second.status, second.error ?? '').toBe('succeeded');
+
+    await go(page, '/compare');
+    await page.getByTestId('compare-kind-serving').click();
+    const picker = page.getByTestId('compare-serving-picker');
+    await picker.waitFor({ timeout: 15_000 });
+    const boxes = picker.locator('input[type="checkbox"]');
+    expect(await boxes.count()).toBe(2);
+    await boxes.nth(0).check();
+    await boxes.nth(1).check();
+    const table = page.getByTestId('compare-serving-table');
+    await table.waitFor();
+    const text = await table.innerText();
+    expect(text).toMatch(/Run #1[\s\S]*Run #2/);
+    expect(text).toContain('RTX 3060');
+    expect(text).toContain('existing backend');
+    expect(text).toMatch(/\$[\d.]+ at \d+/);
+    expect(text).toContain('not rented');
+    await page.getByTestId('chart-compare-serving').locator('canvas').waitFor();
+    await shootBothThemes(page, 'compare-serving');
     expect(errors).toEqual([]);
   }, 90_000);
 });

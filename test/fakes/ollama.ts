@@ -138,6 +138,8 @@ export interface FakeOllamaState {
   loaded: Map<string, LoadedModel>;
   /** Script misuse seen by /api/chat (missing tool results, script exhausted). */
   violations: string[];
+  /** Serving mode: per request, how late its first token was written against its schedule (ms; timers and CPU). */
+  servingLateness: number[];
   knobs: FakeOllamaKnobs;
 }
 
@@ -315,6 +317,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     registry: new Map((options.registry ?? DEFAULT_REGISTRY_MODELS).map((s) => { const m = toModel(s); return [canonicalName(m.name), m]; })),
     loaded: new Map(),
     violations: [],
+    servingLateness: [],
     knobs: { ...DEFAULT_KNOBS, ...options.knobs },
   };
   const calls: RecordedCall[] = [];
@@ -564,6 +567,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
       const due = (i: number) => start + timing.firstTokenMs + i * timing.tokenIntervalMs;
       startNdjson(res);
       let i = 0;
+      let firstWritten = false;
       while (i < n) {
         const wait = due(i) - performance.now();
         if (wait > 0) await sleep(wait, signal);
@@ -573,7 +577,11 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
         for (; i < n && due(i) <= t; i++) {
           batch += `${JSON.stringify({ model: requested, created_at: createdAt, message: { role: 'assistant', content: ` t${i}` }, done: false })}\n`;
         }
-        if (batch) res.write(batch);
+        if (batch) {
+          if (!firstWritten) state.servingLateness.push(t - due(0));
+          firstWritten = true;
+          res.write(batch);
+        }
       }
       const promptTokens = tokens(promptText);
       entry.coldStart = false;

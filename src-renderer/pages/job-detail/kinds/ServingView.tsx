@@ -17,11 +17,11 @@ function Cell({ row, value }: { row: ServingRow; value: string }) {
   return <span className="muted">{row.state === 'running' ? '…' : '—'}</span>;
 }
 
-/** "84.7 · 88.0 ms": a latency's p50 and p99 in one cell, the unit once. */
+/** "84.7 · 88": a latency's p50 and p99 in one cell; the unit (ms) is in the column's header. */
 function pair(p50: number | null, p99: number | null): string {
   if (p50 === null && p99 === null) return '—';
   const one = (v: number | null) => (v === null ? '—' : formatMs(v).replace(/ ms$/, ''));
-  return `${one(p50)} · ${one(p99)} ms`;
+  return `${one(p50)} · ${one(p99)}`;
 }
 
 function LevelsTable({ rows, priced }: { rows: readonly ServingRow[]; priced: boolean }) {
@@ -49,10 +49,10 @@ function LevelsTable({ rows, priced }: { rows: readonly ServingRow[]; priced: bo
             <th scope="col" className="right">Requests ok / failed</th>
             <th scope="col" className="right">Output tokens/s</th>
             <th scope="col" className="right">Requests/s</th>
-            <th scope="col" className="right">TTFT p50 · p99</th>
-            <th scope="col" className="right">TPOT p50 · p99</th>
-            <th scope="col" className="right">ITL p50 · p99</th>
-            <th scope="col" className="right">End-to-end p50 · p99</th>
+            <th scope="col" className="right">TTFT p50 · p99 (ms)</th>
+            <th scope="col" className="right">TPOT p50 · p99 (ms)</th>
+            <th scope="col" className="right">ITL p50 · p99 (ms)</th>
+            <th scope="col" className="right">End-to-end p50 · p99 (ms)</th>
             <th scope="col" className="right">Server tokens/s</th>
             {priced ? <th scope="col" className="right">$ per 1M output tokens</th> : null}
           </tr>
