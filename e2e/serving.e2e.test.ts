@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTerminal, JobRecordSchema, type JobRecord } from '../shared';
@@ -17,6 +18,13 @@ let server: UiServer;
 let browser: Browser;
 let page: Page;
 let errors: string[];
+
+/** axe-core on the page as it is now: no serious or critical violation. */
+async function expectAccessible(what: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const blocking = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  expect(blocking, what).toEqual([]);
+}
 
 async function getJob(id: string): Promise<JobRecord> {
   const res = await apiCall(server, 'GET', `/v1/jobs/${encodeURIComponent(id)}`);
@@ -81,6 +89,7 @@ describe('serving benchmark in the browser', () => {
     await expect.poll(() => page.getByTestId('serving-preflight-cost').innerText(), { timeout: 15_000 }).toMatch(/\$\d/);
     expect(await page.getByTestId('launch-hours').count()).toBe(0);
     await shootBothThemes(page, 'launch-serving');
+    await expectAccessible('the Serving launch form');
   }, 60_000);
 
   it('launches a rented run; the job page fills in level by level and prices a million tokens', async () => {
@@ -121,6 +130,7 @@ describe('serving benchmark in the browser', () => {
     expect(await page.getByTestId('chart-serving-ttft').getAttribute('aria-label')).toMatch(/^Time to first token against concurrency, p50 and p99: 1 → [\d.]+ ms/);
     await page.locator('[data-testid="phase-timeline"] [data-phase="teardown"][data-status="ok"]').waitFor({ timeout: 15_000 });
     await shootBothThemes(page, 'job-serving');
+    await expectAccessible('the serving job page');
     expect(errors).toEqual([]);
   }, 90_000);
 
@@ -149,6 +159,7 @@ describe('serving benchmark in the browser', () => {
     expect(text).toContain('not rented');
     await page.getByTestId('chart-compare-serving').locator('canvas').waitFor();
     await shootBothThemes(page, 'compare-serving');
+    await expectAccessible('Compare with serving runs');
     expect(errors).toEqual([]);
   }, 90_000);
 });

@@ -20,6 +20,8 @@ export interface CallFetchOptions {
   timeoutMs: number;
   /** `deadline` bounds the whole call; `idle` bounds each wait for the next bytes (streams). */
   timeoutMode: 'deadline' | 'idle';
+  /** Told just before the request is handed to fetch (its body built): a benchmark's "request sent". */
+  onSend?: (() => void) | undefined;
 }
 
 /**
@@ -35,7 +37,7 @@ const DRAIN_MS = 1000;
 const DRAIN_BYTES = 64 * 1024;
 
 export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; release: () => void } {
-  const { baseFetch, serverUrl, signal, timeoutMs, timeoutMode } = options;
+  const { baseFetch, serverUrl, signal, timeoutMs, timeoutMode, onSend } = options;
   const active = new Set<() => void>();
 
   const callFetch: FetchFn = async (input, init) => {
@@ -90,6 +92,7 @@ export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; re
 
     let response: Response;
     try {
+      onSend?.();
       response = await baseFetch(input, { ...init, signal: controller.signal });
     } catch (error) {
       cleanup();

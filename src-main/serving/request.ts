@@ -3,7 +3,7 @@ import type { LlmChat } from '../llm/chat-types';
 /**
  * One timed serving request: a streamed /api/chat with `options.num_predict`, every chunk timed
  * with performance.now() on arrival. Definitions are vLLM benchmark_serving's:
- * - TTFT: request sent → the first chunk with generated text (content, or a thinking model's
+ * - TTFT: request sent (handed to the network, its body built, as vLLM starts its clock) → the first chunk with generated text (content, or a thinking model's
  *   thinking, which Ollama streams apart and counts in eval_count too);
  * - ITL: the gaps between successive chunks with generated text;
  * - e2e: request sent → the final chunk;
@@ -43,7 +43,8 @@ export async function timedChat(client: LlmChat, input: TimedChatInput): Promise
   let first: number | null = null;
   let last = 0;
   let chunks = 0;
-  const sent = now();
+  // Restarted when the client hands the request to the network; before that it is building the request.
+  let sent = now();
   try {
     const result = await client.chat({
       model: input.model,
@@ -51,6 +52,9 @@ export async function timedChat(client: LlmChat, input: TimedChatInput): Promise
       options: { num_predict: input.outputTokens },
       stream: true,
       signal: input.signal,
+      onSend: () => {
+        sent = now();
+      },
       onDelta: (delta) => {
         if (!delta.content && !delta.thinking) return;
         const t = now();

@@ -32,7 +32,7 @@ export function ServingPreflight({ draft, marketplace }: { draft: LaunchDraft; m
             !marketplace
               ? 'an existing backend: nothing is rented'
               : cost
-                ? `machine held about ${formatDuration((plan?.totalSeconds ?? 0) * 1000)} (load + ${formatDuration(RENT_ALLOWANCE_S * 1000)} to rent and prepare); up to ${formatUsd(cost.cost_range_usd.high)}`
+                ? `machine held about ${formatDuration((plan?.totalSeconds ?? 0) * 1000)} (load + ${Math.round(RENT_ALLOWANCE_S / 60)} min to rent and prepare); up to ${formatUsd(cost.cost_range_usd.high)}`
                 : estimate.isError
                   ? estimate.error.message
                   : 'priced from the live offers'
