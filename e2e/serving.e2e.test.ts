@@ -162,4 +162,26 @@ describe('serving benchmark in the browser', () => {
     await expectAccessible('Compare with serving runs');
     expect(errors).toEqual([]);
   }, 90_000);
+
+  it('a run where the server refuses every request: the page says so, level by level, and what to do', async () => {
+    server.h.ollama.setKnobs({ chatFailure: 'queue_full' });
+    try {
+      const res = await apiCall(server, 'POST', '/v1/jobs/serving-benchmark', { backend_url: server.h.ollama.url, model: MODEL, concurrency: [1, 2], requests_per_level: 2, warmup_requests: 0 });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const id = String(res.body.job_id);
+      const job = await waitForEnd(id);
+      expect(job).toMatchObject({ status: 'failed', error_code: 'serving_failed' });
+      await go(page, `/jobs/${encodeURIComponent(id)}`);
+      const table = page.getByTestId('serving-levels');
+      await table.waitFor({ timeout: 15_000 });
+      await page.locator('[data-testid="serving-levels"] tr[data-state="failed"]').nth(1).waitFor({ timeout: 15_000 });
+      expect(await table.innerText()).toContain('every request failed');
+      expect(await page.getByTestId('serving-best').innerText()).toContain('no level succeeded');
+      expect(await page.locator('body').innerText()).toContain('Every serving request failed');
+      await shootBothThemes(page, 'job-serving-failed');
+      await expectAccessible('a failed serving run');
+    } finally {
+      server.h.ollama.setKnobs({ chatFailure: 'none' });
+    }
+  }, 60_000);
 });

@@ -26,8 +26,11 @@ function xScale(levels: readonly number[]) {
   return { time: false, distr: 3 as const, log: 2 as const, range: (): [number, number] => [lo / 1.25, hi * 1.25] };
 }
 
-/** null where a level has no figure yet: uPlot leaves a gap, the axes stay as they are. */
-const data = (rows: readonly ServingRow[], ...pick: ((r: ServingRow) => number | null)[]): AlignedData => [rows.map((r) => r.concurrency), ...pick.map((p) => rows.map(p))];
+/** null where a level has no figure (not run yet, or every request failed): uPlot leaves a gap, the axes stay as they are. */
+const data = (rows: readonly ServingRow[], ...pick: ((r: ServingRow) => number | null)[]): AlignedData => [
+  rows.map((r) => r.concurrency),
+  ...pick.map((p) => rows.map((r) => (r.state === 'done' ? p(r) : null))),
+];
 
 export function ThroughputChart({ rows }: { rows: readonly ServingRow[] }) {
   // Keyed by the levels' text: the chart is rebuilt only when the levels change, never while a run streams in.

@@ -9,7 +9,7 @@ import { bestRows, servingRows, type ServingRow } from './serving-model';
 import type { KindViewProps } from './types';
 import './serving.css';
 
-const STATE_WORD: Record<ServingRow['state'], string> = { waiting: 'waiting', running: 'running…', done: '', failed: 'every request failed' };
+const STATE_WORD: Record<ServingRow['state'], string> = { waiting: 'waiting', running: 'running…', done: '', failed: 'every request failed', 'not-run': 'not run' };
 
 /** A cell that keeps its width while the level runs: the figure, or a muted word. */
 function Cell({ row, value }: { row: ServingRow; value: string }) {

@@ -28,10 +28,10 @@ describe('servingRows', () => {
     expect(rows[1]?.outputTokensPerS).toBeNull();
   });
 
-  it('marks a level where every request failed, and stops calling a level running once the job ended', () => {
+  it('marks a level where every request failed, and the levels a job that ended never finished', () => {
     const events = [event('error', { concurrency: 2, requests: 0, failed: 4, first_error: 'model not found' }), event('started', { concurrency: 4 })];
-    const rows = servingRows([2, 4], null, events, true);
-    expect(rows.map((r) => r.state)).toEqual(['failed', 'waiting']);
+    const rows = servingRows([2, 4, 8], null, events, true);
+    expect(rows.map((r) => r.state)).toEqual(['failed', 'not-run', 'not-run']);
     expect(rows[0]?.firstError).toBe('model not found');
   });
 });

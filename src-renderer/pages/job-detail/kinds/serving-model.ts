@@ -6,7 +6,8 @@ import type { EventLabels, JobEvent, ServingBenchmarkResult, ServingLevel } from
  * figures come from the result once the job succeeded, else from its `serving.level` event.
  */
 
-export type ServingRowState = 'waiting' | 'running' | 'done' | 'failed';
+/** `not-run`: the job ended (failed, cancelled) before this level ran or finished. */
+export type ServingRowState = 'waiting' | 'running' | 'done' | 'failed' | 'not-run';
 
 export type ServingRow = {
   concurrency: number;
@@ -112,7 +113,8 @@ export function servingRows(levels: readonly number[], result: ServingBenchmarkR
   return levels.map((c) => {
     const done = finished.get(c);
     if (done) return fromEvent(c, done);
-    return empty(c, started.has(c) && !terminal ? 'running' : 'waiting');
+    if (terminal) return empty(c, 'not-run');
+    return empty(c, started.has(c) ? 'running' : 'waiting');
   });
 }
 
