@@ -300,7 +300,7 @@ describe('Settings', () => {
     expect(await page.getByTestId('settings-data-dir').innerText()).toBe(world.dataDir);
     expect(await page.getByTestId('marketplace-env-note').innerText()).toContain('VAST_API_KEY');
     await page.getByTestId('set-concurrency').fill('2');
-    await page.getByTestId('set-agent').fill('builtin');
+    await page.getByTestId('set-agent').and(page.locator('[data-state="ready"]')).selectOption('builtin');
     await page.getByTestId('set-max-cost').fill('2.5');
     await page.getByTestId('set-threshold').fill('1');
     await page.getByTestId('settings-save').click();

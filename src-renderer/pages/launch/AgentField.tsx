@@ -2,7 +2,8 @@ import type { AgentEntry } from '../../../shared';
 import { Field } from '../../components/Field';
 import { useAgents } from '../../queries/choices';
 
-const SOURCE_TEXT: Record<AgentEntry['source'], string> = {
+/** Where an agent comes from, in words (Launch and Settings list agents the same way). */
+export const AGENT_SOURCE_TEXT: Record<AgentEntry['source'], string> = {
   builtin: 'built in',
   bundled: 'bundled driver',
   settings: 'registered in settings',
@@ -25,7 +26,7 @@ export function AgentField({ value, error, onChange, onBlur }: { value: string; 
         {!known && value ? <option value={value}>{value}{agents.data ? ' (not registered)' : ''}</option> : null}
         {list.map((a) => (
           <option key={a.name} value={a.name}>
-            {a.name} — {SOURCE_TEXT[a.source]}
+            {a.name} — {AGENT_SOURCE_TEXT[a.source]}
           </option>
         ))}
       </select>
