@@ -1,14 +1,6 @@
-import type { AgentEntry } from '../../../shared';
+import { AGENT_SOURCE_WORDS } from '../../../shared';
 import { Field } from '../../components/Field';
 import { useAgents } from '../../queries/choices';
-
-/** Where an agent comes from, in words (Launch and Settings list agents the same way). */
-export const AGENT_SOURCE_TEXT: Record<AgentEntry['source'], string> = {
-  builtin: 'built in',
-  bundled: 'bundled driver',
-  settings: 'registered in settings',
-  environment: 'registered in the environment',
-};
 
 /** The agent to ask: a select of the agents this server has registered. */
 export function AgentField({ value, error, onChange, onBlur }: { value: string; error: string | null; onChange: (v: string) => void; onBlur: () => void }) {
@@ -26,7 +18,7 @@ export function AgentField({ value, error, onChange, onBlur }: { value: string; 
         {!known && value ? <option value={value}>{value}{agents.data ? ' (not registered)' : ''}</option> : null}
         {list.map((a) => (
           <option key={a.name} value={a.name}>
-            {a.name} — {AGENT_SOURCE_TEXT[a.source]}
+            {a.name} — {AGENT_SOURCE_WORDS[a.source]}
           </option>
         ))}
       </select>

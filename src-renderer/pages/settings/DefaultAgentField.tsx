@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
+import { AGENT_SOURCE_WORDS } from '../../../shared';
 import { Field } from '../../components/Field';
 import { useAgents } from '../../queries/choices';
-import { AGENT_SOURCE_TEXT } from '../launch/AgentField';
 
 /**
  * The default agent: a select of the agents this server registered (GET /v1/agents), the same list Launch offers.
@@ -40,7 +40,7 @@ export function DefaultAgentField({ value, error, effect, onChange }: { value: s
         ) : null}
         {list.map((a) => (
           <option key={a.name} value={a.name}>
-            {a.name} — {AGENT_SOURCE_TEXT[a.source]}
+            {a.name} — {AGENT_SOURCE_WORDS[a.source]}
           </option>
         ))}
       </select>
