@@ -298,6 +298,20 @@ const PAGES: readonly Shot[] = [
     },
   },
   {
+    // A benchmark on an existing backend: nothing rented, the answer and its speed.
+    name: 'job-existing',
+    route: () => `/jobs/${encodeURIComponent(world.jobs.existing.job_id)}`,
+    testId: 'page-job',
+    prepare: async (p) => void (await p.locator('[data-testid="event-log"][data-stream-state="ended"]').waitFor({ timeout: 15_000 })),
+  },
+  {
+    // An llm-instance whose backend did not answer: the failure, its reason and that nothing was rented.
+    name: 'job-failed',
+    route: () => `/jobs/${encodeURIComponent(world.jobs.failed.job_id)}`,
+    testId: 'page-job',
+    prepare: async (p) => void (await p.locator('[data-testid="event-log"][data-stream-state="ended"]').waitFor({ timeout: 15_000 })),
+  },
+  {
     name: 'models',
     route: () => '/models',
     testId: 'page-models',

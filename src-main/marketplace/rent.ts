@@ -137,7 +137,7 @@ async function searchFitting(opts: RentCheapestFitOptions, criteria: OfferCriter
       return selectOffers(offers, criteria, costBasisOf(opts)).filter((o) => !exclude.has(o.id));
     },
     (fit) => ({
-      message: `${fit.length} offer(s) fit`,
+      message: fit.length === 1 ? '1 offer fits' : `${fit.length} offers fit`,
       labels: { count: fit.length, cheapest_dph: fit[0]?.dph_total ?? null, cheapest_id: fit[0]?.id ?? null },
     }),
   );

@@ -111,7 +111,7 @@ export function CostDurationChart({ estimate }: { estimate: CostEstimationRespon
       ],
       bands: [{ series: [1, 3], fill: `${c.accent}22` }],
       axes: (() => {
-        const a = axes(c, 'Duration', 'Cost', (v) => (v === 0 ? '0' : formatHours(v)), (v) => formatUsd(v)) ?? [];
+        const a = axes(c, 'Duration', 'Cost ($)', (v) => (v === 0 ? '0' : formatHours(v)), (v) => formatUsd(v)) ?? [];
         return [{ ...a[0], splits: (u: uPlot) => hourTicks(u.scales.x?.max ?? 2) }, a[1] ?? {}];
       })(),
     }),

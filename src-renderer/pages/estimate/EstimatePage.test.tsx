@@ -68,6 +68,9 @@ describe('Estimate', () => {
     const firstRow = document.querySelectorAll('[data-testid="offers-table"] tbody tr')[0]?.textContent ?? '';
     expect(firstRow).toContain('$0.19');
     expect(firstRow).toContain('$0.51');
+    // Counted in plain English: "2 offers fit", never "2 offers fits".
+    expect(document.body.textContent).toContain('2 offers fit');
+    expect(document.body.textContent).not.toContain('offers fits');
   });
 
   it("invalid inputs grey the result and say what is wrong in the form's words; nothing is asked", async () => {

@@ -138,7 +138,7 @@ function Summary({ estimate, onLaunch }: { estimate: CostEstimationResponse; onL
               Launch on this
             </button>
           </div>
-          <Stat label="Median offer" value={<Money usd={estimate.offers.median_dph} perHour />} hint={`${formatCount(estimate.offers.count, estimate.offers.count === 1 ? 'offer fits' : 'offers fit')}`} />
+          <Stat label="Median offer" value={<Money usd={estimate.offers.median_dph} perHour />} hint={formatCount(estimate.offers.count, 'offer fits', 'offers fit')} />
         </>
       ) : null}
       <Stat label="Confidence" value={formatPercent(estimate.confidence_score)} testId="estimate-confidence" hint={estimate.basis === 'live_offers' ? 'from live offers' : 'from your price range'} />
