@@ -1,4 +1,4 @@
-import { AGENT_SOURCE_WORDS } from '../../../shared';
+import { AgentOptions } from '../../components/AgentOptions';
 import { Field } from '../../components/Field';
 import { useAgents } from '../../queries/choices';
 
@@ -15,12 +15,7 @@ export function AgentField({ value, error, onChange, onBlur }: { value: string; 
   return (
     <Field label="Agent" hint={hint} error={error ?? (agents.data && value && !known ? `Agent '${value}' is not registered here` : null)}>
       <select name="agent" value={value} onChange={(e) => onChange(e.target.value)} onBlur={onBlur} data-testid="launch-agent" disabled={agents.isPending}>
-        {!known && value ? <option value={value}>{value}{agents.data ? ' (not registered)' : ''}</option> : null}
-        {list.map((a) => (
-          <option key={a.name} value={a.name}>
-            {a.name} — {AGENT_SOURCE_WORDS[a.source]}
-          </option>
-        ))}
+        <AgentOptions value={value} list={agents.data} />
       </select>
     </Field>
   );

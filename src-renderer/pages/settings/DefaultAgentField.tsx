@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { AGENT_SOURCE_WORDS } from '../../../shared';
+import { AgentOptions } from '../../components/AgentOptions';
 import { Field } from '../../components/Field';
 import { useAgents } from '../../queries/choices';
 
@@ -32,17 +32,7 @@ export function DefaultAgentField({ value, error, effect, onChange }: { value: s
     <Field label="Agent" hint={<>{hint} {effect}</>} error={error ?? notRegistered} testId="field-default_agent">
       <select value={value} onChange={(e) => onChange(e.target.value)} disabled={state === 'loading'} data-testid="set-agent" data-state={state} aria-busy={state === 'loading'}>
         <option value="">{state === 'loading' ? 'Loading agents…' : 'Not set (builtin)'}</option>
-        {!known ? (
-          <option value={value}>
-            {value}
-            {agents.data ? ' (not registered)' : ''}
-          </option>
-        ) : null}
-        {list.map((a) => (
-          <option key={a.name} value={a.name}>
-            {a.name} — {AGENT_SOURCE_WORDS[a.source]}
-          </option>
-        ))}
+        <AgentOptions value={value} list={agents.data} />
       </select>
     </Field>
   );

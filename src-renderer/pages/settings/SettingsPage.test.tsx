@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
-import { APP_SETTINGS_DEFAULTS, type AgentList, type AppSettings, type SettingsResponse, type SettingsUpdate } from '../../../shared';
+import { type AgentList, type AppSettings, type SettingsResponse, type SettingsUpdate } from '../../../shared';
 import { clientError } from '../../../shared/client/errors';
+import { settingsResponseOf } from '../../test-helpers';
 import { byTestId, change, click, mount, until, type Mounted } from '../../test-mount';
 import { SettingsPage } from './SettingsPage';
 
@@ -11,19 +12,7 @@ afterEach(() => {
   view = null;
 });
 
-function settingsOf(patch: Partial<AppSettings>): SettingsResponse {
-  return {
-    settings: { ...APP_SETTINGS_DEFAULTS, ...patch },
-    sources: {},
-    effects: {},
-    restart_required: [],
-    access: { tenant_id: 'default', can_change: true },
-    environment: {
-      data_dir: '/d', settings_file: '/d/settings.json', api_url: 'http://127.0.0.1:8080', api_host: '127.0.0.1', api_port: 8080, auth: 'enabled', kubeconfig_env: '/k',
-      marketplace_key: { configured: false, source: null, hint: null, environment_key: false, api_url: 'https://console.vast.ai/api/v0', can_store: false },
-    },
-  };
-}
+const settingsOf = (patch: Partial<AppSettings>): SettingsResponse => settingsResponseOf(patch, false);
 
 const AGENTS: AgentList = {
   agents: [
