@@ -166,7 +166,8 @@ function NothingFits({ estimate, form, onRaise }: { estimate: CostEstimationResp
               <Money usd={nearest.dph_total} perHour />
             </div>
             <div className="stat-hint">
-              {offerGpu(nearest)} · {formatMb(nearest.gpu_ram)} per GPU
+              {/* The exact rate: the ceiling offered below is it rounded up to the cent, which the short form can hide. */}
+              <span data-testid="estimate-nearest-exact">${Number(nearest.dph_total.toFixed(4))}/h exactly</span> · {offerGpu(nearest)} · {formatMb(nearest.gpu_ram)} per GPU
               {nearest.download_usd != null ? ` · ${formatUsd(nearest.download_usd)} download` : ''}
             </div>
           </div>

@@ -147,7 +147,7 @@ function ReleaseError({ machine }: { machine: MarketplaceInstanceEntry }) {
 
 function machineColumns(foreign: boolean): Column<MarketplaceInstanceEntry>[] {
   return [
-    { id: 'id', header: 'Instance', cell: (i) => <span className="code-id">{i.instance_id}</span> },
+    { id: 'id', header: 'Instance', cell: (i) => <span className="code-id">#{i.instance_id}</span> },
     {
       id: 'gpu',
       header: 'GPU',
