@@ -298,7 +298,10 @@ describe('Launch from the saved defaults (items 3 and 6)', () => {
       await p.getByTestId('template-find').click();
       await expect.poll(() => p.getByTestId('template-hash').innerText(), { timeout: 15_000 }).toContain(PRIVATE_TEMPLATE_HASH);
       expect(await p.getByTestId('launch-template').locator('option:checked').innerText()).toContain('Ollama (team)');
+      expect(await p.getByTestId('template-found').innerText()).toBe('Found and selected.');
       await p.getByTestId('launch-template').selectOption(OLLAMA_TEMPLATE_HASH);
+      // Another choice in the list: the note no longer claims the found one is selected.
+      expect(await p.getByTestId('template-found').innerText()).toBe('Found “Ollama (team)”: it is in the list.');
       await p.getByTestId('launch-model').selectOption(BIG_MODEL);
       await p.getByTestId('launch-question').fill('Why is the shop down?');
       await shoot(p, 'launch-marketplace');
