@@ -282,7 +282,7 @@ const PAGES: readonly Shot[] = [
     prepare: async (p) => {
       await p.getByTestId('estimate-model').selectOption('llama3.1:8b');
       await p.getByTestId('estimate-max').fill('2');
-      await p.locator('[data-testid="estimate-result"][data-basis="live_offers"]').waitFor({ timeout: 15_000 });
+      await p.locator('[data-testid="estimate-result"][data-basis="live_offers"][data-settled="true"]').waitFor({ timeout: 15_000 });
       await p.locator('[data-testid="chart-offers"] canvas').waitFor();
     },
   },

@@ -385,7 +385,7 @@ describe('screenshots of every page in both themes', () => {
         if (name === 'estimate') {
           await p.getByTestId('estimate-model').selectOption('llama3.1:8b');
           await p.getByTestId('estimate-max').fill('2');
-          await p.locator('[data-testid="estimate-result"][data-basis="live_offers"]').waitFor({ timeout: 15_000 });
+          await p.locator('[data-testid="estimate-result"][data-basis="live_offers"][data-settled="true"]').waitFor({ timeout: 15_000 });
           await p.locator('[data-testid="chart-offers"] canvas').waitFor();
         }
         if (name === 'jobs') await p.getByTestId('job-row').first().waitFor({ timeout: 15_000 });

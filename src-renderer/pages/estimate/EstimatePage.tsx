@@ -212,7 +212,7 @@ export function EstimatePage() {
       }
     >
       <Panel title="What to run">
-        <form className="form-grid" onSubmit={(e) => e.preventDefault()} aria-label="Estimate inputs">
+        <form className="form-grid estimate-form" onSubmit={(e) => e.preventDefault()} aria-label="Estimate inputs">
           <Field label="Model" hint={selectedModel ? `needs ${formatMb(selectedModel.vram_mb)} VRAM, ${formatGb(selectedModel.required_disk_gb)} disk` : 'Sizes the GPU: offers with too little memory are left out.'} error={errors.model}>
             <ModelField value={form.model} onChange={(v) => setForm({ model: v })} catalog={catalog.data?.models} none="Any GPU (no model)" testId="estimate-model" />
           </Field>
