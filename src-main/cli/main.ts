@@ -10,6 +10,8 @@ import { runBenchmarkCommand } from './commands/run-benchmark';
 import { runLlmserverInstanceCommand } from './commands/run-llmserver-instance';
 import { runServingBenchmarkCommand } from './commands/run-serving-benchmark';
 import { snapshotCommand } from './commands/snapshot';
+import { agentsCommand } from './commands/agents';
+import { templatesCommand } from './commands/templates';
 import { examples } from './common';
 import { reportError } from './errors';
 import { EXIT } from './exit-codes';
@@ -65,6 +67,8 @@ export function buildCli(setExit: (code: number) => void): Command {
     jobsCommand(setExit),
     instancesCommand(setExit),
     snapshotCommand(setExit),
+    agentsCommand(setExit),
+    templatesCommand(setExit),
     runServingBenchmarkCommand(setExit),
   ] as CommandUnknownOpts[];
   for (const cmd of commands) program.addCommand(cmd as Command);
