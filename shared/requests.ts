@@ -256,10 +256,10 @@ export const ServingBenchmarkRequestSchema = z
     ...backendFields,
     model: ModelNameSchema,
     concurrency: z
-      .array(z.number().int().min(1, 'a concurrency level is at least 1 request in flight').max(SERVING_LIMITS.concurrency), {
-        error: (issue) => (issue.input === undefined ? undefined : 'concurrency is a list of levels, e.g. [1, 2, 4, 8]'),
+      .array(z.number().int().min(1).max(SERVING_LIMITS.concurrency), {
+        error: (issue) => (issue.input === undefined ? undefined : 'is a list of levels, e.g. [1, 2, 4, 8]'),
       })
-      .min(1, 'give at least one concurrency level')
+      .min(1, 'needs at least one level')
       .max(SERVING_LIMITS.levels)
       .default([...SERVING_DEFAULTS.concurrency])
       .describe('requests in flight at each level, run one level after another in this order'),
@@ -274,7 +274,7 @@ export const ServingBenchmarkRequestSchema = z
     output_tokens: z
       .number()
       .int()
-      .min(1, 'output_tokens must be at least 1: a request must generate something to be timed')
+      .min(1)
       .max(SERVING_LIMITS.output_tokens)
       .default(SERVING_DEFAULTS.output_tokens)
       .describe('tokens each request generates: sent as options.num_predict'),
@@ -286,12 +286,12 @@ export const ServingBenchmarkRequestSchema = z
     const issues = marketplaceIssues(v);
     const seen = new Set<number>();
     v.concurrency.forEach((c, i) => {
-      if (seen.has(c)) issues.push({ path: ['concurrency', i], message: `level ${c} is listed twice` });
+      if (seen.has(c)) issues.push({ path: ['concurrency', i], message: `lists level ${c} twice` });
       seen.add(c);
     });
     const top = Math.max(...v.concurrency);
     if (v.requests_per_level < top) {
-      issues.push({ path: ['requests_per_level'], message: `must be at least each level's concurrency: level ${top} keeps ${top} requests in flight, requests_per_level is ${v.requests_per_level}` });
+      issues.push({ path: ['requests_per_level'], message: `must be at least the largest concurrency level: level ${top} keeps ${top} requests in flight` });
     }
     addIssues(ctx, issues);
   });

@@ -89,6 +89,12 @@ describe('benchdesk run-serving-benchmark', () => {
     expect(run.stderr).toMatch(message);
   });
 
+  it('a level listed twice, refused by the API, is named by its option (exit 2)', async () => {
+    const run = await cli(['run-serving-benchmark', '--local', '--backend-url', ollama.url, '-m', 'llama3.1:8b', '--concurrency', '2,2']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--concurrency lists level 2 twice');
+  });
+
   it('needs a backend or the marketplace (exit 2)', async () => {
     const run = await cli(['run-serving-benchmark', '--local', '-m', 'llama3.1:8b']);
     expect(run.code).toBe(2);

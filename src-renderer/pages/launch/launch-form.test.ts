@@ -139,9 +139,12 @@ describe('the serving benchmark form', () => {
   });
 
   it('names the field of each refused value in the form’s words', () => {
-    expect(validateDraft('serving-benchmark', { ...serving, concurrency: '0, 2' }).errors.concurrency).toMatch(/concurrency level is at least 1/);
-    expect(validateDraft('serving-benchmark', { ...serving, concurrency: '1, 16' }).errors.requests_per_level).toMatch(/level 16/);
-    expect(validateDraft('serving-benchmark', { ...serving, output_tokens: '0' }).errors.output_tokens).toBeDefined();
+    expect(validateDraft('serving-benchmark', { ...serving, concurrency: '0, 2' }).errors.concurrency).toBe('Concurrency levels must be at least 1');
+    expect(validateDraft('serving-benchmark', { ...serving, concurrency: '2, 2' }).errors.concurrency).toBe('Concurrency levels lists level 2 twice');
+    expect(validateDraft('serving-benchmark', { ...serving, concurrency: '1, 16' }).errors.requests_per_level).toBe(
+      'Requests per level must be at least the largest concurrency level (level 16 keeps 16 requests in flight)',
+    );
+    expect(validateDraft('serving-benchmark', { ...serving, output_tokens: '0' }).errors.output_tokens).toBe('Output tokens must be at least 1');
   });
 
   it('on the marketplace, prices the plan’s length instead of a typed duration', () => {
