@@ -69,6 +69,8 @@ export const JobResourcesSchema = z.object({
   marketplace_stop_instance: z.boolean().nullable().optional(),
   dph_total: z.number().nullable().optional(),
   rented_at: Rfc3339Schema.nullable().optional(),
+  /** What the model downloads on the machine cost ($, at the host's price per GB): billed once, on top of machine time. */
+  download_usd: z.number().nonnegative().nullable().optional(),
   /** Why the last release of the job's machine failed (e.g. the key was refused); null once one succeeded. */
   marketplace_release_error: z.string().nullable().optional(),
 });
