@@ -16,4 +16,5 @@ export * from './agents';
 export * from './templates';
 export * from './issue-words';
 export * from './snapshots';
+export * from './suites';
 export * from './kube-display';

@@ -1,5 +1,6 @@
 import { jobErrorWording, type AgentResult, type BenchmarkResult, type JobEvent, type JobRecord, type LlmInstanceResult, type ModelEntry } from '../../shared';
 import { formatAge, formatBytes, formatDuration, formatUsd, out, print, table } from './output';
+import { printSuiteResult } from './suites/render-suite';
 
 /** Human-readable renderings of the API's records (everything --json does not print). */
 
@@ -139,6 +140,7 @@ export function printResult(job: JobRecord): void {
   if (!job.result) return;
   if (job.kind === 'benchmark') printBenchmarkResult(job.result, job.job_id);
   else if (job.kind === 'agentic-agent') printAgentResult(job.result, job.job_id);
+  else if (job.kind === 'suite') printSuiteResult(job.result);
   else printLlmInstanceResult(job.result);
 }
 

@@ -63,7 +63,7 @@ describe('POST /v1/estimates', () => {
 });
 
 describe('POST job routes', () => {
-  const bodyFor = { 'llm-instance': bodies.llm, 'agentic-agent': bodies.agent, benchmark: bodies.benchmark } as const;
+  const bodyFor = { 'llm-instance': bodies.llm, 'agentic-agent': bodies.agent, benchmark: bodies.benchmark, suite: bodies.suite } as const;
 
   for (const route of JOB_ROUTES) {
     it(`${route.path} accepts a valid ${route.kind} request with 202 + Location${route.successor ? ' + Deprecation/Link' : ''}`, async () => {

@@ -181,6 +181,8 @@ export const bodies = {
   llm: (mode: Mode = 'ok'): Record<string, unknown> => ({ backend_url: `http://${mode}:11434` }),
   agent: (mode: Mode = 'ok'): Record<string, unknown> => ({ question: `${mode} what is wrong?`, model: 'llama3:8b', agent: 'builtin', backend_url: 'http://x' }),
   benchmark: (mode: Mode = 'ok'): Record<string, unknown> => ({ question: `${mode} check the cluster`, model: 'llama3:8b', backend_url: 'http://x' }),
+  /** A suite run on the shipped suite (no test handler runs it: the job is accepted, then fails for want of one). */
+  suite: (): Record<string, unknown> => ({ suite_id: 'starter', model: 'llama3:8b', backend_url: 'http://x' }),
 };
 
 /** An agent result whose answer says what the test handler did; the request comes back as an artifact. */

@@ -12,6 +12,7 @@ function job(id: string, tenant: string, kind: JobRecord['kind'], status: JobRec
   const base = { job_id: id, tenant_id: tenant, status, message: status, created_at: at, started_at: null, finished_at: null, updated_at: at, progress: null, result: null, error: null, error_code: null, resources: null };
   if (kind === 'llm-instance') return { ...base, kind, request };
   if (kind === 'benchmark') return { ...base, kind, request: StoredRequestSchemas.benchmark.parse({ question: 'q', model: 'm', backend_url: 'http://127.0.0.1:1' }) };
+  if (kind === 'suite') return { ...base, kind, request: StoredRequestSchemas.suite.parse({ suite_id: 'starter', model: 'm', backend_url: 'http://127.0.0.1:1' }) };
   return { ...base, kind, request: StoredRequestSchemas['agentic-agent'].parse({ question: 'q', model: 'm', agent: 'builtin', backend_url: 'http://127.0.0.1:1' }) };
 }
 
