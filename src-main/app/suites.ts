@@ -33,6 +33,8 @@ export type SuiteExport = {
 export type SuiteService = {
   list(): Promise<SuiteList>;
   get(suiteId: string): Promise<Suite>;
+  /** The suite, or undefined (the `suite` job kind looks suites up with this). */
+  find(suiteId: string): Promise<Suite | undefined>;
   create(tenantId: string, input: unknown): Promise<Suite>;
   delete(tenantId: string, suiteId: string): Promise<void>;
   export(suiteId: string): Promise<SuiteExport>;
@@ -109,6 +111,10 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
     },
 
     get: find,
+
+    async find(suiteId) {
+      return suiteId === STARTER_SUITE_ID ? starter : store.get(suiteId);
+    },
 
     async create(tenantId, input) {
       requireOwner(tenantId);

@@ -6,7 +6,7 @@ import { agenticAgentWorkflow } from '../engine/workflows/agentic-agent';
 import { benchmarkWorkflow } from '../engine/workflows/benchmark';
 import { llmInstanceWorkflow } from '../engine/workflows/llm-instance';
 import { suiteWorkflow } from '../engine/workflows/suite';
-import type { SuiteService } from '../app/suites';
+import type { SuiteSource } from '../engine/workflows/suite';
 import type { MarketplaceDeps } from '../engine/workflows/marketplace-instance';
 import type { HeldKeys } from '../marketplace/held-keys';
 import type { Config } from '../app/config';
@@ -40,7 +40,7 @@ export type WorkflowDeps = {
   /** Serves recorded clusters to jobs that name a `snapshot`. */
   snapshots?: SnapshotLeases;
   /** The suites a `suite` job runs. */
-  suites?: Pick<SuiteService, 'get'>;
+  suites?: SuiteSource;
 };
 
 export function createAgents(deps: Pick<WorkflowDeps, 'config' | 'settings' | 'log' | 'env'>): AgentRegistry {

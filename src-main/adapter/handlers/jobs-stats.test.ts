@@ -30,13 +30,13 @@ describe('getJobCounts', () => {
       expect(await handlers.getJobCounts({ tenantId: 'default' }, {})).toEqual({
         total: 4,
         by_status: { queued: 1, running: 0, succeeded: 1, failed: 2, cancelled: 0 },
-        by_kind: { 'agentic-agent': 1, benchmark: 2, 'llm-instance': 1 },
+        by_kind: { 'agentic-agent': 1, benchmark: 2, 'llm-instance': 1, suite: 0 },
       });
       // by_status follows the kind filter; by_kind always lists every kind.
       expect(await handlers.getJobCounts({ tenantId: 'default' }, { kind: 'benchmark' })).toEqual({
         total: 2,
         by_status: { queued: 0, running: 0, succeeded: 1, failed: 1, cancelled: 0 },
-        by_kind: { 'agentic-agent': 1, benchmark: 2, 'llm-instance': 1 },
+        by_kind: { 'agentic-agent': 1, benchmark: 2, 'llm-instance': 1, suite: 0 },
       });
       expect((await handlers.getJobCounts({ tenantId: 'acme' }, undefined)).total).toBe(1);
       expect((await handlers.getJobCounts({ tenantId: 'nobody' }, {})).total).toBe(0);

@@ -1,6 +1,4 @@
 import type { AgentResult, JudgeVerdict, Scenario, ScenarioResult, Suite, SuiteRequest, SuiteResult, ValidationIssue } from '../../../shared';
-import type { SuiteService } from '../../app/suites';
-import { ProblemError } from '../../app/problem-error';
 import type { ReleaseResult } from '../../marketplace/provisioning';
 import { judgeAnswer, JudgeOutputError } from '../../suites/judge';
 import { scoreAnswer } from '../../suites/score';
@@ -14,7 +12,10 @@ import { withSnapshotServed } from './cluster';
 import { pullOnInstance } from './ensure-model';
 import { marketplaceIssues, provisionInstance, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
 
-export type SuiteWorkflowDeps = AgentWorkflowDeps & MarketplaceDeps & { suites: Pick<SuiteService, 'get'> };
+/** Where the workflow finds a suite by id (the suite service); undefined = no such suite. */
+export type SuiteSource = { find(suiteId: string): Promise<Suite | undefined> };
+
+export type SuiteWorkflowDeps = AgentWorkflowDeps & MarketplaceDeps & { suites: SuiteSource };
 
 /** An answer is kept whole in the result; the `scenario.scored` event carries this much of it, so a crash keeps most of it. */
 const EVENT_ANSWER_CHARS = 4000;
@@ -27,13 +28,8 @@ export function selectScenarios(suite: Suite, ids: readonly string[] | undefined
 }
 
 async function suiteIssues(deps: SuiteWorkflowDeps, request: SuiteRequest): Promise<ValidationIssue[]> {
-  let suite: Suite;
-  try {
-    suite = await deps.suites.get(request.suite_id);
-  } catch (err) {
-    if (err instanceof ProblemError && err.status === 404) return [{ path: 'suite_id', message: `${err.message}` }];
-    throw err;
-  }
+  const suite = await deps.suites.find(request.suite_id);
+  if (!suite) return [{ path: 'suite_id', message: `no suite ${request.suite_id}: list them with benchdesk suites list` }];
   const issues: ValidationIssue[] = [];
   const known = new Set(suite.scenarios.map((s) => s.scenario_id));
   (request.scenario_ids ?? []).forEach((id, i) => {
@@ -69,13 +65,8 @@ export function suiteWorkflow(deps: SuiteWorkflowDeps): JobHandler<'suite'> {
 
 async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Promise<SuiteResult> {
   const { request } = ctx;
-  let suite: Suite;
-  try {
-    suite = await deps.suites.get(request.suite_id);
-  } catch (err) {
-    if (err instanceof ProblemError && err.status === 404) throw new JobFailure('suite_not_found', `${err.message} (it was deleted after the job was accepted)`);
-    throw err;
-  }
+  const suite = await deps.suites.find(request.suite_id);
+  if (!suite) throw new JobFailure('suite_not_found', `no suite ${request.suite_id} (it was deleted after the job was accepted)`);
   const scenarios = selectScenarios(suite, request.scenario_ids);
   let instance: ProvisionedInstance | null = null;
   const { phases, run, skip } = phaseRunner(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
