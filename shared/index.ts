@@ -18,3 +18,4 @@ export * from './issue-words';
 export * from './snapshots';
 export * from './suites';
 export * from './kube-display';
+export * from './scoring';

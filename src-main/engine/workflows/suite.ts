@@ -1,7 +1,7 @@
 import type { AgentResult, JudgeVerdict, Scenario, ScenarioResult, Suite, SuiteRequest, SuiteResult, ValidationIssue } from '../../../shared';
 import type { ReleaseResult } from '../../marketplace/provisioning';
 import { judgeAnswer, JudgeOutputError } from '../../suites/judge';
-import { scoreAnswer } from '../../suites/score';
+import { scoreAnswer } from '../../../shared/scoring';
 import { summarise } from '../../suites/summary';
 import { elapsedMs, errorMessageOf } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CreateSuiteInputSchema } from '../../shared';
-import { scoreAnswer, ScoringPatternError } from './score';
+import { CreateSuiteInputSchema } from '../../shared/suites';
+import { highlightSpans, scoreAnswer, ScoringPatternError } from '../../shared/scoring';
 
 const expected = [
   { finding: 'crash loop', any_of: ['crash ?loop', 'back-?off'] },
@@ -53,5 +53,16 @@ describe('a suite with an invalid regex is refused, naming its path', () => {
     const paths = parsed.error?.issues.map((i) => i.path.join('.'));
     expect(paths).toEqual(['scenarios.0.expected.0.any_of.1', 'scenarios.0.must_not.0']);
     expect(parsed.error?.issues[0]?.message).toMatch(/not a valid regular expression/);
+  });
+});
+
+describe('highlightSpans', () => {
+  it('marks every hit of every finding, merging overlaps', () => {
+    const spans = highlightSpans('CrashLoopBackOff, back-off again; wrong password', expected);
+    expect(spans.map((s) => [s.start, s.end])).toEqual([
+      [0, 16],
+      [18, 26],
+      [34, 48],
+    ]);
   });
 });

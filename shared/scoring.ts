@@ -1,4 +1,4 @@
-import type { ExpectedFinding } from '../../shared';
+import type { ExpectedFinding } from './suites';
 
 /**
  * The deterministic scorer of design §12. A finding is matched when any of its regular expressions
@@ -52,4 +52,30 @@ export function scoreAnswer(answer: string, expected: readonly ExpectedFinding[]
   // An empty answer never passes, even where nothing is expected.
   const passed = answer.trim() !== '' && missed.length === 0 && mustNotMatched.length === 0;
   return { score: answer.trim() === '' ? 0 : score, passed, matched, missed, must_not_matched: mustNotMatched, spans };
+}
+
+/** Every stretch of the answer a matched finding's patterns hit (for highlighting), sorted and merged. */
+export function highlightSpans(answer: string, expected: readonly ExpectedFinding[]): { start: number; end: number; finding: string }[] {
+  const spans: { start: number; end: number; finding: string }[] = [];
+  for (const finding of expected) {
+    for (const pattern of finding.any_of) {
+      let re: RegExp;
+      try {
+        re = new RegExp(pattern, 'gi');
+      } catch {
+        continue;
+      }
+      for (const m of answer.matchAll(re)) {
+        if (m[0].length > 0 && m.index !== undefined) spans.push({ start: m.index, end: m.index + m[0].length, finding: finding.finding });
+      }
+    }
+  }
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: typeof spans = [];
+  for (const span of spans) {
+    const last = merged.at(-1);
+    if (last && span.start <= last.end) last.end = Math.max(last.end, span.end);
+    else merged.push({ ...span });
+  }
+  return merged;
 }
