@@ -63,7 +63,7 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
 
   return (
     <Panel title="Run this suite" testId="run-suite">
-      <form className="run-suite-form" onSubmit={submit} noValidate>
+      <form id="run-suite-form" className="run-suite-form" onSubmit={submit} noValidate>
         <Field label="Model" error={errorOf('model')}>
           <ModelField value={model} onChange={setModel} catalog={catalog.data?.models} testId="run-model" />
         </Field>

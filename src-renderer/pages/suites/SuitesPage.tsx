@@ -58,7 +58,7 @@ export function SuitesPage() {
       subtitle="Scenarios on recorded clusters, with what a correct diagnosis must say: run one to score a model and an agent."
       testId="suites-page"
       actions={
-        <>
+        <div className="suites-actions">
           <button type="button" className="button" onClick={() => setRecording((r) => !r)} aria-expanded={recording} data-testid="suites-record">
             Record a cluster
           </button>
@@ -66,7 +66,7 @@ export function SuitesPage() {
             {importSuite.isPending ? 'Importing…' : 'Import a suite'}
           </button>
           <input ref={fileInput} type="file" accept="application/json,.json" hidden onChange={(e) => void onFile(e)} data-testid="suites-import-file" />
-        </>
+        </div>
       }
     >
       {recording ? <RecordCluster onClose={() => setRecording(false)} /> : null}
@@ -149,6 +149,12 @@ function SuiteDetail({ suiteId, onDeleted }: { suiteId: string; onDeleted: () =>
       setExporting(`Export failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
+  // The Run form is below the scenarios: bring it into view and put the keyboard in it.
+  const focusRunForm = () => {
+    const form = document.getElementById('run-suite-form');
+    form?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+    form?.querySelector<HTMLElement>('select, input')?.focus({ preventScroll: true });
+  };
   const browsed = s.scenarios.find((c) => c.scenario_id === browsing) ?? null;
 
   return (
@@ -158,6 +164,9 @@ function SuiteDetail({ suiteId, onDeleted }: { suiteId: string; onDeleted: () =>
         testId="suite-detail"
         actions={
           <>
+            <button type="button" className="button button-small button-primary" onClick={focusRunForm} data-testid="suite-run">
+              Run this suite
+            </button>
             <button type="button" className="button button-small" onClick={() => void exportIt()} data-testid="suite-export">
               Export
             </button>
@@ -267,7 +276,11 @@ function ScenarioFacts({ scenario }: { scenario: Scenario }) {
           <ul>
             {scenario.expected.map((f) => (
               <li key={f.finding}>
-                {f.finding} <span className="muted">({f.any_of.map((p) => `/${p}/`).join(' or ')})</span>
+                {f.finding}
+                <details className="scenario-patterns">
+                  <summary>patterns</summary>
+                  <code>{f.any_of.map((p) => `/${p}/i`).join('  or  ')}</code>
+                </details>
               </li>
             ))}
           </ul>
@@ -276,9 +289,10 @@ function ScenarioFacts({ scenario }: { scenario: Scenario }) {
         <p>A correct answer finds nothing wrong.</p>
       )}
       {scenario.must_not.length > 0 ? (
-        <p className="muted">
-          It must not claim: {scenario.must_not.map((p) => `/${p}/`).join(', ')}
-        </p>
+        <details className="scenario-patterns">
+          <summary>claims that fail the answer ({scenario.must_not.length})</summary>
+          <code>{scenario.must_not.map((p) => `/${p}/i`).join(',  ')}</code>
+        </details>
       ) : null}
     </div>
   );

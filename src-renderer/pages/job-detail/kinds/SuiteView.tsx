@@ -58,7 +58,7 @@ export function SuiteView({ job, events, terminal }: KindViewProps<'suite'>) {
 
   return (
     <>
-      <Panel title={`Suite ${suite.data?.name ?? job.request.suite_id}`} testId="suite-summary">
+      <Panel title={`Summary: ${suite.data?.name ?? job.request.suite_id}${job.request.repeat > 1 ? `, each scenario ${job.request.repeat} times` : ''}`} testId="suite-summary">
         <div className="stats">
           <Stat label="Accuracy" value={scored > 0 ? formatPercent(passed / scored) : DASH} hint={`${passed} of ${scored} passed${!terminal && total !== null ? ` · ${total - scored} to go` : ''}`} testId="suite-accuracy" />
           <Stat label="$ per correct answer" value={perCorrect === null ? DASH : formatUsd(perCorrect)} hint={costSoFar === null ? 'cost appears once the machine bills' : `${formatUsd(costSoFar)} in all${job.request.marketplace ? '' : ' (existing llmserver)'}`} testId="suite-cost-per-correct" />
