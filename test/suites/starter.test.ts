@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadKubeReader } from '../../src-main/agents/builtin/kube-client';
 import { KUBERNETES_TOOLS } from '../../src-main/agents/builtin/tools';
+import { scoreAnswer } from '../../shared/scoring';
 import { canonicalSnapshot } from '../../src-main/snapshots/document';
 import { ReplayIndex } from '../../src-main/snapshots/replay/replay-index';
 import { startReplay, type ReplayServer } from '../../src-main/snapshots/replay/server';
@@ -64,6 +65,50 @@ const PROOFS: Record<string, { calls: Call[]; facts: RegExp[]; absent?: RegExp[]
   },
 };
 
+/** Per scenario: an answer a good engineer would give (it must pass) and a plausible wrong one (it must fail). */
+const ANSWERS: Record<string, { right: string; wrong: string }> = {
+  'crashloop-db-password': {
+    right: 'The orders-api pods are in CrashLoopBackOff. Their previous logs show "FATAL: password authentication failed for user orders": the DB password in orders-db-credentials is wrong.',
+    wrong: 'The orders-api pods keep restarting because they are OOMKilled; raise the memory limit.',
+  },
+  'image-pull-wrong-tag': {
+    right: 'The new storefront pod is stuck in ImagePullBackOff: the image tag v2.41 is not found in ghcr.io (probably a typo of v2.4.1).',
+    wrong: 'The rollout is stuck because the nodes have insufficient cpu for the new pod.',
+  },
+  oomkilled: {
+    right: 'report-worker is OOMKilled (exit code 137) while loading the dataset; increase its memory limit above 256Mi.',
+    wrong: 'report-worker cannot log in to the database: password authentication failed.',
+  },
+  'pending-insufficient-cpu': {
+    right: 'The feature-trainer pod is Pending: 0/3 nodes are available, Insufficient cpu — it requests 16 CPUs and the nodes have 8.',
+    wrong: 'The feature-trainer pod is Pending because its PersistentVolumeClaim is unbound.',
+  },
+  'pending-unbound-pvc': {
+    right: 'analytics-db-0 is Pending because its PVC data-analytics-db-0 is unbound: the storage class fast-ssd does not exist (the cluster has gp3).',
+    wrong: 'analytics-db-0 is Pending because of insufficient cpu on the nodes.',
+  },
+  'readiness-probe': {
+    right: 'The catalog pods never become Ready: the readiness probe GET /healthz returns 404; version 5.2.0 moved the endpoint to /health.',
+    wrong: 'The catalog pods are crash-looping because they are OOMKilled.',
+  },
+  'service-selector': {
+    right: 'Checkout cannot reach payments: connection refused to 10.96.118.40. The payments Service selector app=payments matches no pod (they are labelled app=payments-api), so it has no endpoints.',
+    wrong: 'The payments pods are in ImagePullBackOff.',
+  },
+  'node-notready-evicted': {
+    right: 'Node ip-10-0-3-17 is NotReady (kubelet stopped posting status) after DiskPressure; the search pods on it were evicted because the node ran out of ephemeral-storage.',
+    wrong: 'The search pods were OOMKilled.',
+  },
+  'cronjob-failing': {
+    right: 'No: the nightly-backup CronJob has failed three nights in a row (BackoffLimitExceeded). The upload to S3 fails with AccessDenied on PutObject.',
+    wrong: 'The backups fail because the job cannot pull its image (ImagePullBackOff).',
+  },
+  'healthy-cluster': {
+    right: 'Nothing is wrong: all pods are running and ready, there are no warning events and every node is Ready.',
+    wrong: 'The payments deployment is failing; restart it before the sale.',
+  },
+};
+
 function tool(name: string) {
   const t = KUBERNETES_TOOLS.find((x) => x.name === name);
   if (!t) throw new Error(`no tool ${name}`);
@@ -95,6 +140,17 @@ describe('the starter suite', () => {
       const text = JSON.stringify(doc);
       for (const m of text.matchAll(/"name":"[A-Z_]+","value":"([^"]*)"/g)) expect(m[1], doc.snapshot_id).toBe('***');
       expect(doc.objects, doc.snapshot_id).not.toHaveProperty('secrets');
+    }
+  });
+
+  it('a correct answer passes each scenario, a plausible wrong one fails it', () => {
+    expect(Object.keys(ANSWERS).sort()).toEqual(starter.suite.scenarios.map((s) => s.scenario_id).sort());
+    for (const scenario of starter.suite.scenarios) {
+      const answers = ANSWERS[scenario.scenario_id];
+      if (!answers) throw new Error(`no answers for ${scenario.scenario_id}`);
+      const right = scoreAnswer(answers.right, scenario.expected, scenario.must_not);
+      expect(right, `${scenario.scenario_id} right answer`).toMatchObject({ passed: true, score: 1 });
+      expect(scoreAnswer(answers.wrong, scenario.expected, scenario.must_not).passed, `${scenario.scenario_id} wrong answer`).toBe(false);
     }
   });
 
