@@ -72,6 +72,7 @@ describe('the Suites page', () => {
     const done = page.locator('[data-testid="record-done"]');
     await done.waitFor({ timeout: 30_000 });
     expect(await done.innerText()).toMatch(/Recorded Fake shop \(8 pods, 7 events/);
+    await shootBothThemes(page, 'suites-record', 150);
     await page.locator('[data-testid="record-cluster"]').getByRole('button', { name: 'Close' }).click();
   });
 
@@ -119,9 +120,16 @@ describe('the Suites page', () => {
     await page.locator('[data-testid="run-submit"]').click();
     expect(await page.locator('.field', { has: page.locator('[data-testid="run-repeat"]') }).locator('.field-error').innerText()).not.toBe('');
     await page.locator('[data-testid="run-repeat"]').fill('1');
+    // Slow answers, so the page is seen while the run goes on.
+    server.h.ollama.setKnobs({ firstByteDelayMs: 400 });
     await page.locator('[data-testid="run-submit"]').click();
     await page.waitForURL(/#\/jobs\/[^/]+$/, { timeout: 15_000 });
     await page.locator('[data-testid="suite-summary"]').waitFor();
+    // Rows appear live: one is being asked while the earlier ones are already scored.
+    await page.locator('[data-testid="suite-scenario-table"] .badge', { hasText: 'asking…' }).waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="suite-scenario-table"] .badge', { hasText: /pass|fail/ }).first().waitFor({ timeout: 30_000 });
+    await shootBothThemes(page, 'suite-job-running', 100);
+    server.h.ollama.setKnobs({ firstByteDelayMs: 0 });
     const jobId = decodeURIComponent(new URL(page.url()).hash.replace('#/jobs/', ''));
     const job = (await apiCall(server, 'GET', `/v1/jobs/${jobId}`)).body as unknown as JobRecord;
     expect(job.kind).toBe('suite');

@@ -325,6 +325,11 @@ describe('suites', () => {
     await expect(acme.createSuite({ name: 'x', scenarios: [scenario('starter-oomkilled')] })).rejects.toMatchObject({ problem: { status: 403, code: 'forbidden_tenant' } });
     await expect(acme.deleteSuite({ suite_id: 'contract-export' })).rejects.toMatchObject({ problem: { status: 403 } });
     await expect(acme.importSuite({} as never)).rejects.toMatchObject({ problem: { status: 403 } });
+    // In process too: the guard sits in the handlers every transport calls.
+    const acmeInProcess = t.bd.client('acme');
+    await expect(acmeInProcess.createSuite({ name: 'x', scenarios: [scenario('starter-oomkilled')] })).rejects.toMatchObject({ problem: { status: 403, code: 'forbidden_tenant' } });
+    await expect(acmeInProcess.deleteSuite({ suite_id: 'starter' })).rejects.toMatchObject({ problem: { status: 403 } });
+    expect((await acmeInProcess.getSuite({ suite_id: 'starter' })).read_only).toBe(true);
   });
 });
 

@@ -157,7 +157,8 @@ async function runScenario(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps, pa
   const { request } = ctx;
   const { scenario, run, index, total } = params;
   const labels = { scenario_id: scenario.scenario_id, run, index, total, snapshot_id: scenario.snapshot_id };
-  await ctx.setProgress('analysis', `scenario ${index} of ${total}: ${scenario.title}`, Math.round(((index - 1) / total) * 100));
+  const progress = { detail: `scenario ${index} of ${total}: ${scenario.title}`, percent: Math.round(((index - 1) / total) * 100) };
+  await ctx.setProgress('analysis', progress.detail, progress.percent);
   await ctx.emit({ event: 'scenario.started', status: 'started', message: `${scenario.title}${request.repeat > 1 ? ` (run ${run} of ${request.repeat})` : ''}`, labels });
   const t0 = performance.now();
   let answer: AgentResult | null = null;
@@ -171,6 +172,7 @@ async function runScenario(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps, pa
         kubeconfig: lease.kubeconfigPath,
         backendUrl: agentBackendUrl(params.target),
         backendType: request.backend_type,
+        progress,
       }),
     );
   } catch (err) {

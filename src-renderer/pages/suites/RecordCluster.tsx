@@ -56,7 +56,7 @@ export function RecordCluster({ onClose }: { onClose: () => void }) {
         <Field label="Name" error={nameError ?? errorOf('name')}>
           <input value={name} onChange={(e) => setName(e.target.value)} data-testid="record-name" placeholder="checkout incident" disabled={record.isPending} />
         </Field>
-        <Field label="Kubeconfig (path on the server’s machine)" error={kubeError ?? errorOf('kubeconfig')}>
+        <Field label="Kubeconfig" hint="A path on the server’s machine; its current context is recorded." error={kubeError ?? errorOf('kubeconfig')}>
           <input value={kubeconfig} onChange={(e) => setKubeconfig(e.target.value)} data-testid="record-kubeconfig" disabled={record.isPending} />
         </Field>
         <Field label="Namespaces (optional)" hint="Comma-separated; empty records them all." error={errorOf('namespaces')}>

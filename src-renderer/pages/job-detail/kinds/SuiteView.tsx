@@ -35,7 +35,13 @@ export function SuiteView({ job, events, terminal }: KindViewProps<'suite'>) {
   const now = useNow();
   const suite = useSuite(job.request.suite_id);
   const result = job.result;
-  const rows = useMemo(() => suiteRows(events, result?.scenarios ?? null), [events, result]);
+  // Every run the job will make, in its order, once the suite is known: the table never grows while it streams.
+  const planned = useMemo(() => {
+    const scenarios = suite.data?.scenarios ?? [];
+    const wanted = job.request.scenario_ids ? new Set(job.request.scenario_ids) : null;
+    return scenarios.filter((s) => !wanted || wanted.has(s.scenario_id)).flatMap((s) => Array.from({ length: job.request.repeat }, (_, i) => ({ scenario_id: s.scenario_id, run: i + 1 })));
+  }, [suite.data, job.request.scenario_ids, job.request.repeat]);
+  const rows = useMemo(() => suiteRows(events, result?.scenarios ?? null, terminal ? [] : planned), [events, result, planned, terminal]);
   const live = useMemo(() => liveSummary(rows), [rows]);
   const bars = useMemo(() => phaseBars(events, result?.phases ?? null, terminal ? 0 : now), [events, result, terminal, now]);
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
@@ -64,7 +70,7 @@ export function SuiteView({ job, events, terminal }: KindViewProps<'suite'>) {
           <Stat label="$ per correct answer" value={perCorrect === null ? DASH : formatUsd(perCorrect)} hint={costSoFar === null ? 'cost appears once the machine bills' : `${formatUsd(costSoFar)} in all${job.request.marketplace ? '' : ' (existing llmserver)'}`} testId="suite-cost-per-correct" />
           <Stat label="Latency p50 / p95" value={`${formatDuration(summary?.latency_ms.p50 ?? live.p50)} / ${formatDuration(summary?.latency_ms.p95 ?? live.p95)}`} hint="per answer, agent time" testId="suite-latency" />
           <Stat label="Mean score" value={formatPercent(summary?.mean_score ?? live.meanScore)} hint="findings matched / expected" testId="suite-mean-score" />
-          <Stat label="Tokens/s" value={formatRate(summary?.tokens_per_second ?? null)} hint={`${job.request.model} via ${job.request.agent}`} testId="suite-tps" />
+          <Stat label="Tokens/s" value={formatRate(summary ? summary.tokens_per_second : live.tokensPerSecond)} hint={`${job.request.model} via ${job.request.agent}`} testId="suite-tps" />
           {summary?.judge ? <Stat label="Judge" value={formatPercent(summary.judge.mean_score)} hint={`${summary.judge.passed} passed by ${job.request.judge?.model ?? 'the judge'} · ${formatDuration(summary.judge.duration_ms)}`} testId="suite-judge" /> : null}
         </div>
       </Panel>
@@ -133,7 +139,7 @@ export function SuiteView({ job, events, terminal }: KindViewProps<'suite'>) {
 }
 
 function Row({ row, title, repeat, judged, open, onToggle }: { row: SuiteRow; title: string; repeat: number; judged: boolean; open: boolean; onToggle: () => void }) {
-  const running = row.state === 'running';
+  const running = row.state !== 'scored';
   return (
     <tr className={running ? 'suite-pending' : undefined} data-testid={`suite-row-${row.key}`}>
       <td>
@@ -143,7 +149,7 @@ function Row({ row, title, repeat, judged, open, onToggle }: { row: SuiteRow; ti
           {repeat > 1 ? ` · run ${row.run}` : ''}
         </div>
       </td>
-      <td>{running ? <span className="badge badge-info">asking…</span> : row.passed ? <span className="badge badge-ok">pass</span> : <span className="badge badge-error">{row.error ? 'no answer' : 'fail'}</span>}</td>
+      <td>{row.state === 'waiting' ? <span className="badge">waiting</span> : row.state === 'running' ? <span className="badge badge-info">asking…</span> : row.passed ? <span className="badge badge-ok">pass</span> : <span className="badge badge-error">{row.error ? 'no answer' : 'fail'}</span>}</td>
       <td className="right">{formatPercent(row.score)}</td>
       {judged ? <td className="right">{row.judge ? `${formatPercent(row.judge.score)}${row.judge.passed ? ' ✓' : ''}` : DASH}</td> : null}
       <td className="right">{formatDuration(row.duration_ms)}</td>

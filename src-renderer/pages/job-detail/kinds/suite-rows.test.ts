@@ -27,6 +27,22 @@ describe('suiteRows from events', () => {
     expect(rows[0]).toMatchObject({ matched: ['x', 'y'], missed: [], answer: 'ans', duration_ms: 1500, completion_tokens: 12 });
   });
 
+  it('planned runs are rows from the start: waiting, then running, then scored', () => {
+    const planned = [
+      { scenario_id: 'a', run: 1 },
+      { scenario_id: 'b', run: 1 },
+    ];
+    expect(suiteRows([], null, planned).map((r) => r.state)).toEqual(['waiting', 'waiting']);
+    const rows = suiteRows([ev('scenario.started', 'started', { scenario_id: 'a', run: 1 })], null, planned);
+    expect(rows.map((r) => [r.scenario_id, r.state])).toEqual([
+      ['a', 'running'],
+      ['b', 'waiting'],
+    ]);
+    const done = suiteRows([ev('scenario.scored', 'ok', { scenario_id: 'b', run: 1, passed: true, score: 1, completion_tokens: 50 }, 2000)], null, planned);
+    expect(done.map((r) => r.state)).toEqual(['waiting', 'scored']);
+    expect(liveSummary(done).tokensPerSecond).toBe(25);
+  });
+
   it('a failed scenario keeps its message as the error', () => {
     const rows = suiteRows([ev('scenario.scored', 'error', { scenario_id: 'a', run: 2, passed: false, score: 0 }, 10, 'driver timed out')], null);
     expect(rows[0]).toMatchObject({ key: 'a#2', error: 'driver timed out', passed: false });
@@ -43,7 +59,7 @@ describe('liveSummary', () => {
       ],
       null,
     );
-    expect(liveSummary(rows)).toEqual({ passed: 1, scored: 2, p50: 100, p95: 300, meanScore: 0.75 });
+    expect(liveSummary(rows)).toEqual({ passed: 1, scored: 2, p50: 100, p95: 300, meanScore: 0.75, tokensPerSecond: null });
     expect(percentile([], 50)).toBeNull();
   });
 });

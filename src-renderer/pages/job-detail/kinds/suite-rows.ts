@@ -5,7 +5,8 @@ export type SuiteRow = {
   key: string;
   scenario_id: string;
   run: number;
-  state: 'running' | 'scored';
+  /** waiting: planned, not started yet; running: being asked; scored: done. */
+  state: 'waiting' | 'running' | 'scored';
   passed: boolean | null;
   score: number | null;
   matched: string[];
@@ -27,7 +28,7 @@ const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
  * `scenario.scored` events as they arrive (so rows appear live, and a run that crashed still
  * shows the scenarios it finished).
  */
-export function suiteRows(events: readonly JobEvent[], results: readonly ScenarioResult[] | null): SuiteRow[] {
+export function suiteRows(events: readonly JobEvent[], results: readonly ScenarioResult[] | null, planned: readonly { scenario_id: string; run: number }[] = []): SuiteRow[] {
   if (results) {
     return results.map((r) => ({
       key: `${r.scenario_id}#${r.run}`,
@@ -48,13 +49,20 @@ export function suiteRows(events: readonly JobEvent[], results: readonly Scenari
     }));
   }
   const rows = new Map<string, SuiteRow>();
+  // The planned runs first, so the table has its final height from the start and rows only change state.
+  for (const p of planned) {
+    const key = `${p.scenario_id}#${p.run}`;
+    rows.set(key, { key, scenario_id: p.scenario_id, run: p.run, state: 'waiting', passed: null, score: null, matched: [], missed: [], wrongClaims: [], answer: null, duration_ms: null, prompt_tokens: null, completion_tokens: null, judge: null, error: null });
+  }
   for (const e of events) {
     if (e.event !== 'scenario.started' && e.event !== 'scenario.scored') continue;
     const id = String(e.labels.scenario_id ?? '');
     const run = num(e.labels.run) ?? 1;
     const key = `${id}#${run}`;
     if (e.event === 'scenario.started') {
-      if (!rows.has(key)) {
+      const existing = rows.get(key);
+      if (existing?.state === 'waiting') existing.state = 'running';
+      else if (!existing) {
         rows.set(key, { key, scenario_id: id, run, state: 'running', passed: null, score: null, matched: [], missed: [], wrongClaims: [], answer: null, duration_ms: null, prompt_tokens: null, completion_tokens: null, judge: null, error: null });
       }
       continue;
@@ -89,7 +97,7 @@ export function percentile(values: readonly number[], p: number): number | null 
 }
 
 /** The tiles' figures so far, from the rows (the result's summary once it has one). */
-export function liveSummary(rows: readonly SuiteRow[]): { passed: number; scored: number; p50: number | null; p95: number | null; meanScore: number | null } {
+export function liveSummary(rows: readonly SuiteRow[]): { passed: number; scored: number; p50: number | null; p95: number | null; meanScore: number | null; tokensPerSecond: number | null } {
   const scored = rows.filter((r) => r.state === 'scored');
   const durations = scored.flatMap((r) => (r.duration_ms === null ? [] : [r.duration_ms]));
   return {
@@ -98,5 +106,14 @@ export function liveSummary(rows: readonly SuiteRow[]): { passed: number; scored
     p50: percentile(durations, 50),
     p95: percentile(durations, 95),
     meanScore: scored.length ? scored.reduce((s, r) => s + (r.score ?? 0), 0) / scored.length : null,
+    tokensPerSecond: tokensPerSecond(scored),
   };
+}
+
+/** Completion tokens over the agents' time, as the result's summary counts them. */
+function tokensPerSecond(rows: readonly SuiteRow[]): number | null {
+  const timed = rows.filter((r) => r.completion_tokens !== null && r.duration_ms !== null && r.duration_ms > 0);
+  const tokens = timed.reduce((s, r) => s + (r.completion_tokens ?? 0), 0);
+  const seconds = timed.reduce((s, r) => s + (r.duration_ms ?? 0), 0) / 1000;
+  return seconds > 0 && tokens > 0 ? tokens / seconds : null;
 }
