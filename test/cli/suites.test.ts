@@ -104,7 +104,7 @@ describe('benchdesk run-suite (in-process)', () => {
     expect(repeat.stderr).toMatch(/--repeat is from 1 to 10/);
     const unknown = await cli(['run-suite', 'starter', '-m', 'llama3.1:8b', '--backend-url', ollama.url, '--scenario', 'ghost', '--local']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/scenario_ids\.0|ghost/);
+    expect(unknown.stderr).toMatch(/has no scenario ghost; it has: crashloop-db-password/);
   });
 
   it('--help shows examples', async () => {
