@@ -577,6 +577,7 @@ export const OPERATIONS = {
     input: SuiteRefSchema,
     output: SuiteDocumentSchema,
     status: 200,
+    errors: { 409: '`snapshot_not_found`: a snapshot the suite runs on can no longer be read (its file was set aside as corrupt); the problem names it' },
   },
   importSuite: {
     summary: 'Import a suite with its snapshots',

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { JobEvent, SuiteResult } from '../../shared';
 import { starterSuite } from '../../src-main/suites/starter';
 import { DEFAULT_FAKE_MODELS, type ChatTurn } from '../fakes/ollama';
-import { OLLAMA_TEMPLATE_HASH } from '../fakes/vast';
+import { OLLAMA_TEMPLATE_HASH, defaultOffers } from '../fakes/vast';
 import { destroyCalls, expectInOrder, line, mustVast, startHarness, submit, waitForEnd, waitForEvent, type Harness, type HarnessOptions } from './harness';
 
 /**
@@ -183,6 +183,26 @@ describe('suite on the marketplace', () => {
     expect(events.filter((e) => line(e) === 'llmserver.warmup:ok')).toHaveLength(1);
     expect(events.some((e) => e.event === 'cost.update')).toBe(true);
     expectInOrder(events, ['phase.provision:ok', 'phase.warmup:ok', 'scenario.scored:ok', 'scenario.scored:ok', 'scenario.scored:ok', 'phase.teardown:started', 'marketplace.instance.destroy:ok', 'job.succeeded:ok']);
+  });
+
+  it('stops at the spend limit mid-suite, releases the machine, and fails budget_exceeded', async () => {
+    // Free downloads: the limit is reached by machine time alone, while a scenario is being asked.
+    const h = await harness({
+      vast: { offers: defaultOffers().map((o) => ({ ...o, inet_down_cost: 0 })) },
+      extra: { workflowTuning: { waitTimeoutMs: 8_000, pollIntervalMs: 5, releaseRetryDelayMs: 5, costUpdateIntervalMs: 50 } },
+    });
+    const vast = mustVast(h);
+    h.ollama.setKnobs({ firstByteDelayMs: 30_000 });
+    const id = await submit(h, 'suite', body({ max_cost_usd: 0.00004, estimated_duration_seconds: 1, backend_warmup: false }));
+    const { job, events } = await waitForEnd(h, id, 30_000);
+    expect(job.status).toBe('failed');
+    expect(job.error_code).toBe('budget_exceeded');
+    const instanceId = job.resources?.marketplace_instance_id ?? -1;
+    expect(vast.state.instances.get(instanceId)?.destroyed).toBe(true);
+    expect(job.resources?.marketplace_instance_released).toBe(true);
+    expectInOrder(events, ['scenario.started:started', 'cost.update:info', 'phase.analysis:error', 'phase.teardown:started', 'marketplace.instance.destroy:ok', 'job.failed:error']);
+    // The scenario that was being asked is not scored: it was stopped, not answered.
+    expect(scored(events)).toEqual([]);
   });
 
   it('cancel mid-suite releases the machine; the scenarios done so far stay in the events', async () => {
