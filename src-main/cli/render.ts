@@ -87,6 +87,7 @@ export function modelsTable(models: readonly ModelEntry[], running: readonly Mod
 
 function jobCost(job: JobRecord): number | null {
   if (job.kind === 'benchmark' && job.result) return job.result.cost.cost_usd;
+  if (job.kind === 'suite' && job.result) return job.result.cost?.cost_usd ?? null;
   const r = job.resources;
   if (r?.dph_total && r.rented_at) {
     const end = job.finished_at ? Date.parse(job.finished_at) : Date.now();
