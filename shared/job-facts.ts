@@ -20,6 +20,10 @@ export function jobCost(job: JobRecord): JobCost {
   if (job.kind === 'benchmark' && job.result) {
     return job.result.cost.dph_total > 0 || job.result.cost.cost_usd > 0 ? { type: 'final', usd: job.result.cost.cost_usd, dph: job.result.cost.dph_total } : null;
   }
+  // A suite's result has a cost only when it rented (machine time plus the model's download).
+  if (job.kind === 'suite' && job.result) {
+    return job.result.cost ? { type: 'final', usd: job.result.cost.cost_usd, dph: job.result.cost.dph_total } : null;
+  }
   if (job.kind === 'llm-instance' && job.result?.mode === 'marketplace' && job.result.instance_running && !job.resources?.marketplace_instance_released) {
     // A kept machine bills until someone releases it (its release is recorded in the job's resources).
     return { type: 'running', dph: job.result.dph_total, since: job.result.rented_at, downloadUsd };
@@ -66,6 +70,8 @@ export function jobBackendText(job: JobRecord): string {
   if (job.kind === 'benchmark' && job.result) {
     parts.push(job.result.backend_url);
     if (job.result.instance?.gpu_name) parts.push(job.result.instance.gpu_name);
+  } else if (job.kind === 'suite' && job.result) {
+    parts.push(job.result.backend_url);
   } else if (job.kind === 'llm-instance' && job.result) {
     parts.push(job.result.backend_url);
     if (job.result.mode === 'marketplace') parts.push(job.result.offer.gpu_name);

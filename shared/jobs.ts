@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { AgenticAgentRequestSchema, BenchmarkRequestSchema, LlmInstanceRequestSchema } from './requests';
-import { AgenticAgentResultSchema, BenchmarkResultSchema, LlmInstanceResultSchema } from './results';
+import { AgenticAgentRequestSchema, BenchmarkRequestSchema, LlmInstanceRequestSchema, SuiteRequestSchema } from './requests';
+import { AgenticAgentResultSchema, BenchmarkResultSchema, LlmInstanceResultSchema, SuiteResultSchema } from './results';
 
-/** The three job kinds of design §4. Deprecated route aliases map onto these. */
-export const JOB_KINDS = ['agentic-agent', 'benchmark', 'llm-instance'] as const;
+/** The job kinds of design §4 and §12 (`suite`). Deprecated route aliases map onto these. */
+export const JOB_KINDS = ['agentic-agent', 'benchmark', 'llm-instance', 'suite'] as const;
 export const JobKindSchema = z.enum(JOB_KINDS);
 export type JobKind = z.infer<typeof JobKindSchema>;
 
@@ -88,6 +88,7 @@ export const StoredRequestSchemas = {
   'agentic-agent': storedRequest(AgenticAgentRequestSchema.shape),
   benchmark: storedRequest(BenchmarkRequestSchema.shape),
   'llm-instance': storedRequest(LlmInstanceRequestSchema.shape),
+  suite: storedRequest(SuiteRequestSchema.shape),
 } as const;
 
 /** The fields every job record has, in the order they are written. */
@@ -116,9 +117,10 @@ function jobRecordOf<K extends JobKind, Req extends z.ZodType, Res extends z.Zod
 export const AgenticAgentJobRecordSchema = jobRecordOf('agentic-agent', StoredRequestSchemas['agentic-agent'], AgenticAgentResultSchema);
 export const BenchmarkJobRecordSchema = jobRecordOf('benchmark', StoredRequestSchemas.benchmark, BenchmarkResultSchema);
 export const LlmInstanceJobRecordSchema = jobRecordOf('llm-instance', StoredRequestSchemas['llm-instance'], LlmInstanceResultSchema);
+export const SuiteJobRecordSchema = jobRecordOf('suite', StoredRequestSchemas.suite, SuiteResultSchema);
 
 /** A job: request and result typed by `kind`. */
-export const JobRecordSchema = z.discriminatedUnion('kind', [AgenticAgentJobRecordSchema, BenchmarkJobRecordSchema, LlmInstanceJobRecordSchema]);
+export const JobRecordSchema = z.discriminatedUnion('kind', [AgenticAgentJobRecordSchema, BenchmarkJobRecordSchema, LlmInstanceJobRecordSchema, SuiteJobRecordSchema]);
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 export type JobRecordOf<K extends JobKind> = Extract<JobRecord, { kind: K }>;
 

@@ -97,7 +97,7 @@ export function classifyByJob(job: JobRecord | undefined): InstanceClassificatio
   if (job.status === 'queued' || job.status === 'running') return 'active';
   if (job.kind === 'llm-instance' && job.status === 'succeeded') return 'kept';
   // Kept on request, unless the spend limit stopped the job (its machine was due back then).
-  if (job.kind === 'benchmark' && job.request.marketplace_stop_instance === false && job.error_code !== 'budget_exceeded') return 'kept';
+  if ((job.kind === 'benchmark' || job.kind === 'suite') && job.request.marketplace_stop_instance === false && job.error_code !== 'budget_exceeded') return 'kept';
   return 'orphaned';
 }
 

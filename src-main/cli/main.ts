@@ -11,6 +11,7 @@ import { runLlmserverInstanceCommand } from './commands/run-llmserver-instance';
 import { snapshotCommand } from './commands/snapshot';
 import { agentsCommand } from './commands/agents';
 import { templatesCommand } from './commands/templates';
+import { runSuiteCommand, suitesCommand } from './commands/suites';
 import { examples } from './common';
 import { reportError } from './errors';
 import { EXIT } from './exit-codes';
@@ -68,6 +69,8 @@ export function buildCli(setExit: (code: number) => void): Command {
     snapshotCommand(setExit),
     agentsCommand(setExit),
     templatesCommand(setExit),
+    runSuiteCommand(setExit),
+    suitesCommand(setExit),
   ] as CommandUnknownOpts[];
   for (const cmd of commands) program.addCommand(cmd as Command);
 
