@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { AgenticAgentRequestSchema, BenchmarkRequestSchema, LlmInstanceRequestSchema, ServingBenchmarkRequestSchema } from './requests';
-import { AgenticAgentResultSchema, BenchmarkResultSchema, LlmInstanceResultSchema, ServingBenchmarkResultSchema } from './results';
+import { AgenticAgentRequestSchema, BenchmarkRequestSchema, LlmInstanceRequestSchema, ServingBenchmarkRequestSchema, SuiteRequestSchema } from './requests';
+import { AgenticAgentResultSchema, BenchmarkResultSchema, LlmInstanceResultSchema, ServingBenchmarkResultSchema, SuiteResultSchema } from './results';
 
-/** The job kinds of design §4 and §13. Deprecated route aliases map onto these. */
-export const JOB_KINDS = ['agentic-agent', 'benchmark', 'llm-instance', 'serving-benchmark'] as const;
+/** The job kinds of design §4, §12 (`suite`) and §13 (`serving-benchmark`). Deprecated route aliases map onto these. */
+export const JOB_KINDS = ['agentic-agent', 'benchmark', 'llm-instance', 'suite', 'serving-benchmark'] as const;
 export const JobKindSchema = z.enum(JOB_KINDS);
 export type JobKind = z.infer<typeof JobKindSchema>;
 
@@ -69,6 +69,8 @@ export const JobResourcesSchema = z.object({
   marketplace_stop_instance: z.boolean().nullable().optional(),
   dph_total: z.number().nullable().optional(),
   rented_at: Rfc3339Schema.nullable().optional(),
+  /** What the model downloads on the machine cost ($, at the host's price per GB): billed once, on top of machine time. */
+  download_usd: z.number().nonnegative().nullable().optional(),
   /** Why the last release of the job's machine failed (e.g. the key was refused); null once one succeeded. */
   marketplace_release_error: z.string().nullable().optional(),
 });
@@ -86,6 +88,7 @@ export const StoredRequestSchemas = {
   'agentic-agent': storedRequest(AgenticAgentRequestSchema.shape),
   benchmark: storedRequest(BenchmarkRequestSchema.shape),
   'llm-instance': storedRequest(LlmInstanceRequestSchema.shape),
+  suite: storedRequest(SuiteRequestSchema.shape),
   'serving-benchmark': storedRequest(ServingBenchmarkRequestSchema.shape),
 } as const;
 
@@ -115,10 +118,11 @@ function jobRecordOf<K extends JobKind, Req extends z.ZodType, Res extends z.Zod
 export const AgenticAgentJobRecordSchema = jobRecordOf('agentic-agent', StoredRequestSchemas['agentic-agent'], AgenticAgentResultSchema);
 export const BenchmarkJobRecordSchema = jobRecordOf('benchmark', StoredRequestSchemas.benchmark, BenchmarkResultSchema);
 export const LlmInstanceJobRecordSchema = jobRecordOf('llm-instance', StoredRequestSchemas['llm-instance'], LlmInstanceResultSchema);
+export const SuiteJobRecordSchema = jobRecordOf('suite', StoredRequestSchemas.suite, SuiteResultSchema);
 export const ServingBenchmarkJobRecordSchema = jobRecordOf('serving-benchmark', StoredRequestSchemas['serving-benchmark'], ServingBenchmarkResultSchema);
 
 /** A job: request and result typed by `kind`. */
-export const JobRecordSchema = z.discriminatedUnion('kind', [AgenticAgentJobRecordSchema, BenchmarkJobRecordSchema, LlmInstanceJobRecordSchema, ServingBenchmarkJobRecordSchema]);
+export const JobRecordSchema = z.discriminatedUnion('kind', [AgenticAgentJobRecordSchema, BenchmarkJobRecordSchema, LlmInstanceJobRecordSchema, SuiteJobRecordSchema, ServingBenchmarkJobRecordSchema]);
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 export type JobRecordOf<K extends JobKind> = Extract<JobRecord, { kind: K }>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SnapshotIdSchema } from './snapshots';
+import { ScenarioIdSchema, SuiteIdSchema } from './suite-ids';
 
 /**
  * Request records of design §3/§4/§6. All are strict: an unknown field is a 422, and types are
@@ -238,6 +239,36 @@ export const CostEstimationResponseSchema = z.object({
 export type CostEstimationResponse = z.infer<typeof CostEstimationResponseSchema>;
 
 // ---------------------------------------------------------------------------------------------
+// The `suite` job kind
+
+export const JudgeRequestSchema = z
+  .object({
+    model: ModelNameSchema.describe('the model that grades each answer'),
+    backend_url: UrlStringSchema.optional().describe("the judge's llmserver; absent = the suite's own backend"),
+  })
+  .strict();
+export type JudgeRequest = z.infer<typeof JudgeRequestSchema>;
+
+export const MAX_SUITE_REPEAT = 10;
+
+export const SuiteRequestSchema = z
+  .object({
+    ...marketplaceFields,
+    ...backendFields,
+    suite_id: SuiteIdSchema,
+    scenario_ids: z.array(ScenarioIdSchema).min(1).max(1000).optional().describe('run only these scenarios of the suite (default: all)'),
+    agent: AgentNameSchema.default('builtin'),
+    model: ModelNameSchema,
+    repeat: z.number().int().min(1).max(MAX_SUITE_REPEAT).default(1).describe('how many times each scenario is asked'),
+    judge: JudgeRequestSchema.optional().describe('a second model that grades each answer under a fixed rubric, reported apart from the deterministic score'),
+    marketplace_stop_instance: z.boolean().default(true),
+  })
+  .strict()
+  .superRefine((v, ctx) => addIssues(ctx, marketplaceIssues(v)));
+export type SuiteRequest = z.infer<typeof SuiteRequestSchema>;
+export type SuiteRequestInput = z.input<typeof SuiteRequestSchema>;
+
+// ---------------------------------------------------------------------------------------------
 // serving-benchmark (design §13): concurrent streamed requests at each concurrency level
 
 export const SERVING_DEFAULTS = {
@@ -302,6 +333,7 @@ export const JOB_REQUEST_SCHEMAS = {
   'agentic-agent': AgenticAgentRequestSchema,
   benchmark: BenchmarkRequestSchema,
   'llm-instance': LlmInstanceRequestSchema,
+  suite: SuiteRequestSchema,
   'serving-benchmark': ServingBenchmarkRequestSchema,
 } as const;
 
@@ -309,5 +341,6 @@ export type JobRequestByKind = {
   'agentic-agent': AgenticAgentRequest;
   benchmark: BenchmarkRequest;
   'llm-instance': LlmInstanceRequest;
+  suite: SuiteRequest;
   'serving-benchmark': ServingBenchmarkRequest;
 };

@@ -8,6 +8,8 @@ import { jobStatsHandlers } from './handlers/jobs-stats';
 import { overviewHandlers, type OverviewHandlerDeps } from './handlers/overview';
 import { settingsHandlers, type SettingsHandlerDeps } from './handlers/settings';
 import { snapshotHandlers } from './handlers/snapshots';
+import { suiteHandlers } from './handlers/suites';
+import type { SuiteService } from '../app/suites';
 import type { SnapshotService } from '../app/snapshots';
 import { guardAppTenantOperations } from './app-tenant';
 import type { OperationHandlers } from './types';
@@ -29,6 +31,8 @@ export type HandlerDeps = {
   choices: ChoiceHandlerDeps;
   /** Recorded clusters: record, list, export, import, delete. */
   snapshots: SnapshotService;
+  /** Suites: list, show, create, delete, export, import. */
+  suites: SuiteService;
 };
 
 /** Every operation's handler. Each domain contributes its operations from handlers/<domain>.ts; app-tenant operations are guarded. */
@@ -42,6 +46,7 @@ export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
     ...instanceHandlers(deps.instances),
     ...choiceHandlers(deps.choices),
     ...snapshotHandlers(deps.snapshots),
+    ...suiteHandlers(deps.suites),
     getHealth: withMarketplaceHealth(core.getHealth, deps.instances),
   });
 }

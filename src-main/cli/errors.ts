@@ -22,12 +22,15 @@ const OPTION_OF_FIELD: Record<string, string> = {
   namespaces: '--namespace',
   marketplace_stop_instance: '--marketplace-stop-instance',
   estimated_duration_seconds: '--duration',
+  suite_id: 'the suite id',
+  scenario_ids: '--scenario',
+  repeat: '--repeat',
+  max_cost_usd: '--max-cost',
   concurrency: '--concurrency',
   requests_per_level: '--requests',
   prompt_tokens: '--prompt-tokens',
   output_tokens: '--output-tokens',
   warmup_requests: '--warmup',
-  max_cost_usd: '--max-cost-usd',
 };
 
 /** The options as the validation wording names them; --marketplace-reliability is a percentage, sent as a fraction. */

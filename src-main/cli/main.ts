@@ -12,6 +12,7 @@ import { runServingBenchmarkCommand } from './commands/run-serving-benchmark';
 import { snapshotCommand } from './commands/snapshot';
 import { agentsCommand } from './commands/agents';
 import { templatesCommand } from './commands/templates';
+import { runSuiteCommand, suitesCommand } from './commands/suites';
 import { examples } from './common';
 import { reportError } from './errors';
 import { EXIT } from './exit-codes';
@@ -69,6 +70,8 @@ export function buildCli(setExit: (code: number) => void): Command {
     snapshotCommand(setExit),
     agentsCommand(setExit),
     templatesCommand(setExit),
+    runSuiteCommand(setExit),
+    suitesCommand(setExit),
     runServingBenchmarkCommand(setExit),
   ] as CommandUnknownOpts[];
   for (const cmd of commands) program.addCommand(cmd as Command);

@@ -2,6 +2,7 @@ import ora, { type Ora } from 'ora';
 import type { JobEvent, JobRecord } from '../../shared';
 import { err, formatClock, formatDuration, formatUsd } from './output';
 import { servingLevelLine } from './render-serving';
+import { scenarioLine } from './suites/scenario-line';
 
 /**
  * Live progress of one job (design §7): current phase, elapsed time, running cost of a rented
@@ -160,6 +161,12 @@ function spinnerView(state: ProgressState): ProgressView {
     state,
     event(e) {
       applyEvent(state, e);
+      // A suite's scenarios each keep a line above the spinner as they are scored.
+      const scored = scenarioLine(e);
+      if (scored !== null) {
+        spinner.clear();
+        process.stderr.write(`${scored}\n`);
+      }
       // A finished serving level stays on screen above the spinner: the run's table, live.
       if (e.event === 'serving.level' && e.status !== 'started') {
         spinner.clear();

@@ -28,6 +28,7 @@ import { createAgents, createWorkflows } from './workflows';
 import { createTemplateSearch } from '../app/templates';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
 import { createSnapshotService, type SnapshotService } from '../app/snapshots';
+import { createSuiteService, type SuiteService } from '../app/suites';
 
 export const VERSION: string = pkg.version;
 
@@ -80,6 +81,7 @@ export type Benchdesk = {
   instances: InstanceService;
   /** Recorded clusters: record, store, serve to jobs; the suites register who uses which here. */
   snapshots: SnapshotService;
+  suites: SuiteService;
   /** Every operation, for every transport (HTTP routes, IPC, in-process clients). */
   handlers: OperationHandlers;
   /** The typed client over `handlers`, in this process, as `tenantId` (default: the app's tenant). */
@@ -145,11 +147,13 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
     // One registry: the workflows ask its agents, the Launch form lists them.
     const agents = createAgents({ config, settings, log, env });
     const snapshots = await createSnapshotService({ dataDir: config.dataDir, log, ...(options.now ? { now: options.now } : {}), ...(options.snapshotTuning ? { recordTuning: options.snapshotTuning } : {}) });
+    // The shipped suite's snapshots are stored here on first start.
+    const suites = await createSuiteService({ dataDir: config.dataDir, log, snapshots, ...(options.now ? { now: options.now } : {}) });
     const engine = new JobEngine({
       store,
       handlers:
         options.handlers ??
-        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, agents, snapshots, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
+        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, agents, snapshots, suites, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
       // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
       concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
       logger: log,
@@ -190,6 +194,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       instances,
       snapshots,
+      suites,
       overview: { spend },
       choices: { agents, templates: createTemplateSearch({ marketplace: providers.marketplace }) },
       settings: {
@@ -231,6 +236,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       service,
       instances,
       snapshots,
+      suites,
       handlers,
       client: (tenantId = 'default') => createInProcessClient(handlers, tenantId, (message, err) => log.error(message, { err: String(err) })),
       settings,

@@ -6,6 +6,8 @@ import { agenticAgentWorkflow } from '../engine/workflows/agentic-agent';
 import { benchmarkWorkflow } from '../engine/workflows/benchmark';
 import { llmInstanceWorkflow } from '../engine/workflows/llm-instance';
 import { servingBenchmarkWorkflow } from '../engine/workflows/serving-benchmark';
+import { suiteWorkflow } from '../engine/workflows/suite';
+import type { SuiteSource } from '../engine/workflows/suite';
 import type { MarketplaceDeps } from '../engine/workflows/marketplace-instance';
 import type { HeldKeys } from '../marketplace/held-keys';
 import type { Config } from '../app/config';
@@ -38,6 +40,8 @@ export type WorkflowDeps = {
   agents?: AgentRegistry;
   /** Serves recorded clusters to jobs that name a `snapshot`. */
   snapshots?: SnapshotLeases;
+  /** The suites a `suite` job runs. */
+  suites?: SuiteSource;
 };
 
 export function createAgents(deps: Pick<WorkflowDeps, 'config' | 'settings' | 'log' | 'env'>): AgentRegistry {
@@ -70,5 +74,7 @@ export function createWorkflows(deps: WorkflowDeps): AnyJobHandler[] {
     ...deps.marketplace,
   };
   const agentDeps = { agents, env: deps.env, snapshots: deps.snapshots };
-  return [llmInstanceWorkflow(marketplace), agenticAgentWorkflow(agentDeps), benchmarkWorkflow({ ...agentDeps, ...marketplace }), servingBenchmarkWorkflow(marketplace)];
+  const workflows: AnyJobHandler[] = [llmInstanceWorkflow(marketplace), agenticAgentWorkflow(agentDeps), benchmarkWorkflow({ ...agentDeps, ...marketplace }), servingBenchmarkWorkflow(marketplace)];
+  if (deps.suites) workflows.push(suiteWorkflow({ ...agentDeps, ...marketplace, suites: deps.suites }));
+  return workflows;
 }

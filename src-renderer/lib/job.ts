@@ -18,6 +18,7 @@ export const KIND_LABELS: Record<JobRecord['kind'], string> = {
   benchmark: 'Benchmark',
   'agentic-agent': 'Agent',
   'llm-instance': 'LLM instance',
+  suite: 'Suite run',
   'serving-benchmark': 'Serving benchmark',
 };
 

@@ -9,6 +9,7 @@ export const ROUTES = {
   compare: '/compare',
   settings: '/settings',
   snapshot: '/snapshots/:id',
+  suites: '/suites',
 } as const;
 
 export type NavItem = { id: string; label: string; path: string };
@@ -21,6 +22,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { id: 'jobs', label: 'Jobs', path: ROUTES.jobs },
   { id: 'models', label: 'Models', path: ROUTES.models },
   { id: 'compare', label: 'Compare', path: ROUTES.compare },
+  { id: 'suites', label: 'Suites', path: ROUTES.suites },
   { id: 'settings', label: 'Settings', path: ROUTES.settings },
 ];
 

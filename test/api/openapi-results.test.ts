@@ -44,7 +44,7 @@ describe('GET /v1/openapi.json', () => {
     const getJob = Object.entries(doc.paths).find(([p]) => /^\/v1\/jobs\/\{[a-z_]+\}$/.test(p))?.[1].get;
     const record = getJob?.responses?.['200']?.content?.['application/json']?.schema;
     const fields = resultFields(doc, record);
-    expect(Object.keys(fields).sort()).toEqual(['agentic-agent', 'benchmark', 'llm-instance', 'serving-benchmark']);
+    expect(Object.keys(fields).sort()).toEqual(['agentic-agent', 'benchmark', 'llm-instance', 'serving-benchmark', 'suite']);
     expect(fields['serving-benchmark']?.[0]).toEqual(expect.arrayContaining(['model', 'levels', 'best', 'phases', 'cost', 'instance', 'contract_id', 'backend_url']));
     expect(fields['agentic-agent']).toEqual([['answer', 'artifacts', 'metadata', 'result_type']]);
     expect(fields.benchmark?.[0]).toEqual(
@@ -52,5 +52,6 @@ describe('GET /v1/openapi.json', () => {
     );
     expect(fields['llm-instance']?.map((f) => f.includes('models') || f.includes('offer'))).toEqual([true, true]);
     expect(fields['llm-instance']?.[1]).toEqual(expect.arrayContaining(['mode', 'backend_url', 'model_name', 'contract_id', 'offer', 'dph_total']));
+    expect(fields.suite?.[0]).toEqual(expect.arrayContaining(['suite_id', 'agent', 'model', 'scenarios', 'summary', 'phases', 'cost', 'instance']));
   });
 });

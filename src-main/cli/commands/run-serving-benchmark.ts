@@ -14,7 +14,7 @@ export function parseConcurrency(value: string): number[] {
   return parts.map(Number);
 }
 
-/** `--max-cost-usd 2.5`: a spend limit above 0. */
+/** `--max-cost 2.5`: a spend limit above 0. */
 function parseUsd(value: string): number {
   const n = Number(value.trim());
   if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0)) throw new InvalidArgumentError('must be an amount in $ above 0, e.g. 2.5');
@@ -31,7 +31,7 @@ export function runServingBenchmarkCommand(setExit: (code: number) => void) {
     .option('--prompt-tokens <n>', 'about how many tokens each prompt has (default 256)', parsePositiveInt)
     .option('--output-tokens <n>', 'tokens each request generates (default 128)', parsePositiveInt)
     .option('--warmup <n>', 'requests before each level, left out of its figures (default 2)', parseNonNegativeInt)
-    .option('--max-cost-usd <usd>', 'spend limit of the rented machine: the job stops and releases it when its cost reaches this', parseUsd)
+    .option('--max-cost <usd>', 'spend limit of the rented machine: the job stops and releases it when its cost reaches this', parseUsd)
     .option('--marketplace-stop-instance', 'release the rented machine at the end (default)')
     .option('--no-marketplace-stop-instance', 'keep the rented machine running after the benchmark');
   return withConnection(withJobSubmit(withBackend(withMarketplace(cmd))))
@@ -42,7 +42,7 @@ export function runServingBenchmarkCommand(setExit: (code: number) => void) {
         'benchdesk run-serving-benchmark --backend-url http://127.0.0.1:11434 -m llama3.1:8b --concurrency 1,2,4,8,16 --requests 64',
         '# on a rented GPU (released at the end), at most $0.50/h and $2 in all; prices each level per million tokens',
         'benchdesk run-serving-benchmark --marketplace --marketplace-template 4e17788f74f075dd9aab7d0d4427968f \\',
-        '    --marketplace-max-dph 0.5 --max-cost-usd 2 -m qwen2.5:7b --prompt-tokens 512 --output-tokens 256 --yes',
+        '    --marketplace-max-dph 0.5 --max-cost 2 -m qwen2.5:7b --prompt-tokens 512 --output-tokens 256 --yes',
         '# for a script: the result record only, on stdout',
         'benchdesk run-serving-benchmark --backend-url http://127.0.0.1:11434 -m llama3.1:8b --json | jq ".levels[] | {concurrency, output_tokens_per_s}"',
       ),
@@ -63,7 +63,7 @@ export function runServingBenchmarkCommand(setExit: (code: number) => void) {
         ...(o.promptTokens !== undefined ? { prompt_tokens: o.promptTokens } : {}),
         ...(o.outputTokens !== undefined ? { output_tokens: o.outputTokens } : {}),
         ...(o.warmup !== undefined ? { warmup_requests: o.warmup } : {}),
-        ...(o.maxCostUsd !== undefined ? { max_cost_usd: o.maxCostUsd } : {}),
+        ...(o.maxCost !== undefined ? { max_cost_usd: o.maxCost } : {}),
         ...(o.backendUrl ? { backend_url: o.backendUrl } : {}),
         backend_type: o.backendType,
         ...(o.llmserverWarmup !== undefined ? { backend_warmup: o.llmserverWarmup } : {}),

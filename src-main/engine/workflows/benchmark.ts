@@ -20,7 +20,7 @@ import type { CostMeter } from './cost-meter';
  * Each phase is a timed `phase.<name>` step and a row of the result's `phases`. While a rented
  * machine is held, each phase boundary also reports its running cost (`cost.update`).
  */
-function phaseRunner(ctx: JobContext, meter: () => CostMeter | null) {
+export function phaseRunner(ctx: JobContext, meter: () => CostMeter | null) {
   const phases: PhaseRecord[] = [];
   async function run<T>(name: BenchmarkPhase, fn: () => Promise<T>): Promise<T> {
     const startedAt = new Date().toISOString();

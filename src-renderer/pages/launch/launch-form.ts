@@ -302,6 +302,10 @@ function typedInput(kind: JobKind, request: Record<string, unknown>): CreateJobI
     const r = JOB_REQUEST_SCHEMAS['agentic-agent'].safeParse(request);
     return r.success ? { kind, request: r.data } : null;
   }
+  if (kind === 'suite') {
+    // Suite runs are launched from the Suites page.
+    return null;
+  }
   if (kind === 'serving-benchmark') {
     const r = JOB_REQUEST_SCHEMAS['serving-benchmark'].safeParse(request);
     return r.success ? { kind, request: r.data } : null;
