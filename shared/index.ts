@@ -17,3 +17,4 @@ export * from './templates';
 export * from './issue-words';
 export * from './snapshots';
 export * from './kube-display';
+export * from './sweeps';

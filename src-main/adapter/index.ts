@@ -9,6 +9,8 @@ import { overviewHandlers, type OverviewHandlerDeps } from './handlers/overview'
 import { settingsHandlers, type SettingsHandlerDeps } from './handlers/settings';
 import { snapshotHandlers } from './handlers/snapshots';
 import type { SnapshotService } from '../app/snapshots';
+import { sweepHandlers } from './handlers/sweeps';
+import type { SweepEngine } from '../sweeps/sweep-engine';
 import { guardAppTenantOperations } from './app-tenant';
 import type { OperationHandlers } from './types';
 
@@ -29,6 +31,8 @@ export type HandlerDeps = {
   choices: ChoiceHandlerDeps;
   /** Recorded clusters: record, list, export, import, delete. */
   snapshots: SnapshotService;
+  /** Sweeps: models × GPUs, one machine per GPU, ranked. */
+  sweeps: SweepEngine;
 };
 
 /** Every operation's handler. Each domain contributes its operations from handlers/<domain>.ts; app-tenant operations are guarded. */
@@ -42,6 +46,7 @@ export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
     ...instanceHandlers(deps.instances),
     ...choiceHandlers(deps.choices),
     ...snapshotHandlers(deps.snapshots),
+    ...sweepHandlers(deps.sweeps),
     getHealth: withMarketplaceHealth(core.getHealth, deps.instances),
   });
 }
