@@ -216,7 +216,8 @@ export const SweepReportSchema = z.object({
   ranked_by: z.enum(['accuracy', 'serving']),
   spend_usd: z.number(),
   max_total_cost_usd: z.number(),
-  generated_at: Rfc3339Schema,
+  /** The time of the sweep record the report was made from. */
+  as_of: Rfc3339Schema,
   rows: z.array(ReportRowSchema),
   /** Accuracy per scenario tag, per scored cell. */
   tags: z.array(z.object({ tag: z.string(), cells: z.array(z.object({ cell: z.number().int(), model: z.string(), gpu: z.string(), passed: z.number().int(), total: z.number().int(), accuracy: z.number() })) })),

@@ -65,7 +65,7 @@ function tagTable(cells: readonly SweepCell[]): SweepReport['tags'] {
 }
 
 /** The report of a sweep as it stands: ranked rows first, then the unranked cells in matrix order. */
-export function buildReport(sweep: SweepRecord, generatedAt: Date): SweepReport {
+export function buildReport(sweep: SweepRecord): SweepReport {
   const by = rankedBy(sweep.request);
   const ranking = rankCells(sweep.cells, by);
   const pareto = paretoFront(sweep.cells);
@@ -98,7 +98,7 @@ export function buildReport(sweep: SweepRecord, generatedAt: Date): SweepReport 
     ranked_by: by,
     spend_usd: sweep.spend_usd,
     max_total_cost_usd: sweep.max_total_cost_usd,
-    generated_at: generatedAt.toISOString(),
+    as_of: sweep.updated_at,
     rows: [...ranking.map((i, n) => row(i, n + 1)), ...rest.map((i) => row(i, null))],
     tags: tagTable(sweep.cells),
     pareto: pareto.map((i) => {

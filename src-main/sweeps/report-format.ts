@@ -78,7 +78,7 @@ export function reportMarkdown(report: SweepReport): string {
     lines.push('', '### Pareto front (accuracy against cost)', '');
     for (const p of report.pareto) lines.push(`- ${cellText(p.model)} @ ${cellText(p.gpu)}: ${pct(p.accuracy)} for ${usd(p.cost_usd)}`);
   }
-  lines.push('', `_benchdesk sweep ${report.sweep_id}, ${report.generated_at}_`, '');
+  lines.push('', `_benchdesk sweep ${report.sweep_id}, ${report.as_of}_`, '');
   return lines.join('\n');
 }
 

@@ -176,7 +176,7 @@ export class SweepEngine {
   }
 
   async report(tenantId: string, sweepId: string, format: SweepReportFormat): Promise<string | ReturnType<typeof buildReport>> {
-    const report = buildReport(await this.get(tenantId, sweepId), new Date(this.now()));
+    const report = buildReport(await this.get(tenantId, sweepId));
     if (format === 'md') return reportMarkdown(report);
     if (format === 'csv') return reportCsv(report);
     return report;
@@ -312,7 +312,7 @@ export class SweepEngine {
     }
     const stop = stopReasonOf(signal);
     if (stop === 'shutdown') {
-      sweep = await this.update(sweepId, (s) => {
+      await this.update(sweepId, (s) => {
         s.message = 'stopped by a server shutdown; it resumes at the next start';
       });
       return;

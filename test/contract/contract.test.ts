@@ -14,6 +14,8 @@ import { SNAPSHOT_FORMAT, type SnapshotSummary } from '../../shared';
 import { startFakeKubernetes, type FakeKubernetes } from '../fakes/kubernetes';
 import { TOKENS, makeBench, removeDir, waitForStatus, type TestBench } from '../helpers/bench';
 import { threeTransports, type TransportName } from './transports';
+import { heldRunner } from '../sweeps/helpers';
+import { inTestMachines } from '../sweeps/fake-machines';
 
 /**
  * One contract, three transports: the typed HTTP client against the real server, the in-process
@@ -54,6 +56,8 @@ let clients: Record<TransportName, BenchdeskClient>;
 let removeIpc: () => void;
 const TRANSPORTS: TransportName[] = ['http', 'in-process', 'ipc'];
 const covered = new Set<OperationName>();
+/** The sweeps' jobs, held until the test lets them finish (the sweep engine itself is real). */
+const sweepJobs = heldRunner({ hold: true });
 
 /** Runs one call on all three transports and expects identical outcomes; returns it. */
 async function same(op: OperationName, call: (c: BenchdeskClient) => Promise<unknown>): Promise<Outcome> {
@@ -72,7 +76,7 @@ function problemOf(o: Outcome): Problem {
 
 beforeAll(async () => {
   k8s = await startFakeKubernetes();
-  t = await makeBench({ start: true, sseHeartbeatMs: 200 });
+  t = await makeBench({ start: true, sseHeartbeatMs: 200, extra: { sweepTuning: { runner: sweepJobs.runner, machines: inTestMachines().machines } } });
   const bd = t.bd as typeof t.bd & { apiUrl: string };
   ({ clients, removeIpc } = threeTransports(bd, TOKENS.default));
 });
@@ -256,6 +260,39 @@ describe('snapshots', () => {
       expect(await clients[name].deleteSnapshot({ snapshot_id }), name).toBeUndefined();
       await expect(clients.http.getSnapshot({ snapshot_id })).rejects.toMatchObject({ problem: { status: 404 } });
     }
+  });
+});
+
+describe('sweeps', () => {
+  const sweepBody = { name: 'contract sweep', models: ['llama3.1:8b'], gpus: ['RTX 3090'], suite_id: 'starter', template_hash: 'abc', max_dph: 1, max_total_cost_usd: 5 };
+
+  it('createSweep, getSweep, listSweeps, getSweepReport (json, md, csv), cancelSweep: the same answers and problems on every transport', async () => {
+    const invalid = problemOf(await same('createSweep', (c) => c.createSweep({ ...sweepBody, suite_id: undefined })));
+    expect(invalid).toMatchObject({ status: 422, code: 'validation_failed', errors: [{ path: 'suite_id' }] });
+    const accepted = await clients.http.createSweep(sweepBody);
+    expect(accepted.status).toBe('accepted');
+    const id = accepted.sweep_id;
+    const ended = (await clients['in-process'].getSweep({ sweep_id: id })).status;
+    expect(['queued', 'running']).toContain(ended);
+    // Cancelled while its first job is held: every transport then reads the same finished sweep.
+    for (let i = 0; i < 500 && sweepJobs.jobs.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(await same('cancelSweep', (c) => c.cancelSweep({ sweep_id: 'sw-none' }))).toMatchObject({ problem: { status: 404, code: 'sweep_not_found' } });
+    expect((await clients.ipc.cancelSweep({ sweep_id: id })).sweep_id).toBe(id);
+    for (let i = 0; i < 500; i++) {
+      if ((await clients.http.getSweep({ sweep_id: id })).status === 'cancelled') break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const got = await same('getSweep', (c) => c.getSweep({ sweep_id: id }));
+    expect(got).toMatchObject({ ok: { sweep_id: id, status: 'cancelled', cells: [{ status: 'cancelled' }] } });
+    expect(await same('listSweeps', (c) => c.listSweeps({}))).toMatchObject({ ok: { sweeps: [{ sweep_id: id }] } });
+    expect(problemOf(await same('cancelSweep', (c) => c.cancelSweep({ sweep_id: id })))).toMatchObject({ status: 409, code: 'sweep_not_cancellable' });
+    const json = await same('getSweepReport', (c) => c.getSweepReport({ sweep_id: id }));
+    expect(json).toMatchObject({ ok: { sweep_id: id, ranked_by: 'accuracy', rows: [{ status: 'cancelled' }] } });
+    const md = (await same('getSweepReport', (c) => c.getSweepReport({ sweep_id: id, format: 'md' }))) as { ok: unknown };
+    expect(String(md.ok)).toMatch(/^## Sweep: contract sweep/);
+    const csv = (await same('getSweepReport', (c) => c.getSweepReport({ sweep_id: id, format: 'csv' }))) as { ok: unknown };
+    expect(String(csv.ok)).toMatch(/^rank,model,gpu,status/);
+    expect(problemOf(await same('getSweep', (c) => c.getSweep({ sweep_id: 'sw-none' })))).toMatchObject({ status: 404 });
   });
 });
 
