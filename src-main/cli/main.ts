@@ -9,6 +9,7 @@ import { runAgenticAgentCommand } from './commands/run-agentic-agent';
 import { runBenchmarkCommand } from './commands/run-benchmark';
 import { runLlmserverInstanceCommand } from './commands/run-llmserver-instance';
 import { snapshotCommand } from './commands/snapshot';
+import { runSweepCommand, sweepsCommand } from './commands/sweeps';
 import { examples } from './common';
 import { reportError } from './errors';
 import { EXIT } from './exit-codes';
@@ -64,6 +65,8 @@ export function buildCli(setExit: (code: number) => void): Command {
     jobsCommand(setExit),
     instancesCommand(setExit),
     snapshotCommand(setExit),
+    runSweepCommand(setExit),
+    sweepsCommand(setExit),
   ] as CommandUnknownOpts[];
   for (const cmd of commands) program.addCommand(cmd as Command);
 
