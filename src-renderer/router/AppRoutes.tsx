@@ -14,6 +14,7 @@ const ModelsPage = lazy(() => import('../pages/models/ModelsPage').then((m) => (
 const ComparePage = lazy(() => import('../pages/compare/ComparePage').then((m) => ({ default: m.ComparePage })));
 const SettingsPage = lazy(() => import('../pages/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
 const SnapshotPage = lazy(() => import('../pages/suites/SnapshotPage').then((m) => ({ default: m.SnapshotPage })));
+const SweepsPage = lazy(() => import('../pages/sweeps/SweepsPage').then((m) => ({ default: m.SweepsPage })));
 
 /**
  * Moves focus to the new page's heading after navigation, so keyboard and screen-reader users land
@@ -87,6 +88,8 @@ export function AppRoutes() {
           <Route path={ROUTES.compare} component={ComparePage} />
           <Route path={ROUTES.settings} component={SettingsPage} />
           <Route path={ROUTES.snapshot}>{(params) => <SnapshotPage key={params.id} snapshotId={decodeURIComponent(params.id)} />}</Route>
+          <Route path={ROUTES.sweeps}>{() => <SweepsPage />}</Route>
+          <Route path={ROUTES.sweep}>{(params) => <SweepsPage key={params.id} sweepId={decodeURIComponent(params.id)} />}</Route>
           <Route component={NotFound} />
         </Switch>
       </Suspense>

@@ -9,6 +9,8 @@ export const ROUTES = {
   compare: '/compare',
   settings: '/settings',
   snapshot: '/snapshots/:id',
+  sweeps: '/sweeps',
+  sweep: '/sweeps/:id',
 } as const;
 
 export type NavItem = { id: string; label: string; path: string };
@@ -21,6 +23,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { id: 'jobs', label: 'Jobs', path: ROUTES.jobs },
   { id: 'models', label: 'Models', path: ROUTES.models },
   { id: 'compare', label: 'Compare', path: ROUTES.compare },
+  { id: 'sweeps', label: 'Sweeps', path: ROUTES.sweeps },
   { id: 'settings', label: 'Settings', path: ROUTES.settings },
 ];
 
@@ -31,6 +34,11 @@ export function jobPath(jobId: string): string {
 /** A recorded cluster's read-only browser (pods, events, logs). */
 export function snapshotPath(snapshotId: string): string {
   return `/snapshots/${encodeURIComponent(snapshotId)}`;
+}
+
+/** One sweep: its matrix, ranking and machines. */
+export function sweepPath(sweepId: string): string {
+  return `/sweeps/${encodeURIComponent(sweepId)}`;
 }
 
 /** An href for an <a> under the hash router. */
