@@ -9,6 +9,7 @@ import { runBareTlsChild, runReplayBench, runReplayChild } from './replay-bench'
 import { Report } from './report';
 import { benchBundle, benchJobsRender, benchRunMemory, benchStartup } from './server-bench';
 import { prefillDataDir, runStoreBench } from './store-bench';
+import { runSweepBench } from './sweep-bench';
 
 /**
  * `npm run bench`: every figure of the performance targets, each printed beside its target, then
@@ -16,7 +17,7 @@ import { prefillDataDir, runStoreBench } from './store-bench';
  * `--quick` ~1 min with smaller sizes and 16 connections only). Nothing here asserts a time.
  *
  *   --quick           smaller sizes, shorter runs
- *   --only=a,b        sections: http, store, startup, memory, engine, replay, renderer
+ *   --only=a,b        sections: http, store, startup, memory, engine, replay, renderer, sweeps
  *   --cpu-prof=DIR    run the HTTP scenarios' server under --cpu-prof, profiles into DIR
  */
 const args = process.argv.slice(2);
@@ -84,6 +85,10 @@ async function main(): Promise<void> {
       console.log('\n# snapshot replay: 1,000 pods over HTTPS on loopback');
       const wrk = ensureWrk();
       await runReplayBench(report, { wrk: 'missing' in wrk ? null : wrk.path, seconds: quick ? 2 : 3, root });
+    }
+    if (want('sweeps')) {
+      console.log('\n# sweeps: the engine’s own CPU per cell against the fakes');
+      await runSweepBench(report, { root, models: quick ? 5 : 10 });
     }
     if (want('renderer')) {
       console.log('\n# renderer');

@@ -1,5 +1,7 @@
 import type { JobRecord, SweepRequest } from '../../shared';
 import type { KeyedClient } from '../marketplace/access';
+import type { VastApi } from '../marketplace/vast-client';
+import type { MarketplaceOffer } from '../marketplace/vast-wire';
 import { resolveCatalogModel } from '../marketplace/catalog';
 import { findLabelledInstances, labelsOfJob } from '../marketplace/provisioning';
 import { timed, type EventInput } from '../engine/timed';
@@ -8,6 +10,7 @@ import { agentBackendUrl, llmClient, type BackendTarget } from '../engine/workfl
 import { ensureModel } from '../engine/workflows/ensure-model';
 import { provisionInstance, releaseJobInstance, type MarketplaceDeps } from '../engine/workflows/marketplace-instance';
 import type { MachineEvent, ReleaseOutcome, RentedMachine, SweepMachines } from './ports';
+import { sameGpu } from './planner';
 
 /**
  * The sweep's machines on the marketplace, through the same provisioning the benchmark uses
@@ -49,28 +52,45 @@ function machineContext(
 
 type Held = { target: BackendTarget; keyed: KeyedClient };
 
+function search(client: VastApi, request: SweepRequest, signal: AbortSignal): Promise<MarketplaceOffer[]> {
+  return client.searchOffers(
+    {
+      minDph: request.min_dph,
+      maxDph: request.max_dph ?? request.max_total_cost_usd,
+      minReliability: request.reliability,
+      extraFilters: { gpu_name: { in: [...request.gpus] } },
+      limit: 256,
+    },
+    { signal, maxAgeMs: 60_000 },
+  );
+}
+
 export function createMarketplaceMachines(deps: MarketplaceDeps & { log: Logger }): SweepMachines {
   /** Per instance: how to reach its Ollama and the key it was rented with (released with that key). */
   const held = new Map<number, Held>();
+  const searches = new Map<string, { at: number; offers: Promise<MarketplaceOffer[]> }>();
   const catalogEntry = (model: string) => resolveCatalogModel(model, deps.catalog()) ?? undefined;
 
   return {
     ready: () => deps.access.current() !== null,
     catalogEntry,
 
-    async offers(gpu: string, request: SweepRequest, signal: AbortSignal) {
+    async offers(gpu: string, request: SweepRequest) {
       const keyed = deps.access.current();
       if (!keyed) throw new Error('no marketplace key is configured (set VAST_API_KEY)');
-      return keyed.client.searchOffers(
-        {
-          minDph: request.min_dph,
-          maxDph: request.max_dph ?? request.max_total_cost_usd,
-          minReliability: request.reliability,
-          extraFilters: { gpu_name: { eq: gpu } },
-          limit: 64,
-        },
-        { signal },
-      );
+      // One search for every GPU of the sweep, shared by its machines (they plan at the same
+      // moment) and cached a minute: the marketplace allows about ten searches a minute, and each
+      // machine's rent needs one of its own.
+      const key = JSON.stringify([request.gpus, request.min_dph, request.max_dph ?? request.max_total_cost_usd, request.reliability]);
+      let shared = searches.get(key);
+      if (!shared || Date.now() - shared.at > 60_000) {
+        // Not the sweep's signal: another sweep may share this search; it is bounded on its own.
+        shared = { at: Date.now(), offers: search(keyed.client, request, AbortSignal.timeout(60_000)) };
+        searches.set(key, shared);
+        shared.offers.catch(() => searches.delete(key));
+      }
+      const offers = await shared.offers;
+      return offers.filter((o) => sameGpu(o.gpu_name, gpu));
     },
 
     async rent(spec, hooks, signal): Promise<RentedMachine> {
