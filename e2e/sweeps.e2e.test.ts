@@ -83,6 +83,7 @@ describe('Sweeps page', () => {
     const machine = page.locator('[data-testid^="machine-sweep-link-"]');
     await machine.first().waitFor({ timeout: 20_000 });
     expect(await machine.first().innerText()).toContain('8B models for triage');
+    await shootBothThemes(page, 'overview-sweep-machine');
     await page.goBack();
     await page.locator('[data-testid="sweep-detail"]').waitFor();
   });

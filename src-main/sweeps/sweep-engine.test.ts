@@ -294,3 +294,18 @@ async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
 }
 
 export type { RentedMachine };
+
+describe('sweep store', () => {
+  it('a sweep file that does not read is set aside in corrupt/, the others load', async () => {
+    const t = await setup();
+    const created = await t.engine.create('default', { ...base, models: ['small:1b'], gpus: ['A100'], suite_id: 's' });
+    await t.engine.settled(created.sweep_id);
+    const fsp = await import('node:fs/promises');
+    await fsp.writeFile(path.join(t.dir, 'sweeps', 'sw-broken.json'), '{"sweep_id": "sw-broken", "status": ');
+    const warnings: string[] = [];
+    const store = new SweepStore(t.dir, { info: () => undefined, warn: (m) => warnings.push(m) });
+    expect((await store.list()).map((s) => s.sweep_id)).toEqual([created.sweep_id]);
+    expect(warnings.join('\n')).toMatch(/sw-broken does not read/);
+    expect((await fsp.readdir(path.join(t.dir, 'corrupt'))).some((n) => n.startsWith('sw-broken.json'))).toBe(true);
+  });
+});

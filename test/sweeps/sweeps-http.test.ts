@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobEvent, MarketplaceInstanceList } from '../../shared';
 import { DEFAULT_FAKE_MODELS } from '../fakes/ollama';
@@ -42,6 +44,9 @@ async function create(h: Harness, over: Record<string, unknown> = {}): Promise<s
   expect(res.body.status).toBe('accepted');
   const id = String(res.body.sweep_id);
   expect(res.headers.location).toBe(`/v1/sweeps/${id}`);
+  // Accepted = on disk: the record is in the data dir when the 202 arrives.
+  const stored = JSON.parse(await readFile(path.join(h.dir, 'sweeps', `${id}.json`), 'utf8')) as { sweep_id: string };
+  expect(stored.sweep_id).toBe(id);
   return id;
 }
 

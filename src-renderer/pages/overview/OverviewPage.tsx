@@ -184,7 +184,7 @@ function machineColumns(foreign: boolean): Column<MarketplaceInstanceEntry>[] {
           cell: (i) => (
             <span className="cell-stack">
               <span>
-                <span className={`badge ${CLASS_TONE[i.classification]}`}>{CLASS_TEXT[i.classification]}</span>
+                <span className={`badge ${CLASS_TONE[i.classification]}`}>{i.sweep && i.classification === 'active' ? 'its sweep is running' : CLASS_TEXT[i.classification]}</span>
               </span>
               {i.job ? (
                 <JobLink job={i.job} />
