@@ -160,6 +160,34 @@ describe('sweeps over HTTP against the fakes', () => {
     expect((await h.post(`/v1/sweeps/${id}/cancel`, {})).status).toBe(409);
   });
 
+  it('a shutdown mid-sweep releases the machine and cancels the job; the next start resumes the unfinished cells on a new machine', async () => {
+    const first = heldRunner({ hold: true });
+    const h = await harness(first);
+    const vast = mustVast(h);
+    const id = await create(h, { gpus: ['RTX 3090'] });
+    await waitUntil(() => first.jobs.length === 1, 'the first job');
+    first.jobs[0]?.finish();
+    await waitUntil(() => first.jobs.length === 2, 'the second job');
+    await h.closeProduct();
+    expect(first.jobs[1]?.cancelled).toBe(true);
+    expect(vast.liveInstances()).toHaveLength(0);
+
+    const second = heldRunner();
+    const again = await startHarness({ start: true, dataDir: h.dir, reuse: { ollama: h.ollama, vast }, extra: { sweepTuning: { runner: second.runner } } });
+    cleanups.push(() => again.close());
+    const sweep = await pollSweep(again, id);
+    expect(sweep.status).toBe('succeeded');
+    expect(sweep.cells.map((c) => c.status)).toEqual(['succeeded', 'succeeded']);
+    // Only the interrupted cell ran again, on a second machine (2 rents in all, both released).
+    expect(second.jobs.map((j) => j.request.model)).toEqual(['qwen2.5:7b']);
+    expect(vast.callsTo('asks')).toHaveLength(2);
+    expect(vast.liveInstances()).toHaveLength(0);
+    expect(sweep.earlier_machines).toHaveLength(1);
+    // The first machine's cost stays in the spend.
+    expect(sweep.spend_usd).toBeCloseTo([...sweep.earlier_machines, ...sweep.machines].reduce((sum, m) => sum + m.cost_usd, 0), 6);
+    expect(sweep.earlier_machines[0]?.released).toBe(true);
+  });
+
   it('bad input is a 422 naming the field; another tenant sees a 404', async () => {
     const h = await harness(heldRunner());
     const noKind = await h.post('/v1/sweeps', body({ suite_id: undefined }));
