@@ -63,6 +63,9 @@ function instantRunner(): SweepJobRunner {
     async wait(jobId) {
       return { status: 'succeeded', result: results.get(jobId), error: null, error_code: null };
     },
+    async findTagged() {
+      return undefined;
+    },
     async cancel() {},
   };
 }

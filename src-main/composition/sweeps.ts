@@ -45,6 +45,7 @@ export function createSweeps(parts: {
         bus: parts.bus,
         getJob: (jobId) => parts.store.getJob(jobId),
         hasHandler: (kind) => parts.engine.handlerFor(kind) !== undefined,
+        jobOfKey: async (tenantId, kind, key) => (await parts.store.getIdempotency(tenantId, kind, key))?.job_id,
       }),
     machines: tuning.machines ?? createMarketplaceMachines({ ...parts.marketplace, log: parts.log }),
     log: parts.log,

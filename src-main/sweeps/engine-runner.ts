@@ -25,6 +25,8 @@ export function createEngineJobRunner(deps: {
   bus: EventBus;
   getJob(jobId: string): Promise<JobRecord | undefined>;
   hasHandler(kind: JobKind): boolean;
+  /** The job an idempotency key names (the store's idempotency records). */
+  jobOfKey(tenantId: string, kind: JobKind, key: string): Promise<string | undefined>;
 }): SweepJobRunner {
   return {
     supports(kind) {
@@ -73,6 +75,11 @@ export function createEngineJobRunner(deps: {
         signal.addEventListener('abort', onAbort, { once: true });
         check();
       });
+    },
+
+    async findTagged(tenantId, kind, tag) {
+      const known = asJobKind(kind);
+      return known ? deps.jobOfKey(tenantId, known, tag) : undefined;
     },
 
     async cancel(tenantId, jobId) {

@@ -29,6 +29,8 @@ export interface SweepJobRunner {
   submit(tenantId: string, kind: SweepJobKind, request: Record<string, unknown>, tag: string): Promise<string>;
   /** Resolves once the job has ended; rejects when `signal` aborts first. */
   wait(jobId: string, signal: AbortSignal): Promise<SweepJobEnd>;
+  /** The job submitted with this tag (its idempotency key), if any: after a crash, a job whose id the sweep never recorded. */
+  findTagged(tenantId: string, kind: SweepJobKind, tag: string): Promise<string | undefined>;
   /** Cancels the job (nothing happens when it has ended). */
   cancel(tenantId: string, jobId: string): Promise<void>;
 }

@@ -83,6 +83,9 @@ function fakeRunner(clock: Clock, options: { auto?: boolean; minutesPerJob?: num
         }
       });
     },
+    async findTagged(_tenant, _kind, tag) {
+      return jobs.find((j) => j.tag === tag)?.id;
+    },
     async cancel(_tenant, jobId) {
       const job = jobs.find((j) => j.id === jobId);
       if (job) job.cancelled = true;
@@ -250,7 +253,31 @@ describe('sweep engine', () => {
     expect(second.jobs.map((j) => j.request.model)).toEqual(['mid:8b']);
     expect(sweep.cells[1]?.job_ids).toHaveLength(2);
     expect(sweep.earlier_machines).toHaveLength(1);
-    expect(second.jobs[0]?.tag).toBe(`${created.sweep_id}:1:suite:1`);
+    // The resumed cell's job is keyed by its new machine: it never collides with the old job's key.
+    expect(second.jobs[0]?.tag).toBe(`${created.sweep_id}-g0-a1:1:suite`);
+  });
+
+  it('after a crash between a job submission and its record, the job is found by its key, recorded and cancelled', async () => {
+    const clock = { t: 0 };
+    const first = await setup({ clock, runner: fakeRunner(clock, { auto: false }) });
+    const created = await first.engine.create('default', { ...base, models: ['small:1b'], gpus: ['RTX 3090'], suite_id: 'starter' });
+    await waitFor(() => first.jobs[0]?.resolve !== undefined);
+    const fsp = await import('node:fs/promises');
+    const file = path.join(first.dir, 'sweeps', `${created.sweep_id}.json`);
+    await first.store.flush();
+    // As if the process died before the job id reached the record.
+    const onDisk = JSON.parse(await fsp.readFile(file, 'utf8')) as SweepRecord;
+    (onDisk.cells[0] as SweepRecord['cells'][number]).job_ids = [];
+    await fsp.writeFile(file, JSON.stringify(onDisk));
+
+    const runner = fakeRunner(clock);
+    runner.jobs.push({ ...(first.jobs[0] as (typeof runner.jobs)[number]), cancelled: false });
+    const second = await setup({ dir: first.dir, clock, runner });
+    await second.engine.recover();
+    const sweep = await finished(second.engine, created.sweep_id);
+    expect(sweep.status).toBe('succeeded');
+    expect(runner.jobs[0]?.cancelled).toBe(true);
+    expect(sweep.cells[0]?.job_ids).toEqual([first.jobs[0]?.id, runner.jobs[1]?.id]);
   });
 
   it('a serving-only sweep reports $ per million output tokens and ranks by it', async () => {

@@ -15,7 +15,7 @@ import { ProblemError } from '../app/problem-error';
 import type { Logger } from '../engine/types';
 import { costPerCorrect, readServingResult, readSuiteResult, usdPerMillionTokens } from './job-results';
 import { planMachine } from './planner';
-import type { MachineEvent, RentedMachine, SweepJobKind, SweepJobRunner, SweepMachines } from './ports';
+import { SWEEP_JOB_KINDS, type MachineEvent, type RentedMachine, type SweepJobKind, type SweepJobRunner, type SweepMachines } from './ports';
 import { buildReport, rankCells, rankedBy } from './ranking';
 import { reportCsv, reportMarkdown } from './report-format';
 import type { SweepStore } from './sweep-store';
@@ -61,6 +61,14 @@ function newSweepId(): string {
   // 20 base-32 characters: lower-case, safe in a file name and a machine label.
   const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
   return `sw-${[...randomBytes(20)].map((b) => alphabet[b % 32]).join('')}`;
+}
+
+/**
+ * A cell's job's idempotency key: its machine (whose id carries the attempt: a resumed cell runs on
+ * a new machine, so its new job never collides with the old one's key), the cell, the kind.
+ */
+export function jobTag(machineId: string, cellIndex: number, kind: SweepJobKind): string {
+  return `${machineId}:${cellIndex}:${kind}`;
 }
 
 export function stopReasonOf(signal: AbortSignal): StopReason | null {
@@ -232,7 +240,21 @@ export class SweepEngine {
         await this.releaseMachine(sweep.sweep_id, i, 'interrupted');
         released++;
       }
+      // A job the killed process submitted but never recorded (it died between the two): found by its key, recorded, stopped.
+      const unrecorded = new Map<number, string[]>();
+      for (const [index, cell] of sweep.cells.entries()) {
+        if (cell.status !== 'running') continue;
+        const machine = sweep.machines.find((m) => m.gpu === cell.gpu);
+        if (!machine) continue;
+        for (const kind of SWEEP_JOB_KINDS) {
+          const jobId = await this.options.runner.findTagged(sweep.tenant_id, kind, jobTag(machine.machine_id, index, kind)).catch(() => undefined);
+          if (!jobId) continue;
+          if (!cell.job_ids.includes(jobId)) unrecorded.set(index, [...(unrecorded.get(index) ?? []), jobId]);
+          await this.options.runner.cancel(sweep.tenant_id, jobId).catch(() => undefined);
+        }
+      }
       await this.update(sweep.sweep_id, (s) => {
+        for (const [index, ids] of unrecorded) (s.cells[index] as SweepCell).job_ids.push(...ids);
         for (const cell of s.cells) {
           if (cell.status !== 'running') continue;
           cell.status = 'pending';
@@ -497,7 +519,7 @@ export class SweepEngine {
     });
     const cell0 = sweep.cells[cellIndex] as SweepCell;
     const { model, gpu } = cell0;
-    const attempt = cell0.job_ids.length;
+    const machineId = (sweep.machines[machineIndex] as SweepMachine).machine_id;
     this.publish(sweep, { event: 'sweep.cell.running', status: 'info', message: `${model} on ${gpu}`, labels: { cell: cellIndex, model, gpu } });
     const request = sweep.request;
     const figures: Partial<SweepCell> = {};
@@ -507,7 +529,7 @@ export class SweepEngine {
       await this.options.machines.prepare(rented, model, (e) => this.publishMachineEvent(sweepId, gpu, e), signal);
       const kinds: SweepJobKind[] = [...(request.suite_id !== undefined ? ['suite' as const] : []), ...(request.serving ? ['serving-benchmark' as const] : [])];
       for (const kind of kinds) {
-        const end = await this.runJob(sweep, cellIndex, kind, model, rented, `${sweepId}:${cellIndex}:${kind}:${attempt}`, signal);
+        const end = await this.runJob(sweep, cellIndex, kind, model, rented, jobTag(machineId, cellIndex, kind), signal);
         if (end.status !== 'succeeded') {
           failure = `the ${kind} job ${end.status}${end.error ? `: ${end.error}` : ''}`;
           break;

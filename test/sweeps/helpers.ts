@@ -64,6 +64,9 @@ export function heldRunner(options: { hold?: boolean; result?: (kind: SweepJobKi
         signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
       });
     },
+    async findTagged(_tenant, _kind, tag) {
+      return jobs.find((j) => j.tag === tag)?.id;
+    },
     async cancel(_tenant, jobId) {
       const job = jobs.find((j) => j.id === jobId);
       if (job) job.cancelled = true;
