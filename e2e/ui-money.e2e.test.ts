@@ -8,6 +8,7 @@ import { SCENARIO } from '../test/fakes/kubernetes';
 import { DEFAULT_FAKE_MODELS, type ChatTurn } from '../test/fakes/ollama';
 import { OLLAMA_TEMPLATE_HASH, PRIVATE_TEMPLATE_HASH, defaultOffers, makeOffer } from '../test/fakes/vast';
 import { mustK8s, mustVast } from '../test/workflows/harness';
+import { DOC_SHOTS, ensureDir } from './ui2-fixture';
 import { SCREENSHOT_DIR, apiCall, go, launchBrowser, openApp, startUiServer, type UiPage, type UiServer } from './ui-support';
 
 /**
@@ -297,7 +298,10 @@ describe('Launch from the saved defaults (items 3 and 6)', () => {
       await p.getByTestId('template-find').click();
       await expect.poll(() => p.getByTestId('template-hash').innerText(), { timeout: 15_000 }).toContain(PRIVATE_TEMPLATE_HASH);
       expect(await p.getByTestId('launch-template').locator('option:checked').innerText()).toContain('Ollama (team)');
+      expect(await p.getByTestId('template-found').innerText()).toBe('Found and selected.');
       await p.getByTestId('launch-template').selectOption(OLLAMA_TEMPLATE_HASH);
+      // Another choice in the list: the note no longer claims the found one is selected.
+      expect(await p.getByTestId('template-found').innerText()).toBe('Found “Ollama (team)”: it is in the list.');
       await p.getByTestId('launch-model').selectOption(BIG_MODEL);
       await p.getByTestId('launch-question').fill('Why is the shop down?');
       await shoot(p, 'launch-marketplace');
@@ -348,7 +352,15 @@ describe('Launch from the saved defaults (items 3 and 6)', () => {
       await dialog.waitFor({ timeout: 20_000 });
       expect(await dialog.getByTestId('spend-limit').innerText()).toContain('$2');
       expect(await dialog.getByTestId('confirm-ok').innerText()).toBe('Rent and launch');
+      // Every line of the summary stays inside the dialog, at the narrowest width too.
+      const viewport = p.viewportSize() ?? { width: 1280, height: 860 };
+      await p.setViewportSize({ width: 1024, height: 900 });
+      const overflow = await dialog.evaluate((d) => [...d.querySelectorAll('dd')].filter((dd) => dd.scrollWidth > dd.clientWidth + 1 || dd.getBoundingClientRect().right > d.getBoundingClientRect().right).map((dd) => dd.textContent));
+      expect(overflow).toEqual([]);
       await shoot(p, 'launch-confirm', 150, false);
+      await p.setViewportSize(viewport);
+      // The picture docs/desktop.md shows (refreshed by `npm run screenshots:docs`).
+      await p.screenshot({ path: path.join(ensureDir(DOC_SHOTS), 'launch-confirm-light.png'), clip: { x: 0, y: 0, width: 1200, height: 760 } });
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       expect(vast.callsTo('asks').length).toBe(rentsBefore + 1);
     } finally {

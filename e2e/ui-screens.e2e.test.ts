@@ -282,7 +282,7 @@ const PAGES: readonly Shot[] = [
     prepare: async (p) => {
       await p.getByTestId('estimate-model').selectOption('llama3.1:8b');
       await p.getByTestId('estimate-max').fill('2');
-      await p.locator('[data-testid="estimate-result"][data-basis="live_offers"]').waitFor({ timeout: 15_000 });
+      await p.locator('[data-testid="estimate-result"][data-basis="live_offers"][data-settled="true"]').waitFor({ timeout: 15_000 });
       await p.locator('[data-testid="chart-offers"] canvas').waitFor();
     },
   },
@@ -296,6 +296,20 @@ const PAGES: readonly Shot[] = [
       await p.locator('[data-testid="event-log"][data-stream-state="ended"]').waitFor({ timeout: 15_000 });
       await p.locator('[data-testid="event-row"][data-event="marketplace.instance.create"]').last().getByTestId('event-toggle').click();
     },
+  },
+  {
+    // A benchmark on an existing backend: nothing rented, the answer and its speed.
+    name: 'job-existing',
+    route: () => `/jobs/${encodeURIComponent(world.jobs.existing.job_id)}`,
+    testId: 'page-job',
+    prepare: async (p) => void (await p.locator('[data-testid="event-log"][data-stream-state="ended"]').waitFor({ timeout: 15_000 })),
+  },
+  {
+    // An llm-instance whose backend did not answer: the failure, its reason and that nothing was rented.
+    name: 'job-failed',
+    route: () => `/jobs/${encodeURIComponent(world.jobs.failed.job_id)}`,
+    testId: 'page-job',
+    prepare: async (p) => void (await p.locator('[data-testid="event-log"][data-stream-state="ended"]').waitFor({ timeout: 15_000 })),
   },
   {
     name: 'models',

@@ -300,7 +300,7 @@ describe('Settings', () => {
     expect(await page.getByTestId('settings-data-dir').innerText()).toBe(world.dataDir);
     expect(await page.getByTestId('marketplace-env-note').innerText()).toContain('VAST_API_KEY');
     await page.getByTestId('set-concurrency').fill('2');
-    await page.getByTestId('set-agent').fill('builtin');
+    await page.getByTestId('set-agent').and(page.locator('[data-state="ready"]')).selectOption('builtin');
     await page.getByTestId('set-max-cost').fill('2.5');
     await page.getByTestId('set-threshold').fill('1');
     await page.getByTestId('settings-save').click();
@@ -357,14 +357,20 @@ describe('Settings', () => {
   });
 });
 
-describe('screenshots of the four pages in both themes', () => {
+describe('screenshots of every page in both themes', () => {
   it('saves them (git-ignored screenshots/, small copies under docs/screenshots/), with no console errors', async () => {
     const routes = [
       ['/', 'page-overview', 'overview'],
       ['/models', 'page-models', 'models'],
       ['/compare', 'page-compare', 'compare'],
       ['/settings', 'page-settings', 'settings'],
+      ['/estimate', 'page-estimate', 'estimate'],
+      ['/launch', 'page-launch', 'launch'],
+      ['/jobs', 'page-jobs', 'jobs'],
+      [`/jobs/${encodeURIComponent(world.jobs.rented.job_id)}`, 'page-job', 'job-detail'],
     ] as const;
+    // The pictures README.md and docs/desktop.md show of the pages added above (the first four: both themes).
+    const docPictures = new Set(['estimate-light', 'estimate-dark', 'launch-light', 'jobs-dark', 'job-detail-dark']);
     for (const dark of [false, true]) {
       const { page: p, errors: errs } = await openApp(browser, world, { dark });
       for (const [route, testId, name] of routes) {
@@ -376,6 +382,14 @@ describe('screenshots of the four pages in both themes', () => {
         }
         if (name === 'models') await p.getByTestId('backend-table').waitFor({ timeout: 15_000 });
         if (name === 'overview') await p.getByTestId('overview-failures').waitFor();
+        if (name === 'estimate') {
+          await p.getByTestId('estimate-model').selectOption('llama3.1:8b');
+          await p.getByTestId('estimate-max').fill('2');
+          await p.locator('[data-testid="estimate-result"][data-basis="live_offers"][data-settled="true"]').waitFor({ timeout: 15_000 });
+          await p.locator('[data-testid="chart-offers"] canvas').waitFor();
+        }
+        if (name === 'jobs') await p.getByTestId('job-row').first().waitFor({ timeout: 15_000 });
+        if (name === 'job-detail') await p.locator('[data-testid="event-log"][data-stream-state="ended"]').waitFor({ timeout: 15_000 });
         await p.waitForTimeout(300);
         const theme = dark ? 'dark' : 'light';
         await p.screenshot({ path: path.join(ensureDir(SCREENSHOTS), `ui2-${name}-${theme}.png`), fullPage: true });
@@ -387,7 +401,8 @@ describe('screenshots of the four pages in both themes', () => {
           const box = await p.locator('.compare-charts').boundingBox();
           if (box) clip = { ...DOC_CLIP, y: Math.max(0, box.y - 234), height: 604 };
         }
-        if (name !== 'overview') await p.screenshot({ path: path.join(ensureDir(DOC_SHOTS), `${name}-${theme}.png`), clip, fullPage: true });
+        const firstFour = name === 'models' || name === 'compare' || name === 'settings';
+        if (firstFour || docPictures.has(`${name}-${theme}`)) await p.screenshot({ path: path.join(ensureDir(DOC_SHOTS), `${name}-${theme}.png`), clip, fullPage: true });
       }
       expect(errs).toEqual([]);
       await p.context().close();

@@ -19,3 +19,11 @@ export const AgentListSchema = z.object({
   warnings: z.array(z.string()),
 });
 export type AgentList = z.infer<typeof AgentListSchema>;
+
+/** Where an agent comes from, in words: the app's agent selects and `benchdesk agents` say it the same way. */
+export const AGENT_SOURCE_WORDS: Record<AgentEntry['source'], string> = {
+  builtin: 'built in',
+  bundled: 'bundled driver',
+  settings: 'registered in settings',
+  environment: 'registered in the environment',
+};

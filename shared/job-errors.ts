@@ -33,7 +33,47 @@ export const JOB_ERROR_WORDING: Readonly<Record<string, JobErrorWording>> = {
   },
   budget_exceeded: {
     title: 'Spend limit reached',
-    next: 'The job was stopped and its machine released when its cost reached max_cost_usd. Raise the limit to let it run longer.',
+    next: 'The job was stopped and its machine released when its cost reached its spend limit. Raise the limit to let it run longer.',
+  },
+  llmserver_unreachable: {
+    title: 'The llmserver did not answer',
+    next: 'Check that the backend URL is right and that Ollama runs there (ollama serve), then run the job again.',
+  },
+  llmserver_error: {
+    title: 'The llmserver answered with an error',
+    next: 'The message says what it refused; the llmserver.* events have its answer.',
+  },
+  model_not_found: {
+    title: 'The model is not on the llmserver',
+    next: 'Pull it there (ollama pull <model>) or pick one the Models page lists for that backend.',
+  },
+  warmup_timeout: {
+    title: 'The model did not load in time',
+    next: 'Allow a longer warm-up timeout, or pick a smaller model.',
+  },
+  no_offers: {
+    title: 'No offer fits',
+    next: 'Nothing was rented. Raise Max $/h, lower the reliability or pick a smaller model; the Estimate page shows the nearest offer.',
+  },
+  offers_exhausted: {
+    title: 'Every fitting offer was taken',
+    next: 'Nothing was rented: the offers that fit were rented by others first. Run the job again, or raise Max $/h for more offers.',
+  },
+  template_not_found: {
+    title: 'The template does not exist',
+    next: 'Nothing was rented. Pick the template by name in the form (editing a template on Vast.ai gives it a new hash).',
+  },
+  instance_failed: {
+    title: 'The rented machine did not start',
+    next: 'The machine was released. Run the job again: the next rent takes another offer.',
+  },
+  instance_gone: {
+    title: 'The rented machine disappeared',
+    next: 'The marketplace removed it while it started (the host went away). Run the job again.',
+  },
+  marketplace_not_configured: {
+    title: 'No marketplace key',
+    next: 'Set VAST_API_KEY for the server (or add the key in Settings in the desktop app), then run the job again.',
   },
 };
 

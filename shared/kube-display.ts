@@ -6,20 +6,8 @@
  * apimachinery's duration.HumanDuration.
  */
 
-type Json = Record<string, unknown>;
+import { jsonNumber as num, jsonObject as obj, jsonObjects as arr, jsonString as str, type Json } from './json-read';
 
-function obj(value: unknown): Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
-}
-function arr(value: unknown): Json[] {
-  return Array.isArray(value) ? value.map(obj) : [];
-}
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
 function time(value: unknown): number | null {
   if (typeof value !== 'string' || value === '') return null;
   const t = Date.parse(value);

@@ -1,4 +1,4 @@
-import type { JobEvent, JobRecord } from '../shared';
+import { APP_SETTINGS_DEFAULTS, type AppSettings, type JobEvent, type JobRecord, type SettingsResponse } from '../shared';
 
 /** A job event as the API sends it. */
 export function ev(seq: number, event: string, status: JobEvent['status'] = 'info', extra: Partial<JobEvent> = {}): JobEvent {
@@ -35,5 +35,20 @@ export function agentJob(id: string, status: JobRecord['status'] = 'running'): J
     error: null,
     error_code: null,
     resources: null,
+  };
+}
+
+/** GET /v1/settings as a headless server answers it: these settings over the defaults, with or without a marketplace key. */
+export function settingsResponseOf(patch: Partial<AppSettings>, key: boolean): SettingsResponse {
+  return {
+    settings: { ...APP_SETTINGS_DEFAULTS, ...patch },
+    sources: {},
+    effects: {},
+    restart_required: [],
+    access: { tenant_id: 'default', can_change: true },
+    environment: {
+      data_dir: '/d', settings_file: '/d/settings.json', api_url: 'http://127.0.0.1:8080', api_host: '127.0.0.1', api_port: 8080, auth: 'enabled', kubeconfig_env: '/k',
+      marketplace_key: { configured: key, source: key ? 'env' : null, hint: key ? 'abcd' : null, environment_key: key, api_url: 'https://console.vast.ai/api/v0', can_store: false },
+    },
   };
 }

@@ -30,18 +30,27 @@ export function digestsEqual(a: string, b: string): boolean {
 const DUMMY_HASH = sha256('benchdesk:no-such-tenant');
 
 /**
- * Parses SERVICE_API_TOKENS: comma-separated `tenant:token` items, a bare `token` meaning tenant
- * `default`. Only SHA-256 hashes are kept; the plaintext is not stored anywhere.
+ * The items of SERVICE_API_TOKENS in order: comma-separated `tenant:token`, a bare `token` meaning
+ * tenant `default`; items with an empty tenant or token are skipped. The one reading of the
+ * variable: the API checks tokens with it, `serve` finds the browser's sign-in token with it.
  */
-export function parseApiTokens(raw: string | undefined): Map<string, string[]> {
-  const tokens = new Map<string, string[]>();
+export function apiTokenItems(raw: string | undefined): Array<{ tenant: string; token: string }> {
+  const items: Array<{ tenant: string; token: string }> = [];
   for (const item of (raw ?? '').split(',')) {
     const trimmed = item.trim();
     if (!trimmed) continue;
     const colon = trimmed.indexOf(':');
     const tenant = colon >= 0 ? trimmed.slice(0, colon).trim() : DEFAULT_TENANT;
     const token = colon >= 0 ? trimmed.slice(colon + 1).trim() : trimmed;
-    if (!tenant || !token) continue;
+    if (tenant && token) items.push({ tenant, token });
+  }
+  return items;
+}
+
+/** SERVICE_API_TOKENS by tenant. Only SHA-256 hashes are kept; the plaintext is not stored anywhere. */
+export function parseApiTokens(raw: string | undefined): Map<string, string[]> {
+  const tokens = new Map<string, string[]>();
+  for (const { tenant, token } of apiTokenItems(raw)) {
     const list = tokens.get(tenant) ?? [];
     list.push(sha256(token));
     tokens.set(tenant, list);

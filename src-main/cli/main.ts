@@ -9,6 +9,8 @@ import { runAgenticAgentCommand } from './commands/run-agentic-agent';
 import { runBenchmarkCommand } from './commands/run-benchmark';
 import { runLlmserverInstanceCommand } from './commands/run-llmserver-instance';
 import { snapshotCommand } from './commands/snapshot';
+import { agentsCommand } from './commands/agents';
+import { templatesCommand } from './commands/templates';
 import { runSweepCommand, sweepsCommand } from './commands/sweeps';
 import { examples } from './common';
 import { reportError } from './errors';
@@ -65,6 +67,8 @@ export function buildCli(setExit: (code: number) => void): Command {
     jobsCommand(setExit),
     instancesCommand(setExit),
     snapshotCommand(setExit),
+    agentsCommand(setExit),
+    templatesCommand(setExit),
     runSweepCommand(setExit),
     sweepsCommand(setExit),
   ] as CommandUnknownOpts[];

@@ -1,4 +1,4 @@
-import type { AuthMode } from '../api/auth';
+import { apiTokenItems, DEFAULT_TENANT, type AuthMode } from '../api/auth';
 
 /**
  * What `benchdesk serve` / `npm run serve` (and `npm start` without Electron) print once the server
@@ -7,23 +7,12 @@ import type { AuthMode } from '../api/auth';
  * reaches a server log or a Referer).
  */
 
-const DEFAULT_TENANT = 'default';
-
 /**
- * The plaintext token of tenant "default" in SERVICE_API_TOKENS (`tenant:token` items, a bare
- * `token` meaning "default"; the same reading as the API's parseApiTokens). The browser UI signs in
- * as "default".
+ * The plaintext token of tenant "default" in SERVICE_API_TOKENS (read as the API reads it). The
+ * browser UI signs in as "default".
  */
 export function defaultTenantToken(raw: string | undefined): string | undefined {
-  for (const item of (raw ?? '').split(',')) {
-    const trimmed = item.trim();
-    if (!trimmed) continue;
-    const colon = trimmed.indexOf(':');
-    const tenant = colon >= 0 ? trimmed.slice(0, colon).trim() : DEFAULT_TENANT;
-    const token = colon >= 0 ? trimmed.slice(colon + 1).trim() : trimmed;
-    if (tenant === DEFAULT_TENANT && token) return token;
-  }
-  return undefined;
+  return apiTokenItems(raw).find((item) => item.tenant === DEFAULT_TENANT)?.token;
 }
 
 /** The browser UI's address, signed in when a token is given. */

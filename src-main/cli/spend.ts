@@ -23,7 +23,7 @@ export function describeEstimate(e: CostEstimationResponse): string[] {
   ];
   if (e.offers) {
     const c = e.offers.cheapest;
-    lines.push(`  ${e.offers.count} offer(s) fit, $${e.offers.min_dph.toFixed(3)}–$${e.offers.max_dph.toFixed(3)}/h; cheapest ${c.num_gpus}× ${c.gpu_name} (${Math.round(c.gpu_ram / 1024)} GB) at $${c.dph_total.toFixed(3)}/h`);
+    lines.push(`  ${e.offers.count === 1 ? '1 offer fits' : `${e.offers.count} offers fit`}, $${e.offers.min_dph.toFixed(3)}–$${e.offers.max_dph.toFixed(3)}/h; cheapest ${c.num_gpus}× ${c.gpu_name} (${Math.round(c.gpu_ram / 1024)} GB) at $${c.dph_total.toFixed(3)}/h`);
   }
   if (e.warning) lines.push(`  note: ${e.warning}`);
   return lines;

@@ -112,10 +112,11 @@ describe('estimateFromOffers', () => {
     expect(unknown.warning).toMatch(/not in the marketplace catalog/);
     const noRange = valid(estimateFromOffers(req({ marketplace: true }), null));
     expect(noRange.projected_cost_usd).toBe(0);
-    expect(noRange.warning).toMatch(/No price range given/);
+    expect(noRange.warning).toMatch(/No price range given \(Min \$\/h and Max \$\/h are 0\)/);
     expect(noRange.confidence_score).toBeLessThanOrEqual(0.1);
     const minOnly = valid(estimateFromOffers(req({ marketplace: true, min_dph: 2 }), null));
     expect(minOnly.cost_range_usd).toEqual({ low: 2, expected: 2, high: 2 });
+    expect(minOnly.warning).toMatch(/No Max \$\/h given: the cost is priced at Min \$\/h alone/);
   });
 });
 

@@ -189,7 +189,7 @@ function priceRange(request: CostEstimationRequest, hours: number, warnings: str
   const lowDph = request.min_dph;
   const highDph = request.max_dph > 0 ? request.max_dph : request.min_dph;
   if (request.max_dph <= 0) {
-    warnings.push(highDph > 0 ? 'No max_dph given: the range is min_dph alone.' : 'No price range given (min_dph and max_dph are 0): the cost is unknown.');
+    warnings.push(highDph > 0 ? 'No Max $/h given: the cost is priced at Min $/h alone.' : 'No price range given (Min $/h and Max $/h are 0): the cost is unknown.');
     confidence = Math.min(confidence, highDph > 0 ? 0.3 : 0.1);
   }
   const expected = ((lowDph + highDph) / 2) * hours;

@@ -112,10 +112,18 @@ export function describePriceRange(c: Pick<OfferCriteria, 'minDph' | 'maxDph'>):
   return c.maxDph ? `$${c.minDph.toFixed(2)}–$${c.maxDph.toFixed(2)}/h` : `at least $${c.minDph.toFixed(2)}/h`;
 }
 
-/** One line for messages: "$0.10–$0.50/h, reliability ≥ 0.99, ≥ 8000 MB VRAM, ≥ 41 GB disk". */
+/** Messages say GB and percentages, like the app's forms (catalog needs are in MB, reliability a fraction). */
+function formatGb(gb: number): string {
+  return `${Number(gb.toFixed(1))} GB`;
+}
+function formatPercent(fraction: number): string {
+  return `${Number((fraction * 100).toFixed(1))}%`;
+}
+
+/** One line for messages: "$0.10–$0.50/h, reliability ≥ 99%, ≥ 7.8 GB GPU memory, ≥ 41 GB disk". */
 export function describeCriteria(c: OfferCriteria): string {
   const ceiling = c.maxDph ? `$${c.minDph}–$${c.maxDph}/h` : `≥ $${c.minDph}/h`;
-  const vram = c.minVramMb ? `, ≥ ${c.minVramMb} MB VRAM` : '';
+  const vram = c.minVramMb ? `, ≥ ${formatGb(c.minVramMb / 1024)} GPU memory` : '';
   const disk = c.minDiskGb ? `, ≥ ${c.minDiskGb} GB disk` : '';
-  return `${ceiling}, reliability ≥ ${c.minReliability}${vram}${disk}, a direct port`;
+  return `${ceiling}, reliability ≥ ${formatPercent(c.minReliability)}${vram}${disk}, a direct port`;
 }

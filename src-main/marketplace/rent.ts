@@ -102,7 +102,7 @@ async function lookupTemplate(opts: RentCheapestFitOptions, hash: string): Promi
       const template = await opts.client.getTemplateByHash(hash, { signal: opts.signal });
       if (!template) {
         throw new MarketplaceProvisioningError(
-          `Template "${hash}" was not found on Vast.ai (neither your templates nor public ones). Check template_hash: editing a template changes its hash.`,
+          `Template "${hash}" was not found on Vast.ai (neither your templates nor public ones). Check the template: editing a template on Vast.ai gives it a new hash.`,
           'template_not_found',
         );
       }
@@ -145,7 +145,7 @@ async function searchFitting(opts: RentCheapestFitOptions, criteria: OfferCriter
       return selectOffers(offers, criteria, costBasisOf(opts)).filter((o) => !exclude.has(o.id) && (!gpu || sameGpuName(o.gpu_name, gpu)));
     },
     (fit) => ({
-      message: `${fit.length} offer(s) fit`,
+      message: fit.length === 1 ? '1 offer fits' : `${fit.length} offers fit`,
       labels: { count: fit.length, cheapest_dph: fit[0]?.dph_total ?? null, cheapest_id: fit[0]?.id ?? null },
     }),
   );
@@ -171,9 +171,9 @@ export async function findLabelledInstances(client: VastApi, labels: readonly st
  */
 export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<RentedInstance> {
   const { request, model } = opts;
-  if (!request.template_hash) throw new MarketplaceProvisioningError('template_hash is required to rent a marketplace instance', 'invalid_request');
+  if (!request.template_hash) throw new MarketplaceProvisioningError('Renting a GPU needs a template (the Vast.ai template the machine starts from)', 'invalid_request');
   if (!request.max_dph || request.max_dph <= 0) {
-    throw new MarketplaceProvisioningError('max_dph (the spend ceiling in $/hour) is required to rent a marketplace instance', 'invalid_request');
+    throw new MarketplaceProvisioningError('Renting a GPU needs a Max $/h (the most the machine may cost per hour)', 'invalid_request');
   }
   const template = await lookupTemplate(opts, request.template_hash);
   const access = templateAccess(template);
@@ -193,7 +193,7 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
   let candidates = await searchFitting(opts, criteria, tried);
   if (candidates.length === 0) {
     throw new MarketplaceProvisioningError(
-      `No offer fits (${describeCriteria(criteria)}, for ${model.name}). Raise max_dph, lower reliability, or pick a smaller model.`,
+      `No offer fits (${describeCriteria(criteria)}, for ${model.name}). Raise Max $/h, lower the reliability, or pick a smaller model.`,
       'no_offers',
     );
   }
@@ -265,7 +265,7 @@ function preflightEstimate(opts: RentCheapestFitOptions, offer: MarketplaceOffer
     labels: { estimated_cost_usd: estimated, estimated_duration_seconds: seconds, download_gb: basis.downloadGb ?? null, download_usd: download, max_cost_usd: max },
     over,
     message: over
-      ? `the pre-flight estimate $${estimated.toFixed(4)} (offer ${offer.id} at $${offer.dph_total}/h for ${seconds} s, estimated_duration_seconds${downloadNote}) exceeds max_cost_usd $${max}; nothing was rented`
+      ? `the estimate before renting, $${estimated.toFixed(4)} (offer ${offer.id} at $${offer.dph_total}/h for the expected duration of ${seconds} s${downloadNote}), exceeds the spend limit of $${max}; nothing was rented`
       : '',
   };
 }

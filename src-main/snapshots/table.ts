@@ -1,4 +1,5 @@
 import type { SnapshotResource } from '../../shared/snapshots';
+import { jsonNumber as n, jsonObject as o, jsonObjects as a, jsonString as s, type Json } from '../../shared/json-read';
 import { ageAt, humanDuration, nodeRoles, nodeStatus, podDisplay, restartsText } from '../../shared/kube-display';
 
 /**
@@ -12,7 +13,6 @@ import { ageAt, humanDuration, nodeRoles, nodeStatus, podDisplay, restartsText }
 
 export type TableColumn = { name: string; type: 'string' | 'integer' | 'number' | 'boolean' | 'date'; format: string; description: string; priority: number };
 export type TableCell = string | number | boolean;
-type Json = Record<string, unknown>;
 
 type Printer = { columns: TableColumn[]; cells(object: Json, now: number): TableCell[] };
 
@@ -23,18 +23,6 @@ function col(name: string, description: string, options: { type?: TableColumn['t
 const NAME = col('Name', 'Name must be unique within a namespace.', { format: 'name' });
 const AGE = col('Age', 'CreationTimestamp is a timestamp representing the server time when this object was created.');
 
-function o(value: unknown): Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
-}
-function a(value: unknown): Json[] {
-  return Array.isArray(value) ? value.map(o) : [];
-}
-function s(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-function n(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
 function meta(object: Json): Json {
   return o(object.metadata);
 }

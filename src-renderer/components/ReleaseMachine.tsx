@@ -88,7 +88,7 @@ export function ReleaseMachineButton({
           <dl className="facts" data-testid="release-facts">
             <dt>Machine</dt>
             <dd>
-              #{target.instance_id} {target.gpu ?? <span className="muted">GPU unknown</span>}
+              #{target.instance_id} · {target.gpu ?? <span className="muted">GPU unknown</span>}
             </dd>
             <dt>Rate</dt>
             <dd className="num" data-testid="release-dph">

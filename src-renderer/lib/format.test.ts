@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { elapsedMs, firstLine, formatBytes, formatCount, formatDph, formatDuration, formatGb, formatGpus, formatMb, formatPercent, formatRelative, formatUsd } from './format';
+import { elapsedMs, firstLine, formatBytes, formatCount, formatDph, formatDuration, formatGb, formatGpus, formatMb, formatPercent, formatRelative, formatUsd, formatUsdTicks } from './format';
 
 describe('format', () => {
   it('money: two decimals from $1 up with thousands separators, two significant digits under $1', () => {
@@ -83,5 +83,14 @@ describe('format', () => {
     expect(firstLine('connection refused\n  at foo.js:1')).toBe('connection refused');
     expect(firstLine('x'.repeat(200), 10)).toBe(`${'x'.repeat(9)}…`);
     expect(firstLine(null)).toBe('');
+  });
+});
+
+describe('formatUsdTicks', () => {
+  it('writes every tick of an axis with the same decimals', () => {
+    expect(formatUsdTicks([0, 0.005, 0.01, 0.015])).toEqual(['$0.000', '$0.005', '$0.010', '$0.015']);
+    expect(formatUsdTicks([0, 0.5, 1, 1.5, 2])).toEqual(['$0.00', '$0.50', '$1.00', '$1.50', '$2.00']);
+    expect(formatUsdTicks([0, 0.0002, 0.0004])).toEqual(['$0.0000', '$0.0002', '$0.0004']);
+    expect(formatUsdTicks([1000, 2000])).toEqual(['$1,000.00', '$2,000.00']);
   });
 });

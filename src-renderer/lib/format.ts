@@ -39,6 +39,20 @@ export function formatUsd(usd: number | null | undefined): string {
   return `${sign}$${text}`;
 }
 
+/**
+ * Dollar ticks of one chart axis, all with the same decimals (at least two, as many as the finest
+ * tick needs, at most four): "$0.000 $0.005 $0.010 $0.015", never "$0.005 $0.01 $0.015".
+ */
+export function formatUsdTicks(values: readonly number[]): string[] {
+  const decimalsOf = (v: number): number => {
+    for (let d = 2; d < 4; d++) if (Math.abs(Number(v.toFixed(d)) - v) < 1e-9) return d;
+    return 4;
+  };
+  const decimals = Math.max(2, ...values.filter((v) => Number.isFinite(v)).map(decimalsOf));
+  const fmt = new Intl.NumberFormat('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  return values.map((v) => (Number.isFinite(v) ? `${v < 0 ? '-' : ''}$${fmt.format(Math.abs(v))}` : ''));
+}
+
 /** A rate in dollars per hour: "$0.35/h". */
 export function formatDph(dph: number | null | undefined): string {
   if (missing(dph)) return DASH;

@@ -44,7 +44,7 @@ describe('help', () => {
     const program = buildCli(() => undefined) as unknown as CommandUnknownOpts;
     const commands = walk(program);
     expect(commands.map(([name]) => name)).toEqual(
-      expect.arrayContaining(['run-llmserver-instance', 'run-agentic-agent', 'run-benchmark', 'marketplace-list-models', 'llmserver-list-models', 'estimate', 'jobs list', 'jobs show', 'jobs events', 'jobs cancel', 'jobs watch', 'instances', 'instances release', 'serve', 'driver', 'snapshot record', 'snapshot list', 'snapshot show', 'snapshot export', 'snapshot import', 'snapshot delete', 'snapshot serve']),
+      expect.arrayContaining(['run-llmserver-instance', 'run-agentic-agent', 'run-benchmark', 'marketplace-list-models', 'llmserver-list-models', 'estimate', 'jobs list', 'jobs show', 'jobs events', 'jobs cancel', 'jobs watch', 'instances', 'instances release', 'serve', 'driver', 'snapshot record', 'snapshot list', 'snapshot show', 'snapshot export', 'snapshot import', 'snapshot delete', 'snapshot serve', 'agents', 'templates']),
     );
     for (const [name, cmd] of commands) {
       let text = '';

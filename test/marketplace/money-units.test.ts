@@ -93,7 +93,7 @@ describe('CostMeter', () => {
     ]);
     expect(stops).toHaveLength(1);
     expect(stops[0]?.code).toBe('budget_exceeded');
-    expect(stops[0]?.message).toBe('spend limit reached: instance 7 cost $0.010000 (10 s at $3.6/h), max_cost_usd is $0.01; the job was stopped and its machine released');
+    expect(stops[0]?.message).toBe('spend limit reached: instance 7 cost $0.010000 (10 s at $3.6/h) against a limit of $0.01; the job was stopped and its machine released');
     expect(meter.exceeded).toBe(stops[0]);
     meter.stop();
     await meter.tick('interval');
@@ -119,7 +119,7 @@ describe('CostMeter', () => {
     expect(stops).toEqual([]);
     expect(meter.exceeded?.code).toBe('budget_exceeded');
     expect(events.map((e) => e.event)).toEqual(['cost.update', 'cost.limit_reached', 'cost.update']);
-    expect(events[1]?.message).toBe('spend limit reached after the work finished: instance 7 cost $0.020000 (20 s at $3.6/h), max_cost_usd is $0.01; the result is kept and the machine released');
+    expect(events[1]?.message).toBe('spend limit reached after the work finished: instance 7 cost $0.020000 (20 s at $3.6/h) against a limit of $0.01; the result is kept and the machine released');
   });
 });
 

@@ -162,6 +162,8 @@ describe('rentCheapestFit + waitForRunning', () => {
     const err = await rentCheapestFit({ client, request: { ...request, template_hash: 'nosuchhash' }, model, jobId: 'j', installId: INSTALL, onEvent }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'template_not_found' });
     expect((err as Error).message).toMatch(/Template "nosuchhash" was not found/);
+    // Said in the form's words, never the API's field name.
+    expect((err as Error).message).toMatch(/Check the template: editing a template on Vast.ai gives it a new hash\.$/);
     expect(vast.callsTo('bundles')).toHaveLength(0);
     expect(events.map(eventLine)).toEqual(['marketplace.template_lookup:started', 'marketplace.template_lookup:error']);
     expect(must(events[1]).error_type).toBe('template_not_found');
@@ -171,13 +173,20 @@ describe('rentCheapestFit + waitForRunning', () => {
     const huge = must(resolveCatalogModel('llama3.1:405b'));
     const err = await rentCheapestFit({ client, request, model: huge, jobId: 'j', installId: INSTALL }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'no_offers' });
-    expect((err as Error).message).toMatch(/260000 MB VRAM/);
+    expect((err as Error).message).toMatch(/reliability ≥ \d+(\.\d)?%, ≥ 253\.9 GB GPU memory/);
+    expect((err as Error).message).toMatch(/Raise Max \$\/h, lower the reliability, or pick a smaller model\.$/);
     expect(vast.callsTo('asks')).toHaveLength(0);
   });
 
   it('rejects a request without template_hash or max_dph', async () => {
-    await expect(rentCheapestFit({ client, request: { ...request, template_hash: undefined }, model, jobId: 'j', installId: INSTALL })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(rentCheapestFit({ client, request: { ...request, max_dph: undefined }, model, jobId: 'j', installId: INSTALL })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(rentCheapestFit({ client, request: { ...request, template_hash: undefined }, model, jobId: 'j', installId: INSTALL })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'Renting a GPU needs a template (the Vast.ai template the machine starts from)',
+    });
+    await expect(rentCheapestFit({ client, request: { ...request, max_dph: undefined }, model, jobId: 'j', installId: INSTALL })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'Renting a GPU needs a Max $/h (the most the machine may cost per hour)',
+    });
     expect(vast.calls).toHaveLength(0);
   });
 

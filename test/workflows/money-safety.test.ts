@@ -334,7 +334,7 @@ describe('running cost and the spend limit', () => {
     const { job, events } = await waitForEnd(h, id, 20_000);
     expect(job.status).toBe('failed');
     expect(job.error_code).toBe('budget_exceeded');
-    expect(job.error).toMatch(/spend limit reached: instance \d+ cost \$0\.0000\d+ .* max_cost_usd is \$0\.00004/);
+    expect(job.error).toMatch(/spend limit reached: instance \d+ cost \$0\.0000\d+ .* against a limit of \$0\.00004/);
     const instanceId = job.resources?.marketplace_instance_id ?? -1;
     expect(destroyCalls(mustVast(h), instanceId).deletes).toBe(1);
     expect(mustVast(h).state.instances.get(instanceId)?.destroyed).toBe(true);
@@ -372,7 +372,7 @@ describe('running cost and the spend limit', () => {
     expect(mustVast(h).state.instances.get(instanceId)?.destroyed).toBe(true);
     expect(job.result).toMatchObject({ instance: { id: instanceId, released: true }, teardown: { released: true, verified: true } });
     expectInOrder(events, ['phase.analysis:ok', 'cost.limit_reached:info', 'phase.teardown:started', 'marketplace.instance.destroy:ok', 'job.succeeded:ok']);
-    expect(events.find((e) => e.event === 'cost.limit_reached')?.message).toMatch(/spend limit reached after the work finished: .*max_cost_usd is \$0\.001; the result is kept and the machine released/);
+    expect(events.find((e) => e.event === 'cost.limit_reached')?.message).toMatch(/spend limit reached after the work finished: .*against a limit of \$0\.001; the result is kept and the machine released/);
   }, 30_000);
 
   it('a kept machine answers to its job\'s limit: the sweep releases it once its cost reaches max_cost_usd', async () => {
@@ -401,7 +401,7 @@ describe('running cost and the spend limit', () => {
     const { job, events } = await waitForEnd(h, id);
     expect(job).toMatchObject({ status: 'failed', error_code: 'budget_exceeded' });
     expect(job.error).toMatch(
-      /pre-flight estimate \$0\.1\d+ \(offer \d+ at \$0\.\d+\/h for 7200 s, estimated_duration_seconds, plus \$0\.0060 to download 4\.9 GB at \$0\.00123\/GB\) exceeds max_cost_usd \$0\.01; nothing was rented/,
+      /the estimate before renting, \$0\.1\d+ \(offer \d+ at \$0\.\d+\/h for the expected duration of 7200 s, plus \$0\.0060 to download 4\.9 GB at \$0\.00123\/GB\), exceeds the spend limit of \$0\.01; nothing was rented/,
     );
     expect(vast.callsTo('asks')).toEqual([]);
     expect(events.find((e) => e.event === 'marketplace.instance.create')?.labels).toMatchObject({ max_cost_usd: 0.01, estimated_duration_seconds: 7200 });
@@ -410,7 +410,7 @@ describe('running cost and the spend limit', () => {
     const byDefault = await submit(h, 'llm-instance', llmInstanceBody());
     const { job: refused } = await waitForEnd(h, byDefault);
     expect(refused).toMatchObject({ status: 'failed', error_code: 'budget_exceeded' });
-    expect(refused.error).toMatch(/for 3600 s.*exceeds max_cost_usd \$0\.02/);
+    expect(refused.error).toMatch(/for the expected duration of 3600 s.*exceeds the spend limit of \$0\.02/);
     expect(vast.callsTo('asks')).toEqual([]);
 
     const bad = await h.post('/v1/jobs/llm-instance', llmInstanceBody({ max_cost_usd: -1 }));

@@ -1,11 +1,33 @@
 import { Command, Option } from '@commander-js/extra-typings';
-import { JOB_KINDS, JOB_STATUSES } from '../../../shared';
+import { JOB_KINDS, JOB_STATUSES, type JobSort } from '../../../shared';
 import { connectionOf, examples, withConnection, withConnectionOpen } from '../common';
 import { EXIT } from '../exit-codes';
 import { followJob } from '../follow';
 import { out, print, printJson } from '../output';
 import { parseNonNegativeInt, parsePositiveInt } from '../parsers';
 import { eventsTable, jobsTable, printJob } from '../render';
+
+const LIST_SORTS = ['created', 'duration', 'cost'] as const;
+type ListSort = (typeof LIST_SORTS)[number];
+
+/** The API's sort: a leading '-' is descending, which is what a person asking for "by cost" wants first. */
+export function apiSort(key: ListSort, reverse: boolean): JobSort {
+  return reverse ? key : `-${key}`;
+}
+
+/** The same query's next page, as a command line: the cursor only holds for the filters and order that made it. */
+function nextPageArgs(o: { status?: string | undefined; kind?: string | undefined; sort: ListSort; reverse?: true | undefined; limit?: number | undefined }, search: string, cursor: string): string {
+  const args = [
+    o.status ? `--status ${o.status}` : '',
+    o.kind ? `--kind ${o.kind}` : '',
+    search ? `--search ${JSON.stringify(search)}` : '',
+    o.sort !== 'created' ? `--sort ${o.sort}` : '',
+    o.reverse ? '--reverse' : '',
+    o.limit ? `--limit ${o.limit}` : '',
+    `--cursor ${cursor}`,
+  ];
+  return args.filter(Boolean).join(' ');
+}
 
 /** `jobs list|show|events|cancel|watch`: the job records and their events. */
 export function jobsCommand(setExit: (code: number) => void) {
@@ -14,21 +36,42 @@ export function jobsCommand(setExit: (code: number) => void) {
   jobs.addCommand(
     withConnection(
       new Command('list')
-        .description('jobs, newest first, with status, kind, age, duration and cost')
+        .description('jobs, newest first, with status, kind, age, duration, cost and the failure reason')
         .addOption(new Option('--status <status>', 'only jobs with this status').choices(JOB_STATUSES))
         .addOption(new Option('--kind <kind>', 'only jobs of this kind').choices(JOB_KINDS))
+        .option('--search <text>', "only jobs whose id, model, backend, message or error contain every word (like the app's Jobs search)")
+        .addOption(new Option('--sort <key>', 'order by: created (newest first), duration (longest first) or cost (dearest first)').choices(LIST_SORTS).default('created' as const))
+        .option('--reverse', 'the other way round: oldest, shortest or cheapest first')
         .option('--limit <n>', 'at most this many (1–200, default 50)', parsePositiveInt)
         .option('--cursor <cursor>', 'the next page (next_cursor of the previous one)'),
     )
-      .addHelpText('after', examples('benchdesk jobs list', 'benchdesk jobs list --status running --kind benchmark --limit 10'))
+      .addHelpText(
+        'after',
+        examples(
+          'benchdesk jobs list',
+          'benchdesk jobs list --status running --kind benchmark --limit 10',
+          'benchdesk jobs list --search "llama3.1 no_offers" --status failed',
+          'benchdesk jobs list --sort cost --limit 5',
+          'benchdesk jobs list --sort duration --reverse --json | jq -r ".jobs[].job_id"',
+        ),
+      )
       .action(async (o) => {
+        const search = o.search?.trim() ?? '';
+        const sort = apiSort(o.sort, o.reverse === true);
         const res = await withConnectionOpen(connectionOf(o), 'read', (conn) =>
-          conn.client.listJobs({ ...(o.status ? { status: o.status } : {}), ...(o.kind ? { kind: o.kind } : {}), ...(o.limit ? { limit: o.limit } : {}), ...(o.cursor ? { cursor: o.cursor } : {}) }),
+          conn.client.listJobs({
+            ...(o.status ? { status: o.status } : {}),
+            ...(o.kind ? { kind: o.kind } : {}),
+            ...(search ? { q: search } : {}),
+            sort,
+            ...(o.limit ? { limit: o.limit } : {}),
+            ...(o.cursor ? { cursor: o.cursor } : {}),
+          }),
         );
         if (o.json) printJson(res);
         else {
-          print(res.jobs.length === 0 ? 'no jobs' : jobsTable(res.jobs));
-          if (res.next_cursor) print(out.dim(`more: benchdesk jobs list --cursor ${res.next_cursor}`));
+          print(res.jobs.length === 0 ? (search ? `no jobs match "${search}"` : 'no jobs') : jobsTable(res.jobs));
+          if (res.next_cursor) print(out.dim(`more: benchdesk jobs list ${nextPageArgs(o, search, res.next_cursor)}`));
         }
         setExit(EXIT.ok);
       }),

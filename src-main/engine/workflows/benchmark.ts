@@ -123,7 +123,7 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
     } else {
       if (provisioned) {
         provisioned.meter.stop();
-        await ctx.info('marketplace.instance.kept', `instance ${provisioned.instanceId} left running as requested (marketplace_stop_instance: false); it bills $${provisioned.dphTotal}/h until you destroy it`, {
+        await ctx.info('marketplace.instance.kept', `instance ${provisioned.instanceId} left running as the request asked (keep the machine after the job); it bills $${provisioned.dphTotal}/h until you release it`, {
           instance_id: provisioned.instanceId,
         });
       }

@@ -114,7 +114,7 @@ export class CostMeter {
     if (maxCostUsd !== null && cost >= maxCostUsd && !this.#exceeded) {
       const seconds = Math.round((this.#now() - this.#rentedMs) / 1000);
       const download = this.#downloadUsd > 0 ? ` and $${this.#downloadUsd.toFixed(4)} of download` : '';
-      const spent = `instance ${instanceId} cost $${cost.toFixed(6)} (${seconds} s at $${dphTotal}/h${download}), max_cost_usd is $${maxCostUsd}`;
+      const spent = `instance ${instanceId} cost $${cost.toFixed(6)} (${seconds} s at $${dphTotal}/h${download}) against a limit of $${maxCostUsd}`;
       if (this.#workDone) {
         this.#exceeded = new JobFailure('budget_exceeded', `spend limit reached after the work finished: ${spent}; the result is kept and the machine released`);
         await this.ctx

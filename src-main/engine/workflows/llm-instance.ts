@@ -47,7 +47,7 @@ async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: Marketp
   // The job hands the machine over: from here it is `kept`, and the orphan sweep watches its spend limit.
   instance.meter.stop();
   await ctx.setResources({ marketplace_stop_instance: false });
-  await ctx.info('marketplace.instance.kept', `instance ${instance.instanceId} stays up (that is the point of this job); it bills $${instance.dphTotal}/h until you destroy it`, {
+  await ctx.info('marketplace.instance.kept', `instance ${instance.instanceId} stays up (that is the point of this job); it bills $${instance.dphTotal}/h until you release it`, {
     instance_id: instance.instanceId,
   });
   return {
@@ -62,7 +62,7 @@ async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: Marketp
     rented_at: instance.rentedAt,
     instance_running: true,
     backend_auth: instance.tokenFile ? { type: 'bearer', token_file: instance.tokenFile } : null,
-    message: `Instance ${instance.instanceId} is running and billing $${instance.dphTotal}/h until you destroy it.`,
+    message: `Instance ${instance.instanceId} is running and billing $${instance.dphTotal}/h until you release it.`,
   };
 }
 

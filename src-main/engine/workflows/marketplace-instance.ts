@@ -299,7 +299,7 @@ export async function recoverInstances(job: JobRecord, ctx: RecoveryContext, dep
       await ctx.emit({
         event: 'marketplace.instance.kept',
         status: 'info',
-        message: `instance ${id} was left running after the interruption, as requested (marketplace_stop_instance: false); it is still billing`,
+        message: `instance ${id} was left running after the interruption, as the request asked (keep the machine after the job); it is still billing until you release it`,
         labels: { instance_id: id },
       });
       continue;

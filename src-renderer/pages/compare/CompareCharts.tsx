@@ -1,7 +1,7 @@
 import { useCallback, useMemo } from 'react';
 import uPlot, { type AlignedData, type Options } from 'uplot';
 import { Chart, type ChartColors } from '../../components/Chart';
-import { formatDuration, formatRate, formatUsd } from '../../lib/format';
+import { formatDuration, formatRate, formatUsd, formatUsdTicks } from '../../lib/format';
 import { placeLabels } from '../../lib/label-placement';
 
 const AXIS_TITLE_FONT = '600 12px system-ui, sans-serif';
@@ -50,7 +50,7 @@ export function PhaseChart({ rows }: { rows: readonly CompareRow[] }) {
             label: 'Run',
             labelFont: AXIS_TITLE_FONT,
           },
-          { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Duration', labelFont: AXIS_TITLE_FONT, values: (_u, splits) => splits.map((v) => formatDuration(v * 1000)) },
+          { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Duration', labelFont: AXIS_TITLE_FONT, size: 70, values: (_u, splits) => splits.map((v) => formatDuration(v * 1000)) },
         ],
         // A static chart: the legend names the phases (the table has the figures).
         legend: { show: true, live: false },
@@ -91,7 +91,7 @@ export function CostSpeedChart({ rows }: { rows: readonly CompareRow[] }) {
       },
       axes: [
         { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Generation speed (tok/s)', labelFont: AXIS_TITLE_FONT, values: (_u, s) => s.map((v) => `${v}`) },
-        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Cost per run', labelFont: AXIS_TITLE_FONT, size: 70, values: (_u, s) => s.map((v) => formatUsd(v)) },
+        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Cost per run ($)', labelFont: AXIS_TITLE_FONT, size: 70, values: (_u, s) => formatUsdTicks(s) },
       ],
       legend: { show: false },
       series: [

@@ -4,14 +4,14 @@ import type { AlignedData, Options } from 'uplot';
 import type { CostEstimationResponse, OfferSummary } from '../../../shared';
 import { Chart, type ChartColors } from '../../components/Chart';
 import { attachTooltip, seriesColor } from '../../components/chart-tooltip';
-import { formatDph, formatGb, formatGpus, formatHours, formatMb, formatPercent, formatUsd } from '../../lib/format';
+import { formatDph, formatGb, formatGpus, formatHours, formatMb, formatPercent, formatUsd, formatUsdTicks } from '../../lib/format';
 
 /** Axes with their titles drawn beside them (never in the legend). */
-function axes(c: ChartColors, xTitle: string, yTitle: string, xValues: (v: number) => string, yValues: (v: number) => string): Options['axes'] {
+function axes(c: ChartColors, xTitle: string, yTitle: string, xValues: (v: number) => string, yValues: (vals: number[]) => string[]): Options['axes'] {
   const base = { stroke: c.muted, grid: { stroke: c.grid, width: 1 }, ticks: { stroke: c.grid, width: 1 }, font: '12px system-ui, sans-serif', labelFont: '600 12px system-ui, sans-serif', labelGap: 4 };
   return [
     { ...base, label: xTitle, labelSize: 22, values: (_u: unknown, vals: number[]) => vals.map(xValues) },
-    { ...base, label: yTitle, labelSize: 22, size: 64, values: (_u: unknown, vals: number[]) => vals.map(yValues) },
+    { ...base, label: yTitle, labelSize: 22, size: 64, values: (_u: unknown, vals: number[]) => yValues(vals) },
   ];
 }
 
@@ -55,7 +55,7 @@ export function OfferPriceChart({ offers, cheapestId }: { offers: readonly Offer
         }),
         { label: 'Cheapest that fits', stroke: c.text, paths: () => null, points: { show: true, size: 16, width: 2, fill: 'transparent', stroke: c.text } },
       ],
-      axes: axes(c, 'Total GPU memory (GB)', 'Price ($/h)', (v) => formatGb(v), (v) => formatUsd(v)),
+      axes: axes(c, 'Total GPU memory (GB)', 'Price ($/h)', (v) => formatGb(v), formatUsdTicks),
       hooks: {
         init: [
           (u: uPlot) =>
@@ -111,7 +111,7 @@ export function CostDurationChart({ estimate }: { estimate: CostEstimationRespon
       ],
       bands: [{ series: [1, 3], fill: `${c.accent}22` }],
       axes: (() => {
-        const a = axes(c, 'Duration', 'Cost', (v) => (v === 0 ? '0' : formatHours(v)), (v) => formatUsd(v)) ?? [];
+        const a = axes(c, 'Duration', 'Cost ($)', (v) => (v === 0 ? '0' : formatHours(v)), formatUsdTicks) ?? [];
         return [{ ...a[0], splits: (u: uPlot) => hourTicks(u.scales.x?.max ?? 2) }, a[1] ?? {}];
       })(),
     }),

@@ -60,6 +60,9 @@ describe('Estimate', () => {
     const nearest = byTestId(document, 'estimate-nearest').textContent ?? '';
     expect(nearest).toContain('1× RTX 3090');
     expect(nearest).toContain('$0.19 download');
+    // The short form ($0.16/h) and the ceiling offered ($0.17/h) differ: the exact rate says why.
+    expect(byTestId(document, 'estimate-nearest-exact').textContent).toBe('$0.1623/h exactly');
+    expect(byTestId(document, 'estimate-raise-ceiling').textContent).toBe('Raise Max $/h to $0.17/h');
     click(byTestId(document, 'estimate-raise-ceiling'));
     expect(useUiStore.getState().estimate.max_dph).toBe('0.17');
     await until(() => document.querySelector('[data-basis="live_offers"]') !== null, 'the live answer');
@@ -68,6 +71,9 @@ describe('Estimate', () => {
     const firstRow = document.querySelectorAll('[data-testid="offers-table"] tbody tr')[0]?.textContent ?? '';
     expect(firstRow).toContain('$0.19');
     expect(firstRow).toContain('$0.51');
+    // Counted in plain English: "2 offers fit", never "2 offers fits".
+    expect(document.body.textContent).toContain('2 offers fit');
+    expect(document.body.textContent).not.toContain('offers fits');
   });
 
   it("invalid inputs grey the result and say what is wrong in the form's words; nothing is asked", async () => {

@@ -138,7 +138,7 @@ function Summary({ estimate, onLaunch }: { estimate: CostEstimationResponse; onL
               Launch on this
             </button>
           </div>
-          <Stat label="Median offer" value={<Money usd={estimate.offers.median_dph} perHour />} hint={`${formatCount(estimate.offers.count, estimate.offers.count === 1 ? 'offer fits' : 'offers fit')}`} />
+          <Stat label="Median offer" value={<Money usd={estimate.offers.median_dph} perHour />} hint={formatCount(estimate.offers.count, 'offer fits', 'offers fit')} />
         </>
       ) : null}
       <Stat label="Confidence" value={formatPercent(estimate.confidence_score)} testId="estimate-confidence" hint={estimate.basis === 'live_offers' ? 'from live offers' : 'from your price range'} />
@@ -166,7 +166,8 @@ function NothingFits({ estimate, form, onRaise }: { estimate: CostEstimationResp
               <Money usd={nearest.dph_total} perHour />
             </div>
             <div className="stat-hint">
-              {offerGpu(nearest)} · {formatMb(nearest.gpu_ram)} per GPU
+              {/* The exact rate: the ceiling offered below is it rounded up to the cent, which the short form can hide. */}
+              <span data-testid="estimate-nearest-exact">${Number(nearest.dph_total.toFixed(4))}/h exactly</span> · {offerGpu(nearest)} · {formatMb(nearest.gpu_ram)} per GPU
               {nearest.download_usd != null ? ` · ${formatUsd(nearest.download_usd)} download` : ''}
             </div>
           </div>
@@ -211,7 +212,7 @@ export function EstimatePage() {
       }
     >
       <Panel title="What to run">
-        <form className="form-grid" onSubmit={(e) => e.preventDefault()} aria-label="Estimate inputs">
+        <form className="form-grid estimate-form" onSubmit={(e) => e.preventDefault()} aria-label="Estimate inputs">
           <Field label="Model" hint={selectedModel ? `needs ${formatMb(selectedModel.vram_mb)} VRAM, ${formatGb(selectedModel.required_disk_gb)} disk` : 'Sizes the GPU: offers with too little memory are left out.'} error={errors.model}>
             <ModelField value={form.model} onChange={(v) => setForm({ model: v })} catalog={catalog.data?.models} none="Any GPU (no model)" testId="estimate-model" />
           </Field>

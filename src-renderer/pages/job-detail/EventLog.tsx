@@ -8,6 +8,10 @@ import type { StreamState } from '../../state/event-stream';
 import { useLogFollow } from '../../state/event-stream';
 import { eventLevel, filterEvents, labelsText, type EventFilter } from './event-filter';
 
+/** The log's height in px (styles.css .log), and the least an ended log keeps (room for its empty-state line). */
+const LOG_HEIGHT = 420;
+const LOG_MIN_HEIGHT = 40;
+
 /** Height of a collapsed row; an expanded one is measured. */
 const ROW = 24;
 
@@ -175,7 +179,15 @@ export function EventLog({ events, state, error }: { events: readonly JobEvent[]
         </label>
       </div>
       {error ? <p className="field-error">{error}</p> : null}
-      <div className="log" ref={scroller} onScroll={onScroll} onKeyDown={onKeyDown} role="log" aria-live="off" aria-label="Job events" data-testid="event-scroller">
+      <div
+        className="log"
+        ref={scroller}
+        // A live log keeps its fixed height (nothing below moves while events stream in); an ended one
+        // that holds a few events shrinks to them instead of leaving a tall empty box.
+        style={state === 'ended' ? { height: Math.min(LOG_HEIGHT, Math.max(LOG_MIN_HEIGHT, virtualizer.getTotalSize() + 2)) } : undefined}
+        onScroll={onScroll}
+        onKeyDown={onKeyDown}
+        role="log" aria-live="off" aria-label="Job events" data-testid="event-scroller">
         {shown.length === 0 ? <p className="muted log-empty">{events.length === 0 ? 'No events yet.' : 'No event matches the filter.'}</p> : null}
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {

@@ -35,6 +35,22 @@ describe('FailureNotice', () => {
     }
   });
 
+  it('the failures a run meets most (backend, model, marketplace) say what happened and what to do, without API field names', () => {
+    const cases = {
+      llmserver_unreachable: [/The llmserver did not answer/, /backend URL/],
+      model_not_found: [/not on the llmserver/, /ollama pull/],
+      no_offers: [/No offer fits/, /Nothing was rented.*Raise Max \$\/h/],
+      template_not_found: [/template does not exist/, /Nothing was rented/],
+      budget_exceeded: [/Spend limit reached/, /its spend limit/],
+    } as const;
+    for (const [code, [title, next]] of Object.entries(cases)) {
+      const shown = text({ error: 'why', error_code: code, message: 'failed' });
+      expect(shown.head, code).toMatch(title);
+      expect(shown.next, code).toMatch(next);
+      expect(shown.next, code).not.toMatch(/\b[a-z]+_[a-z_]+\b/);
+    }
+  });
+
   it('an unknown code is shown as it is, without advice', () => {
     expect(text({ error: 'boom', error_code: 'something_new', message: 'failed' })).toEqual({ head: 'Failed (something_new): boom', next: null });
   });

@@ -64,7 +64,7 @@ export function ToolCallsPanel({ calls, terminal }: { calls: readonly ToolCall[]
 export function AgentMetrics({ metadata }: { metadata: AgentMetadata | null }) {
   const m = metadata;
   return (
-    <div className="stats" data-testid="job-metrics">
+    <div className="stats metric-grid" data-testid="job-metrics">
       <Stat label="Tokens/s" value={formatRate(m?.tokens_per_second)} />
       <Stat label="Prompt tokens" value={formatCount(m?.prompt_tokens)} />
       <Stat label="Completion tokens" value={formatCount(m?.completion_tokens)} />

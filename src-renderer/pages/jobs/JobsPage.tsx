@@ -134,7 +134,15 @@ function JobList({ jobs, list, view, total, orderText, onSort }: { jobs: readonl
   };
 
   return (
-    <div className="vlist" ref={scroller} onKeyDown={onKeyDown} data-testid="jobs-list" aria-busy={list.isFetching && !isFetchingNextPage}>
+    <div
+      className="vlist"
+      ref={scroller}
+      // A short list (every job loaded) is as tall as its rows, not a window-high empty box; a long one fills the window.
+      style={hasNextPage ? undefined : { height: `min(calc(100vh - 260px), ${virtualizer.getTotalSize() + ROW_HEIGHT + 2}px)`, minHeight: 0 }}
+      onKeyDown={onKeyDown}
+      data-testid="jobs-list"
+      aria-busy={list.isFetching && !isFetchingNextPage}
+    >
       <div className="vhead">
         <span>Status</span>
         <span>Kind</span>

@@ -1,13 +1,6 @@
-import type { AgentEntry } from '../../../shared';
+import { AgentOptions } from '../../components/AgentOptions';
 import { Field } from '../../components/Field';
 import { useAgents } from '../../queries/choices';
-
-const SOURCE_TEXT: Record<AgentEntry['source'], string> = {
-  builtin: 'built in',
-  bundled: 'bundled driver',
-  settings: 'registered in settings',
-  environment: 'registered in the environment',
-};
 
 /** The agent to ask: a select of the agents this server has registered. */
 export function AgentField({ value, error, onChange, onBlur }: { value: string; error: string | null; onChange: (v: string) => void; onBlur: () => void }) {
@@ -22,12 +15,7 @@ export function AgentField({ value, error, onChange, onBlur }: { value: string; 
   return (
     <Field label="Agent" hint={hint} error={error ?? (agents.data && value && !known ? `Agent '${value}' is not registered here` : null)}>
       <select name="agent" value={value} onChange={(e) => onChange(e.target.value)} onBlur={onBlur} data-testid="launch-agent" disabled={agents.isPending}>
-        {!known && value ? <option value={value}>{value}{agents.data ? ' (not registered)' : ''}</option> : null}
-        {list.map((a) => (
-          <option key={a.name} value={a.name}>
-            {a.name} — {SOURCE_TEXT[a.source]}
-          </option>
-        ))}
+        <AgentOptions value={value} list={agents.data} />
       </select>
     </Field>
   );

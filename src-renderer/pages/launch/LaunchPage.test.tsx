@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { APP_SETTINGS_DEFAULTS, type AppSettings, type CostEstimationResponse, type CreateJobInput, type MarketplaceTemplateList, type SettingsResponse } from '../../../shared';
+import { type AppSettings, type CostEstimationResponse, type CreateJobInput, type MarketplaceTemplateList, type SettingsResponse } from '../../../shared';
 import { useUiStore } from '../../state/ui-store';
+import { settingsResponseOf } from '../../test-helpers';
 import { byTestId, click, mount, until, type Mounted } from '../../test-mount';
 import { DEFAULT_TEMPLATE_HASH } from './launch-form';
 import { LaunchPage } from './LaunchPage';
@@ -15,19 +16,7 @@ afterEach(() => {
   view = null;
 });
 
-function settingsOf(patch: Partial<AppSettings>, key = true): SettingsResponse {
-  return {
-    settings: { ...APP_SETTINGS_DEFAULTS, ...patch },
-    sources: {},
-    effects: {},
-    restart_required: [],
-    access: { tenant_id: 'default', can_change: true },
-    environment: {
-      data_dir: '/d', settings_file: '/d/settings.json', api_url: 'http://127.0.0.1:8080', api_host: '127.0.0.1', api_port: 8080, auth: 'enabled', kubeconfig_env: '/k',
-      marketplace_key: { configured: key, source: key ? 'env' : null, hint: key ? 'abcd' : null, environment_key: key, api_url: 'https://console.vast.ai/api/v0', can_store: false },
-    },
-  };
-}
+const settingsOf = (patch: Partial<AppSettings>, key = true): SettingsResponse => settingsResponseOf(patch, key);
 
 const TEMPLATES: MarketplaceTemplateList = { note: null, templates: [{ hash_id: DEFAULT_TEMPLATE_HASH, name: 'Ollama', image: 'vastai/ollama', tag: '0.15.2', recommended: true, count_created: 10, recommended_disk_space: 8 }] };
 const estimate = (basis: CostEstimationResponse['basis'], expected: number): CostEstimationResponse => ({

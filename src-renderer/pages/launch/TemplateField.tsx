@@ -75,7 +75,7 @@ export function TemplateField({ hash, error, onChange, enabled }: { hash: string
           {found.isFetching ? 'Finding…' : 'Find'}
         </button>
         <span className="muted note-small" role="status" data-testid="template-found">
-          {found.isSuccess && asked ? (found.data.templates.length === 0 ? `No template named “${asked}”.` : found.data.templates.length === 1 ? 'Found and selected.' : `${found.data.templates.length} found: pick one in the list.`) : found.isError ? found.error.message : ''}
+          {found.isSuccess && asked ? (found.data.templates.length === 0 ? `No template named “${asked}”.` : found.data.templates.length === 1 ? (only === hash.trim() ? 'Found and selected.' : `Found “${asked}”: it is in the list.`) : `${found.data.templates.length} found: pick one in the list.`) : found.isError ? found.error.message : ''}
         </span>
       </div>
     </div>

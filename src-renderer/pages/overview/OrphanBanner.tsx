@@ -34,7 +34,7 @@ export function OrphanBanner({ orphans }: { orphans: readonly MarketplaceInstanc
         {orphans.map((o) => (
           <li key={o.instance_id}>
             <span className="code-id">
-              #{o.instance_id} {formatGpus(o.num_gpus ?? 1, o.gpu_name)} · {formatDph(o.dph_total)}
+              #{o.instance_id} · {formatGpus(o.num_gpus ?? 1, o.gpu_name)} · {formatDph(o.dph_total)}
             </span>
             <ReleaseMachineButton
               target={{ instance_id: o.instance_id, gpu: o.gpu_name ? formatGpus(o.num_gpus ?? 1, o.gpu_name) : null, dph: o.dph_total, rentedAt: o.rented_at, costSoFar: o.cost_usd_so_far, classification: 'orphaned', label: o.label }}

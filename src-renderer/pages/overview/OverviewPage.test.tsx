@@ -59,6 +59,8 @@ describe('Overview: machines rented now', () => {
     const ours = byTestId(document, 'overview-machines');
     expect(ours.querySelectorAll('tbody tr')).toHaveLength(2);
     expect(byTestId(ours, 'machine-1').dataset.classification).toBe('active');
+    // Instances are written as on the job page ("#1").
+    expect(ours.querySelector('tbody tr .code-id')?.textContent).toBe('#1');
     expect(ours.querySelector('[data-testid="release-1"]')).toBeNull();
     expect(byTestId(ours, 'cancel-job-job-active').textContent).toBe('Cancel the job');
     expect(byTestId(ours, 'release-error-2').textContent).toContain('Vast.ai rejected the API key');

@@ -12,6 +12,7 @@ import { ReleaseMachineButton } from '../../components/ReleaseMachine';
 import { EmptyState, ErrorState, Loading } from '../../components/States';
 import { StatusBadge } from '../../components/StatusBadge';
 import { formatCount, formatDph, formatGpus, formatUsd } from '../../lib/format';
+import { KIND_LABELS } from '../../lib/job';
 import { useHealth } from '../../queries/health';
 import { useJobCounts, useJobList } from '../../queries/jobs';
 import { settingsKeys, useInstances, useSettings, useSpend } from '../../queries/settings';
@@ -44,7 +45,7 @@ function ActiveJobs() {
   const columns: Column<JobRecord>[] = [
     { id: 'status', header: 'Status', cell: (j) => <StatusBadge status={j.status} /> },
     { id: 'job', header: 'Job', cell: (j) => <JobLink job={j} /> },
-    { id: 'kind', header: 'Kind', cell: (j) => j.kind },
+    { id: 'kind', header: 'Kind', cell: (j) => KIND_LABELS[j.kind] },
     { id: 'model', header: 'Model', cell: jobModel },
     { id: 'phase', header: 'Phase', cell: (j) => j.progress?.phase ?? '—' },
     { id: 'since', header: 'Started', cell: (j) => <RelativeTime iso={j.started_at ?? j.created_at} /> },
@@ -154,7 +155,7 @@ function ReleaseError({ machine }: { machine: MarketplaceInstanceEntry }) {
 
 function machineColumns(foreign: boolean): Column<MarketplaceInstanceEntry>[] {
   return [
-    { id: 'id', header: 'Instance', cell: (i) => <span className="code-id">{i.instance_id}</span> },
+    { id: 'id', header: 'Instance', cell: (i) => <span className="code-id">#{i.instance_id}</span> },
     {
       id: 'gpu',
       header: 'GPU',
@@ -265,7 +266,7 @@ function RecentFailures() {
         <li key={j.job_id} className="failure">
           <div className="failure-head">
             <JobLink job={j} />
-            <span className="muted">{j.kind}</span>
+            <span className="muted">{KIND_LABELS[j.kind]}</span>
             <span>{jobModel(j)}</span>
             {j.error_code ? <code className="failure-code">{j.error_code}</code> : null}
             <span className="failure-when">

@@ -15,6 +15,7 @@ import { useHealth } from '../../queries/health';
 import { settingsKeys, useApiToken, useSettings, useTestMarketplaceKey, useUpdateSettings } from '../../queries/settings';
 import { ThemeToggle } from '../../components/ThemeToggle';
 import '../overview/common.css';
+import { DefaultAgentField } from './DefaultAgentField';
 import './settings.css';
 
 const EFFECT_TEXT = {
@@ -306,12 +307,12 @@ function SettingsForm({ data }: { data: SettingsResponse }) {
               </button>
             ) : null}
           </div>
-          {row(
-            'default_agent',
-            'Agent',
-            'builtin, holmes, k8sgpt or a driver you registered. Empty: builtin.',
-            <input type="text" value={draft.default_agent} onChange={(e) => set({ default_agent: e.target.value })} placeholder="builtin" data-testid="set-agent" />,
-          )}
+          <DefaultAgentField
+            value={draft.default_agent}
+            error={errors.get('default_agent') ?? null}
+            effect={<Effect data={data} name="default_agent" />}
+            onChange={(v) => set({ default_agent: v })}
+          />
           {row(
             'concurrency',
             'Jobs running at once',
