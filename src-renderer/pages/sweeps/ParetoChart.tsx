@@ -65,7 +65,8 @@ export function ParetoChart({ report }: { report: SweepReport }) {
     }),
     [points],
   );
-  if (points.length === 0) return <p className="muted">No cell has an accuracy yet: the chart appears with the first scored cell.</p>;
+  // As tall as the chart (260 px and its legend): the panel does not grow when the first cell is scored.
+  if (points.length === 0) return <p className="muted sweep-chart-empty">No cell has an accuracy yet: the chart appears with the first scored cell.</p>;
   return (
     <Chart
       build={build}

@@ -261,7 +261,7 @@ export function SweepDetail({ sweepId }: { sweepId: string }) {
 
       {!servingOnly ? (
         <Panel title="Accuracy against cost (Pareto front)" testId="sweep-pareto-panel">
-          {report.data ? <ParetoChart report={report.data} /> : <Loading height={260} />}
+          {report.data ? <ParetoChart report={report.data} /> : <Loading height={300} />}
         </Panel>
       ) : null}
 
