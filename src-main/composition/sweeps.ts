@@ -32,6 +32,7 @@ export function createSweeps(parts: {
   service: BenchdeskService;
   marketplace: MarketplaceDeps;
   tagsOf?: SweepEngineOptions['tagsOf'];
+  checkRequest?: SweepEngineOptions['checkRequest'];
   tuning?: SweepTuning | undefined;
 }): SweepEngine {
   const tuning = parts.tuning ?? {};
@@ -65,5 +66,6 @@ export function createSweeps(parts: {
     ...(now ? { now } : {}),
     ...(tuning.costIntervalMs !== undefined ? { costIntervalMs: tuning.costIntervalMs } : {}),
     ...(parts.tagsOf ? { tagsOf: parts.tagsOf } : {}),
+    ...(parts.checkRequest ? { checkRequest: parts.checkRequest } : {}),
   });
 }

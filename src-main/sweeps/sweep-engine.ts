@@ -46,6 +46,8 @@ export type SweepEngineOptions = {
   now?: () => number;
   /** Cadence of `cost.update` and of the spend-limit check (default 30 s). */
   costIntervalMs?: number;
+  /** Checks beyond the schema that need the rest of the app (the suite exists): issues → 422. */
+  checkRequest?: (request: SweepRequest) => Promise<{ path: string; message: string }[]>;
   /** The tags of a suite's scenarios, when the job results do not carry them. */
   tagsOf?: (suiteId: string) => Promise<((scenarioId: string) => readonly string[] | undefined) | undefined>;
 };
@@ -115,6 +117,8 @@ export class SweepEngine {
       const path = missing[0] === 'suite' ? 'suite_id' : 'serving';
       throw ProblemError.validation([{ path, message: `this server has no ${missing.join(' or ')} job kind to run it` }], 'sweep request');
     }
+    const issues = (await this.options.checkRequest?.(request)) ?? [];
+    if (issues.length > 0) throw ProblemError.validation(issues, 'sweep request');
     const unknown = request.models.filter((m) => !this.options.machines.catalogEntry(m));
     if (unknown.length > 0) {
       throw ProblemError.validation(
