@@ -269,9 +269,27 @@ describe('sweeps', () => {
   it('createSweep, getSweep, listSweeps, getSweepReport (json, md, csv), cancelSweep: the same answers and problems on every transport', async () => {
     const invalid = problemOf(await same('createSweep', (c) => c.createSweep({ ...sweepBody, suite_id: undefined })));
     expect(invalid).toMatchObject({ status: 422, code: 'validation_failed', errors: [{ path: 'suite_id' }] });
+    // Sweep events reach the tenant feed on every transport (SSE, IPC push, in process).
+    const stop = new AbortController();
+    const feeds = TRANSPORTS.map((name) =>
+      (async () => {
+        const seen: string[] = [];
+        for await (const item of clients[name].streamEvents({}, { signal: stop.signal })) {
+          const e = eventOf(item);
+          if (e.labels.sweep_id === undefined) continue;
+          seen.push(`${e.job_id}:${e.event}`);
+          if (e.event === 'sweep.cell.job') break;
+        }
+        return seen;
+      })(),
+    );
+    await new Promise((r) => setTimeout(r, 100));
     const accepted = await clients.http.createSweep(sweepBody);
     expect(accepted.status).toBe('accepted');
     const id = accepted.sweep_id;
+    const seen = await Promise.all(feeds);
+    stop.abort();
+    for (const events of seen) expect(events).toEqual(expect.arrayContaining([`${id}:sweep.queued`, `${id}:sweep.running`, `${id}:sweep.machine.rented`, `${id}:sweep.cell.job`]));
     const ended = (await clients['in-process'].getSweep({ sweep_id: id })).status;
     expect(['queued', 'running']).toContain(ended);
     // Cancelled while its first job is held: every transport then reads the same finished sweep.
