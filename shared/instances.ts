@@ -35,8 +35,10 @@ export const MarketplaceInstanceEntrySchema = z.object({
   dph_total: z.number().nullable().describe('$/hour'),
   /** When it was rented (RFC 3339), from the marketplace's start date or the job's record. */
   rented_at: Rfc3339Schema.nullable().describe('when it was rented'),
-  /** dph_total × hours since rented_at, rounded to 1/1,000,000 $. */
-  cost_usd_so_far: z.number().nullable().describe('dph_total × hours since rented_at ($)'),
+  /** dph_total × hours since rented_at, plus download_usd, rounded to 1/1,000,000 $. */
+  cost_usd_so_far: z.number().nullable().describe('dph_total × hours since rented_at, plus download_usd ($)'),
+  /** What its job's model downloads cost on it ($), billed once; null when not known (another install's machine, or no download recorded). */
+  download_usd: z.number().nonnegative().nullable().optional().describe("what its job's model downloads cost on it ($), included in cost_usd_so_far"),
   /** The machine's state as the marketplace reports it (null while it is being scheduled). */
   state: z.string().nullable().describe('the state the marketplace reports (loading, running, exited…)'),
   classification: InstanceClassificationSchema.describe(

@@ -7,7 +7,7 @@ import { isTerminal, type JobRecord } from './jobs';
  */
 
 /** What a job has cost: a final figure, a machine still billing (rate and since when), or nothing rented. */
-export type JobCost = { type: 'final'; usd: number; dph: number | null } | { type: 'running'; dph: number; since: string } | null;
+export type JobCost = { type: 'final'; usd: number; dph: number | null } | { type: 'running'; dph: number; since: string; downloadUsd: number } | null;
 
 function elapsed(startIso: string, endIso: string): number {
   const ms = Date.parse(endIso) - Date.parse(startIso);
@@ -15,21 +15,27 @@ function elapsed(startIso: string, endIso: string): number {
 }
 
 export function jobCost(job: JobRecord): JobCost {
+  // The model's download on a rented machine is billed once, on top of its time.
+  const downloadUsd = job.resources?.download_usd ?? 0;
   if (job.kind === 'benchmark' && job.result) {
     return job.result.cost.dph_total > 0 || job.result.cost.cost_usd > 0 ? { type: 'final', usd: job.result.cost.cost_usd, dph: job.result.cost.dph_total } : null;
   }
+  // A suite's result has a cost only when it rented (machine time plus the model's download).
+  if (job.kind === 'suite' && job.result) {
+    return job.result.cost ? { type: 'final', usd: job.result.cost.cost_usd, dph: job.result.cost.dph_total } : null;
+  }
   if (job.kind === 'llm-instance' && job.result?.mode === 'marketplace' && job.result.instance_running && !job.resources?.marketplace_instance_released) {
     // A kept machine bills until someone releases it (its release is recorded in the job's resources).
-    return { type: 'running', dph: job.result.dph_total, since: job.result.rented_at };
+    return { type: 'running', dph: job.result.dph_total, since: job.result.rented_at, downloadUsd };
   }
   if (job.kind === 'llm-instance' && job.result?.mode === 'marketplace') {
     // Released by hand: the record was last written by that release.
-    return { type: 'final', usd: (job.result.dph_total * elapsed(job.result.rented_at, job.updated_at)) / 3_600_000, dph: job.result.dph_total };
+    return { type: 'final', usd: (job.result.dph_total * elapsed(job.result.rented_at, job.updated_at)) / 3_600_000 + downloadUsd, dph: job.result.dph_total };
   }
   const r = job.resources;
   if (r?.dph_total && r.rented_at) {
-    if (!isTerminal(job.status) && !r.marketplace_instance_released) return { type: 'running', dph: r.dph_total, since: r.rented_at };
-    return { type: 'final', usd: (r.dph_total * elapsed(r.rented_at, job.finished_at ?? job.updated_at)) / 3_600_000, dph: r.dph_total };
+    if (!isTerminal(job.status) && !r.marketplace_instance_released) return { type: 'running', dph: r.dph_total, since: r.rented_at, downloadUsd };
+    return { type: 'final', usd: (r.dph_total * elapsed(r.rented_at, job.finished_at ?? job.updated_at)) / 3_600_000 + downloadUsd, dph: r.dph_total };
   }
   return null;
 }
@@ -40,7 +46,7 @@ export function jobCostUsd(job: JobRecord, now: number): number | null {
   if (!cost) return null;
   if (cost.type === 'final') return cost.usd;
   const since = Date.parse(cost.since);
-  return Number.isFinite(since) ? (cost.dph * Math.max(0, now - since)) / 3_600_000 : null;
+  return Number.isFinite(since) ? (cost.dph * Math.max(0, now - since)) / 3_600_000 + cost.downloadUsd : null;
 }
 
 /** How long the job ran (start to end); null until it has both. */
@@ -64,6 +70,8 @@ export function jobBackendText(job: JobRecord): string {
   if (job.kind === 'benchmark' && job.result) {
     parts.push(job.result.backend_url);
     if (job.result.instance?.gpu_name) parts.push(job.result.instance.gpu_name);
+  } else if (job.kind === 'suite' && job.result) {
+    parts.push(job.result.backend_url);
   } else if (job.kind === 'llm-instance' && job.result) {
     parts.push(job.result.backend_url);
     if (job.result.mode === 'marketplace') parts.push(job.result.offer.gpu_name);

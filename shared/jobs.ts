@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { AgenticAgentRequestSchema, BenchmarkRequestSchema, LlmInstanceRequestSchema } from './requests';
-import { AgenticAgentResultSchema, BenchmarkResultSchema, LlmInstanceResultSchema } from './results';
+import { AgenticAgentRequestSchema, BenchmarkRequestSchema, LlmInstanceRequestSchema, SuiteRequestSchema } from './requests';
+import { AgenticAgentResultSchema, BenchmarkResultSchema, LlmInstanceResultSchema, SuiteResultSchema } from './results';
 
-/** The three job kinds of design §4. Deprecated route aliases map onto these. */
-export const JOB_KINDS = ['agentic-agent', 'benchmark', 'llm-instance'] as const;
+/** The job kinds of design §4 and §12 (`suite`). Deprecated route aliases map onto these. */
+export const JOB_KINDS = ['agentic-agent', 'benchmark', 'llm-instance', 'suite'] as const;
 export const JobKindSchema = z.enum(JOB_KINDS);
 export type JobKind = z.infer<typeof JobKindSchema>;
 
@@ -69,6 +69,8 @@ export const JobResourcesSchema = z.object({
   marketplace_stop_instance: z.boolean().nullable().optional(),
   dph_total: z.number().nullable().optional(),
   rented_at: Rfc3339Schema.nullable().optional(),
+  /** What the model downloads on the machine cost ($, at the host's price per GB): billed once, on top of machine time. */
+  download_usd: z.number().nonnegative().nullable().optional(),
   /** Why the last release of the job's machine failed (e.g. the key was refused); null once one succeeded. */
   marketplace_release_error: z.string().nullable().optional(),
 });
@@ -86,6 +88,7 @@ export const StoredRequestSchemas = {
   'agentic-agent': storedRequest(AgenticAgentRequestSchema.shape),
   benchmark: storedRequest(BenchmarkRequestSchema.shape),
   'llm-instance': storedRequest(LlmInstanceRequestSchema.shape),
+  suite: storedRequest(SuiteRequestSchema.shape),
 } as const;
 
 /** The fields every job record has, in the order they are written. */
@@ -114,9 +117,10 @@ function jobRecordOf<K extends JobKind, Req extends z.ZodType, Res extends z.Zod
 export const AgenticAgentJobRecordSchema = jobRecordOf('agentic-agent', StoredRequestSchemas['agentic-agent'], AgenticAgentResultSchema);
 export const BenchmarkJobRecordSchema = jobRecordOf('benchmark', StoredRequestSchemas.benchmark, BenchmarkResultSchema);
 export const LlmInstanceJobRecordSchema = jobRecordOf('llm-instance', StoredRequestSchemas['llm-instance'], LlmInstanceResultSchema);
+export const SuiteJobRecordSchema = jobRecordOf('suite', StoredRequestSchemas.suite, SuiteResultSchema);
 
 /** A job: request and result typed by `kind`. */
-export const JobRecordSchema = z.discriminatedUnion('kind', [AgenticAgentJobRecordSchema, BenchmarkJobRecordSchema, LlmInstanceJobRecordSchema]);
+export const JobRecordSchema = z.discriminatedUnion('kind', [AgenticAgentJobRecordSchema, BenchmarkJobRecordSchema, LlmInstanceJobRecordSchema, SuiteJobRecordSchema]);
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 export type JobRecordOf<K extends JobKind> = Extract<JobRecord, { kind: K }>;
 

@@ -24,6 +24,7 @@ import {
   type AgenticAgentRequestInput,
   type BenchmarkRequestInput,
   type LlmInstanceRequestInput,
+  type SuiteRequestInput,
 } from './requests';
 import {
   ApiTokenResponseSchema,
@@ -37,6 +38,7 @@ import {
 } from './settings';
 import { MarketplaceTemplateListSchema, TemplateSearchQuerySchema } from './templates';
 import { RecordSnapshotInputSchema, SnapshotDocumentSchema, SnapshotListSchema, SnapshotRefSchema, SnapshotSummarySchema, type SnapshotDocumentInput } from './snapshots';
+import { CreateSuiteInputSchema, SuiteDocumentSchema, SuiteListSchema, SuiteRefSchema, SuiteSchema, type CreateSuiteInput, type SuiteDocumentInput } from './suites';
 import {
   CancelSweepResponseSchema,
   SweepAcceptedSchema,
@@ -529,6 +531,80 @@ export const OPERATIONS = {
     appTenantOnly: true,
     errors: { 409: '`snapshot_in_use`: a suite or a running job uses it; the problem names them' },
   },
+  listSuites: {
+    summary: 'List the suites',
+    description: 'Every suite of this install, the shipped `starter` suite first: name, description, how many scenarios, their tags, and whether it is read-only.',
+    tags: ['suites'],
+    method: 'GET',
+    path: '/v1/suites',
+    input: NoInputSchema,
+    output: SuiteListSchema,
+    status: 200,
+  },
+  getSuite: {
+    summary: 'Get one suite with its scenarios',
+    description: "A suite and every scenario: the question, the snapshot it runs on, the findings a correct answer must contain (regex alternatives), the claims it must not make, tags and difficulty.",
+    tags: ['suites'],
+    method: 'GET',
+    path: '/v1/suites/{suite_id}',
+    input: SuiteRefSchema,
+    output: SuiteSchema,
+    status: 200,
+  },
+  createSuite: {
+    summary: 'Create a suite',
+    description:
+      'Stores a suite of scenarios on snapshots of this install. Every regular expression must compile: one that does not is a 422 naming its path (e.g. `scenarios.0.expected.1.any_of.0`), as is a scenario whose snapshot is not stored. Tenant `default` only.',
+    tags: ['suites'],
+    method: 'POST',
+    path: '/v1/suites',
+    // The service checks the body (after the tenant check) so each transport names the same paths.
+    input: z.unknown(),
+    docs: { body: CreateSuiteInputSchema },
+    output: SuiteSchema,
+    status: 201,
+    body: '*',
+    appTenantOnly: true,
+    errors: { 409: '`suite_exists`: a suite with that `suite_id` is already stored' },
+  },
+  deleteSuite: {
+    summary: 'Delete a suite',
+    description: 'Deletes a suite (its snapshots stay, and can be deleted once no suite uses them). The shipped `starter` suite is read-only. Tenant `default` only.',
+    tags: ['suites'],
+    method: 'DELETE',
+    path: '/v1/suites/{suite_id}',
+    input: SuiteRefSchema,
+    output: z.undefined(),
+    status: 204,
+    appTenantOnly: true,
+    errors: { 409: '`suite_read_only`: the shipped suite cannot be deleted' },
+  },
+  exportSuite: {
+    summary: 'Export a suite with its snapshots',
+    description: 'The suite and every snapshot its scenarios run on, as one portable JSON document (format `benchdesk.suite/v1`), to import on another install.',
+    tags: ['suites'],
+    method: 'GET',
+    path: '/v1/suites/{suite_id}/export',
+    input: SuiteRefSchema,
+    output: SuiteDocumentSchema,
+    status: 200,
+    errors: { 409: '`snapshot_not_found`: a snapshot the suite runs on can no longer be read (its file was set aside as corrupt); the problem names it' },
+  },
+  importSuite: {
+    summary: 'Import a suite with its snapshots',
+    description:
+      'Stores an exported suite and the snapshots it carries (a snapshot already stored with the same content is reused). A malformed document is a 422 naming each wrong path; an id already taken gets a new one. Up to 64 MiB. Tenant `default` only.',
+    tags: ['suites'],
+    method: 'POST',
+    path: '/v1/suites/import',
+    input: z.unknown(),
+    docs: { body: SuiteDocumentSchema },
+    output: SuiteSchema,
+    status: 201,
+    body: '*',
+    appTenantOnly: true,
+    bodyLimit: SNAPSHOT_IMPORT_LIMIT_BYTES,
+  },
   createSweep: {
     summary: 'Start a sweep: models × GPUs, one rented machine per GPU, a ranked answer',
     description:
@@ -610,7 +686,8 @@ export const UNARY_OPERATION_NAMES = OPERATION_NAMES.filter((n) => !('stream' in
 export type CreateJobInput =
   | { kind: 'benchmark'; request: BenchmarkRequestInput; idempotency_key?: string }
   | { kind: 'agentic-agent'; request: AgenticAgentRequestInput; idempotency_key?: string }
-  | { kind: 'llm-instance'; request: LlmInstanceRequestInput; idempotency_key?: string };
+  | { kind: 'llm-instance'; request: LlmInstanceRequestInput; idempotency_key?: string }
+  | { kind: 'suite'; request: SuiteRequestInput; idempotency_key?: string };
 
 /**
  * What callers pass: the domain schemas' input types (richer than the envelope schemas, which
@@ -647,6 +724,12 @@ export type OperationInputs = {
   exportSnapshot: z.input<typeof SnapshotRefSchema>;
   importSnapshot: SnapshotDocumentInput;
   deleteSnapshot: z.input<typeof SnapshotRefSchema>;
+  listSuites: Record<string, never> | undefined;
+  getSuite: z.input<typeof SuiteRefSchema>;
+  createSuite: CreateSuiteInput;
+  deleteSuite: z.input<typeof SuiteRefSchema>;
+  exportSuite: z.input<typeof SuiteRefSchema>;
+  importSuite: SuiteDocumentInput;
   createSweep: SweepRequestInput;
   listSweeps: Record<string, never> | undefined;
   getSweep: z.input<typeof SweepRefSchema>;

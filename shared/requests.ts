@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SnapshotIdSchema } from './snapshots';
+import { ScenarioIdSchema, SuiteIdSchema } from './suite-ids';
 
 /**
  * Request records of design §3/§4/§6. All are strict: an unknown field is a 422, and types are
@@ -15,7 +16,7 @@ export const BackendTypeSchema = z
   .transform((): 'llmserver' => 'llmserver');
 export type BackendType = 'llmserver';
 
-const ModelNameSchema = z
+export const ModelNameSchema = z
   .string()
   .trim()
   .min(1)
@@ -47,7 +48,7 @@ export const AgentNameSchema = z
 export const DEFAULT_RELIABILITY = 0.99;
 export const DEFAULT_WARMUP_TIMEOUT_S = 300;
 
-const marketplaceFields = {
+export const marketplaceFields = {
   marketplace: z.boolean().default(false),
   template_hash: TemplateHashSchema.optional(),
   min_dph: DphSchema.default(0).describe('the lowest price per hour of the machines to consider ($/h)'),
@@ -60,7 +61,7 @@ const marketplaceFields = {
   estimated_duration_seconds: z.number().int().min(1).max(30 * 24 * 3600).optional().describe('how long the machine is expected to be held; the pre-rent check prices the offer for this (default 3600)'),
 };
 
-const backendFields = {
+export const backendFields = {
   backend_url: UrlStringSchema.optional(),
   backend_type: BackendTypeSchema.default('llmserver'),
   backend_warmup: z.boolean().default(true),
@@ -84,10 +85,10 @@ export const MARKETPLACE_RULES_JSON_SCHEMA = {
   else: { properties: { backend_url: {} }, required: ['backend_url'] },
 } as const;
 
-type Issue = { path: (string | number)[]; message: string };
+export type Issue = { path: (string | number)[]; message: string };
 
 /** Cross-field rules for the marketplace/existing-backend choice, shared by llm-instance and benchmark. */
-function marketplaceIssues(v: {
+export function marketplaceIssues(v: {
   marketplace: boolean;
   template_hash?: string | undefined;
   min_dph: number;
@@ -119,7 +120,7 @@ function clusterIssues(v: { kubeconfig?: string | undefined; snapshot?: string |
 
 const snapshotField = SnapshotIdSchema.optional().describe('a recorded cluster to run on instead of a kubeconfig: the job serves it as a read-only Kubernetes API while it runs (exactly one of kubeconfig and snapshot; neither = the default kubeconfig)');
 
-function addIssues(ctx: z.RefinementCtx, issues: Issue[]): void {
+export function addIssues(ctx: z.RefinementCtx, issues: Issue[]): void {
   for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
 }
 
@@ -237,14 +238,47 @@ export const CostEstimationResponseSchema = z.object({
 });
 export type CostEstimationResponse = z.infer<typeof CostEstimationResponseSchema>;
 
+// ---------------------------------------------------------------------------------------------
+// The `suite` job kind
+
+export const JudgeRequestSchema = z
+  .object({
+    model: ModelNameSchema.describe('the model that grades each answer'),
+    backend_url: UrlStringSchema.optional().describe("the judge's llmserver; absent = the suite's own backend"),
+  })
+  .strict();
+export type JudgeRequest = z.infer<typeof JudgeRequestSchema>;
+
+export const MAX_SUITE_REPEAT = 10;
+
+export const SuiteRequestSchema = z
+  .object({
+    ...marketplaceFields,
+    ...backendFields,
+    suite_id: SuiteIdSchema,
+    scenario_ids: z.array(ScenarioIdSchema).min(1).max(1000).optional().describe('run only these scenarios of the suite (default: all)'),
+    agent: AgentNameSchema.default('builtin'),
+    model: ModelNameSchema,
+    repeat: z.number().int().min(1).max(MAX_SUITE_REPEAT).default(1).describe('how many times each scenario is asked'),
+    judge: JudgeRequestSchema.optional().describe('a second model that grades each answer under a fixed rubric, reported apart from the deterministic score'),
+    marketplace_stop_instance: z.boolean().default(true),
+  })
+  .strict()
+  .superRefine((v, ctx) => addIssues(ctx, marketplaceIssues(v)));
+export type SuiteRequest = z.infer<typeof SuiteRequestSchema>;
+export type SuiteRequestInput = z.input<typeof SuiteRequestSchema>;
+
+
 export const JOB_REQUEST_SCHEMAS = {
   'agentic-agent': AgenticAgentRequestSchema,
   benchmark: BenchmarkRequestSchema,
   'llm-instance': LlmInstanceRequestSchema,
+  suite: SuiteRequestSchema,
 } as const;
 
 export type JobRequestByKind = {
   'agentic-agent': AgenticAgentRequest;
   benchmark: BenchmarkRequest;
   'llm-instance': LlmInstanceRequest;
+  suite: SuiteRequest;
 };

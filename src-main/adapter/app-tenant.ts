@@ -1,5 +1,6 @@
 import { APP_TENANT_ID, OPERATIONS, UNARY_OPERATION_NAMES, type OperationDef, type OperationName } from '../../shared';
 import { ProblemError } from '../app/problem-error';
+import { suitesForbidden } from '../app/suites';
 import type { OperationHandlers } from './types';
 
 /** The refusal every transport answers when another tenant calls an app-tenant operation. */
@@ -11,6 +12,7 @@ export function forbiddenTenant(tenantId: string, operation?: OperationName): Pr
       `snapshots are shared by every tenant of this install: only the app's own tenant ('${APP_TENANT_ID}') may record, import or delete one; tenant '${tenantId}' may list, read and export them and run jobs on them`,
     );
   }
+  if (operation && (OPERATIONS[operation] as OperationDef).tags.includes('suites')) return suitesForbidden(tenantId);
   return new ProblemError(
     403,
     'forbidden_tenant',

@@ -8,6 +8,8 @@ import { jobStatsHandlers } from './handlers/jobs-stats';
 import { overviewHandlers, type OverviewHandlerDeps } from './handlers/overview';
 import { settingsHandlers, type SettingsHandlerDeps } from './handlers/settings';
 import { snapshotHandlers } from './handlers/snapshots';
+import { suiteHandlers } from './handlers/suites';
+import type { SuiteService } from '../app/suites';
 import type { SnapshotService } from '../app/snapshots';
 import { sweepHandlers } from './handlers/sweeps';
 import type { SweepEngine } from '../sweeps/sweep-engine';
@@ -31,6 +33,8 @@ export type HandlerDeps = {
   choices: ChoiceHandlerDeps;
   /** Recorded clusters: record, list, export, import, delete. */
   snapshots: SnapshotService;
+  /** Suites: list, show, create, delete, export, import. */
+  suites: SuiteService;
   /** Sweeps: models × GPUs, one machine per GPU, ranked. */
   sweeps: SweepEngine;
 };
@@ -46,6 +50,7 @@ export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
     ...instanceHandlers(deps.instances),
     ...choiceHandlers(deps.choices),
     ...snapshotHandlers(deps.snapshots),
+    ...suiteHandlers(deps.suites),
     ...sweepHandlers(deps.sweeps),
     getHealth: withMarketplaceHealth(core.getHealth, deps.instances),
   });

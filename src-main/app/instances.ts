@@ -103,7 +103,7 @@ export function classifyByJob(job: JobRecord | undefined): InstanceClassificatio
   if (job.status === 'queued' || job.status === 'running') return 'active';
   if (job.kind === 'llm-instance' && job.status === 'succeeded') return 'kept';
   // Kept on request, unless the spend limit stopped the job (its machine was due back then).
-  if (job.kind === 'benchmark' && job.request.marketplace_stop_instance === false && job.error_code !== 'budget_exceeded') return 'kept';
+  if ((job.kind === 'benchmark' || job.kind === 'suite') && job.request.marketplace_stop_instance === false && job.error_code !== 'budget_exceeded') return 'kept';
   return 'orphaned';
 }
 
@@ -218,7 +218,10 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
     const classification = sweep ? (sweep.active ? 'active' : 'orphaned') : classifyMachine(label, job, deps.installId);
     // Another install's job ids mean nothing here: its machine is shown by its label alone.
     const ownJob = classification === 'foreign' ? undefined : job;
-    const jobError = ownJob && ownJob.resources?.marketplace_instance_id === instance.id ? (ownJob.resources?.marketplace_release_error ?? null) : null;
+    const ownResources = ownJob && ownJob.resources?.marketplace_instance_id === instance.id ? ownJob.resources : null;
+    const jobError = ownResources?.marketplace_release_error ?? null;
+    const downloadUsd = ownResources?.download_usd ?? null;
+    const machineUsd = startMs !== null && dph !== null && Number.isFinite(startMs) ? costBetween(dph, startMs, now()) : null;
     return {
       instance_id: instance.id,
       label: instance.label ?? '',
@@ -227,7 +230,8 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
       num_gpus: instance.num_gpus ?? null,
       dph_total: dph,
       rented_at: startMs !== null && Number.isFinite(startMs) ? new Date(startMs).toISOString() : null,
-      cost_usd_so_far: startMs !== null && dph !== null && Number.isFinite(startMs) ? costBetween(dph, startMs, now()) : null,
+      cost_usd_so_far: machineUsd === null ? null : Math.round((machineUsd + (downloadUsd ?? 0)) * 1_000_000) / 1_000_000,
+      download_usd: downloadUsd,
       state: instance.actual_status ?? null,
       classification,
       ...(sweep ? { sweep: { sweep_id: sweep.sweep_id, name: sweep.name, gpu: sweep.gpu, model: sweep.model, status: sweep.status } } : {}),
@@ -325,7 +329,7 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
         // A kept machine still answers to its job's spend limit.
         const limit = requestLimit(job) ?? deps.maxCostDefault();
         if (limit !== null && entry.cost_usd_so_far !== null && entry.cost_usd_so_far >= limit) {
-          const why = `instance ${entry.instance_id} (kept by job ${job.job_id}) has cost $${entry.cost_usd_so_far.toFixed(4)}, reaching max_cost_usd $${limit}: releasing it`;
+          const why = `instance ${entry.instance_id} (kept by job ${job.job_id}) has cost $${entry.cost_usd_so_far.toFixed(4)} (machine time and download), reaching its spend limit of $${limit}: releasing it`;
           const released = await destroy(row, [], 'budget_exceeded', why);
           (released.verified ? result.released : result.failed).push(entry.instance_id);
         }

@@ -73,6 +73,19 @@ describe('jobSpend', () => {
     expect(jobSpend(rented('c', 'running', at(22, 14), null, 3), NOW)).toMatchObject({ cost_usd: 3, running_dph: 3 });
     expect(jobSpend({ ...bench('d', at(22), 0, 'failed') }, NOW)).toBeNull();
   });
+
+  it("takes a suite's recorded cost when it rented, and nothing on an existing backend", () => {
+    const finished = at(22, 11);
+    const summary = { passed: 1, total: 1, accuracy: 1, mean_score: 1, latency_ms: { p50: 1, p95: 1 }, tokens_per_second: null, cost_usd: 0.25, cost_per_correct_usd: 0.25 };
+    const suiteJob = (cost: { dph_total: number; rented_seconds: number; cost_usd: number } | null): JobRecord => ({
+      ...bench('s', finished, 0),
+      kind: 'suite',
+      request: StoredRequestSchemas.suite.parse({ suite_id: 'starter', model: 'm', backend_url: 'http://127.0.0.1:11434' }),
+      result: { suite_id: 'starter', agent: 'builtin', model: 'm', backend_url: 'http://h', scenarios: [], summary, phases: [], cost, instance: null, teardown: null },
+    });
+    expect(jobSpend(suiteJob({ dph_total: 0.5, rented_seconds: 1800, cost_usd: 0.25 }), NOW)).toMatchObject({ cost_usd: 0.25, running_dph: 0 });
+    expect(jobSpend(suiteJob(null), NOW)).toBeNull();
+  });
 });
 
 describe('computeSpend', () => {

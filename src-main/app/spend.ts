@@ -10,6 +10,9 @@ export function jobSpend(job: JobRecord, now: Date): { cost_usd: number; at: Dat
   if (job.kind === 'benchmark' && job.result) {
     return { cost_usd: job.result.cost.cost_usd, at: new Date(job.finished_at ?? job.updated_at), running_dph: 0 };
   }
+  if (job.kind === 'suite' && job.result) {
+    return job.result.cost ? { cost_usd: job.result.cost.cost_usd, at: new Date(job.finished_at ?? job.updated_at), running_dph: 0 } : null;
+  }
   const res = job.resources;
   if (!res?.dph_total || !res.rented_at) return null;
   const running = !isTerminal(job.status);

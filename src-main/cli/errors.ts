@@ -22,6 +22,10 @@ const OPTION_OF_FIELD: Record<string, string> = {
   namespaces: '--namespace',
   marketplace_stop_instance: '--marketplace-stop-instance',
   estimated_duration_seconds: '--duration',
+  suite_id: 'the suite id',
+  scenario_ids: '--scenario',
+  repeat: '--repeat',
+  max_cost_usd: '--max-cost',
 };
 
 /** The options as the validation wording names them; --marketplace-reliability is a percentage, sent as a fraction. */

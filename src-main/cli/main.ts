@@ -11,6 +11,7 @@ import { runLlmserverInstanceCommand } from './commands/run-llmserver-instance';
 import { snapshotCommand } from './commands/snapshot';
 import { agentsCommand } from './commands/agents';
 import { templatesCommand } from './commands/templates';
+import { runSuiteCommand, suitesCommand } from './commands/suites';
 import { runSweepCommand, sweepsCommand } from './commands/sweeps';
 import { examples } from './common';
 import { reportError } from './errors';
@@ -69,6 +70,8 @@ export function buildCli(setExit: (code: number) => void): Command {
     snapshotCommand(setExit),
     agentsCommand(setExit),
     templatesCommand(setExit),
+    runSuiteCommand(setExit),
+    suitesCommand(setExit),
     runSweepCommand(setExit),
     sweepsCommand(setExit),
   ] as CommandUnknownOpts[];

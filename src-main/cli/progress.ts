@@ -1,6 +1,7 @@
 import ora, { type Ora } from 'ora';
 import type { JobEvent, JobRecord } from '../../shared';
 import { err, formatClock, formatDuration, formatUsd } from './output';
+import { scenarioLine } from './suites/scenario-line';
 
 /**
  * Live progress of one job (design §7): current phase, elapsed time, running cost of a rented
@@ -159,6 +160,12 @@ function spinnerView(state: ProgressState): ProgressView {
     state,
     event(e) {
       applyEvent(state, e);
+      // A suite's scenarios each keep a line above the spinner as they are scored.
+      const scored = scenarioLine(e);
+      if (scored !== null) {
+        spinner.clear();
+        process.stderr.write(`${scored}\n`);
+      }
       render();
     },
     note(line) {

@@ -1,5 +1,6 @@
 import { jobErrorWording, type AgentResult, type BenchmarkResult, type JobEvent, type JobRecord, type LlmInstanceResult, type ModelEntry } from '../../shared';
 import { formatAge, formatBytes, formatDuration, formatUsd, out, print, table } from './output';
+import { printSuiteResult } from './suites/render-suite';
 
 /** Human-readable renderings of the API's records (everything --json does not print). */
 
@@ -86,6 +87,7 @@ export function modelsTable(models: readonly ModelEntry[], running: readonly Mod
 
 function jobCost(job: JobRecord): number | null {
   if (job.kind === 'benchmark' && job.result) return job.result.cost.cost_usd;
+  if (job.kind === 'suite' && job.result) return job.result.cost?.cost_usd ?? null;
   const r = job.resources;
   if (r?.dph_total && r.rented_at) {
     const end = job.finished_at ? Date.parse(job.finished_at) : Date.now();
@@ -139,6 +141,7 @@ export function printResult(job: JobRecord): void {
   if (!job.result) return;
   if (job.kind === 'benchmark') printBenchmarkResult(job.result, job.job_id);
   else if (job.kind === 'agentic-agent') printAgentResult(job.result, job.job_id);
+  else if (job.kind === 'suite') printSuiteResult(job.result);
   else printLlmInstanceResult(job.result);
 }
 

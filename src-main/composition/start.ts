@@ -28,6 +28,7 @@ import { createAgents, createWorkflows } from './workflows';
 import { createTemplateSearch } from '../app/templates';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
 import { createSnapshotService, type SnapshotService } from '../app/snapshots';
+import { createSuiteService, type SuiteService } from '../app/suites';
 import { createSweeps, type SweepTuning } from './sweeps';
 import type { SweepEngine } from '../sweeps/sweep-engine';
 
@@ -84,6 +85,7 @@ export type Benchdesk = {
   instances: InstanceService;
   /** Recorded clusters: record, store, serve to jobs; the suites register who uses which here. */
   snapshots: SnapshotService;
+  suites: SuiteService;
   /** Sweeps: models × GPUs, one rented machine per GPU. */
   sweeps: SweepEngine;
   /** Every operation, for every transport (HTTP routes, IPC, in-process clients). */
@@ -151,11 +153,13 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
     // One registry: the workflows ask its agents, the Launch form lists them.
     const agents = createAgents({ config, settings, log, env });
     const snapshots = await createSnapshotService({ dataDir: config.dataDir, log, ...(options.now ? { now: options.now } : {}), ...(options.snapshotTuning ? { recordTuning: options.snapshotTuning } : {}) });
+    // The shipped suite's snapshots are stored here on first start.
+    const suites = await createSuiteService({ dataDir: config.dataDir, log, snapshots, ...(options.now ? { now: options.now } : {}) });
     const engine = new JobEngine({
       store,
       handlers:
         options.handlers ??
-        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, agents, snapshots, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
+        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, agents, snapshots, suites, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
       // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
       concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
       logger: log,
@@ -192,6 +196,15 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
         ...(options.workflowTuning ?? {}),
       },
       tuning: options.sweepTuning,
+      // A suite sweep names a suite that exists; its scenarios' tags give accuracy per tag.
+      checkRequest: async (request) =>
+        request.suite_id !== undefined && !(await suites.find(request.suite_id)) ? [{ path: 'suite_id', message: `no suite '${request.suite_id}' (GET /v1/suites lists them)` }] : [],
+      tagsOf: async (suiteId) => {
+        const suite = await suites.find(suiteId);
+        if (!suite) return undefined;
+        const tags = new Map(suite.scenarios.map((s) => [s.scenario_id, s.tags]));
+        return (scenarioId) => tags.get(scenarioId);
+      },
     });
     // Rented machines as a resource: list, release and the orphan sweep (started by startBenchdesk).
     const instances = createAppInstanceService({
@@ -215,6 +228,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       instances,
       snapshots,
+      suites,
       sweeps,
       overview: { spend },
       choices: { agents, templates: createTemplateSearch({ marketplace: providers.marketplace }) },
@@ -257,6 +271,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       service,
       instances,
       snapshots,
+      suites,
       sweeps,
       handlers,
       client: (tenantId = 'default') => createInProcessClient(handlers, tenantId, (message, err) => log.error(message, { err: String(err) })),

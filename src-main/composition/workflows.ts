@@ -5,6 +5,8 @@ import type { AnyJobHandler, Logger } from '../engine/types';
 import { agenticAgentWorkflow } from '../engine/workflows/agentic-agent';
 import { benchmarkWorkflow } from '../engine/workflows/benchmark';
 import { llmInstanceWorkflow } from '../engine/workflows/llm-instance';
+import { suiteWorkflow } from '../engine/workflows/suite';
+import type { SuiteSource } from '../engine/workflows/suite';
 import type { MarketplaceDeps } from '../engine/workflows/marketplace-instance';
 import type { HeldKeys } from '../marketplace/held-keys';
 import type { Config } from '../app/config';
@@ -37,6 +39,8 @@ export type WorkflowDeps = {
   agents?: AgentRegistry;
   /** Serves recorded clusters to jobs that name a `snapshot`. */
   snapshots?: SnapshotLeases;
+  /** The suites a `suite` job runs. */
+  suites?: SuiteSource;
 };
 
 export function createAgents(deps: Pick<WorkflowDeps, 'config' | 'settings' | 'log' | 'env'>): AgentRegistry {
@@ -69,5 +73,7 @@ export function createWorkflows(deps: WorkflowDeps): AnyJobHandler[] {
     ...deps.marketplace,
   };
   const agentDeps = { agents, env: deps.env, snapshots: deps.snapshots };
-  return [llmInstanceWorkflow(marketplace), agenticAgentWorkflow(agentDeps), benchmarkWorkflow({ ...agentDeps, ...marketplace })];
+  const workflows: AnyJobHandler[] = [llmInstanceWorkflow(marketplace), agenticAgentWorkflow(agentDeps), benchmarkWorkflow({ ...agentDeps, ...marketplace })];
+  if (deps.suites) workflows.push(suiteWorkflow({ ...agentDeps, ...marketplace, suites: deps.suites }));
+  return workflows;
 }

@@ -33,12 +33,14 @@ export function RelativeTime({ iso }: { iso: string | null | undefined }) {
 }
 
 /** What a machine rented at `since` for `dph` $/h has cost so far, ticking every second. */
-export function RunningCost({ dph, since, until }: { dph: number; since: string; until?: string | null }) {
+/** A machine's cost counting up live: its rate × the time since it was rented, plus what its model downloads cost (billed once). */
+export function RunningCost({ dph, since, until, downloadUsd }: { dph: number; since: string; until?: string | null; downloadUsd?: number | null }) {
   const now = useNow();
   const ms = elapsedMs(since, until ?? null, now) ?? 0;
+  const download = downloadUsd ?? 0;
   return (
-    <span className="num" title={`${formatDph(dph)} × ${formatDuration(ms)}`}>
-      {formatUsd((dph * ms) / 3_600_000)}
+    <span className="num" title={`${formatDph(dph)} × ${formatDuration(ms)}${download > 0 ? ` + ${formatUsd(download)} download` : ''}`}>
+      {formatUsd((dph * ms) / 3_600_000 + download)}
     </span>
   );
 }

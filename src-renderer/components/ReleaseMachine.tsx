@@ -16,6 +16,8 @@ export type ReleaseTarget = {
   rentedAt: string | null;
   /** The marketplace's figure, when the rate or start is unknown. */
   costSoFar?: number | null;
+  /** What its model downloads cost ($), part of the cost so far. */
+  downloadUsd?: number | null;
   classification: Exclude<InstanceClassification, 'active'>;
   label?: string | null;
 };
@@ -96,7 +98,7 @@ export function ReleaseMachineButton({
             </dd>
             <dt>Cost so far</dt>
             <dd data-testid="release-cost">
-              {target.dph !== null && target.rentedAt ? <RunningCost dph={target.dph} since={target.rentedAt} /> : <Money usd={target.costSoFar ?? null} />}
+              {target.dph !== null && target.rentedAt ? <RunningCost dph={target.dph} since={target.rentedAt} downloadUsd={target.downloadUsd} /> : <Money usd={target.costSoFar ?? null} />}
               {target.rentedAt ? (
                 <span className="muted">
                   {' '}

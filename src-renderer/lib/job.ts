@@ -18,6 +18,7 @@ export const KIND_LABELS: Record<JobRecord['kind'], string> = {
   benchmark: 'Benchmark',
   'agentic-agent': 'Agent',
   'llm-instance': 'LLM instance',
+  suite: 'Suite run',
 };
 
 /** The kind inside a sentence: "benchmark", "agent", "LLM instance" (acronyms keep their capitals). */

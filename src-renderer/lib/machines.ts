@@ -97,7 +97,7 @@ export function jobMachine(job: JobRecord, live: LiveMachines, events: readonly 
   const facts = factsOf(job);
   if (facts.instanceId === null) return { state: 'none', why: isTerminal(job.status) ? 'ended-before-renting' : 'not-yet' };
   const entry = live.entries.find((e) => e.instance_id === facts.instanceId) ?? null;
-  const kept = entry?.classification === 'kept' || (job.kind === 'llm-instance' && job.status === 'succeeded') || (job.kind === 'benchmark' && job.request.marketplace_stop_instance === false);
+  const kept = entry?.classification === 'kept' || (job.kind === 'llm-instance' && job.status === 'succeeded') || ((job.kind === 'benchmark' || job.kind === 'suite') && job.request.marketplace_stop_instance === false);
   const base = {
     instanceId: facts.instanceId,
     gpu: facts.gpu ?? (entry?.gpu_name ? formatGpus(entry.num_gpus ?? 1, entry.gpu_name) : null),

@@ -13,4 +13,6 @@ export const queryKeys = {
   catalog: ['catalog'] as const,
   snapshots: ['snapshots'] as const,
   snapshotDocument: (id: string) => ['snapshot-document', id] as const,
+  suites: ['suites'] as const,
+  suite: (id: string) => ['suite', id] as const,
 };

@@ -13,6 +13,7 @@ const JobDetailPage = lazy(() => import('../pages/job-detail/JobDetailPage').the
 const ModelsPage = lazy(() => import('../pages/models/ModelsPage').then((m) => ({ default: m.ModelsPage })));
 const ComparePage = lazy(() => import('../pages/compare/ComparePage').then((m) => ({ default: m.ComparePage })));
 const SettingsPage = lazy(() => import('../pages/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
+const SuitesPage = lazy(() => import('../pages/suites/SuitesPage').then((m) => ({ default: m.SuitesPage })));
 const SnapshotPage = lazy(() => import('../pages/suites/SnapshotPage').then((m) => ({ default: m.SnapshotPage })));
 const SweepsPage = lazy(() => import('../pages/sweeps/SweepsPage').then((m) => ({ default: m.SweepsPage })));
 
@@ -87,6 +88,7 @@ export function AppRoutes() {
           <Route path={ROUTES.models} component={ModelsPage} />
           <Route path={ROUTES.compare} component={ComparePage} />
           <Route path={ROUTES.settings} component={SettingsPage} />
+          <Route path={ROUTES.suites} component={SuitesPage} />
           <Route path={ROUTES.snapshot}>{(params) => <SnapshotPage key={params.id} snapshotId={decodeURIComponent(params.id)} />}</Route>
           <Route path={ROUTES.sweeps}>{() => <SweepsPage />}</Route>
           <Route path={ROUTES.sweep}>{(params) => <SweepsPage key={params.id} sweepId={decodeURIComponent(params.id)} />}</Route>

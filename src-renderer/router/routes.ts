@@ -9,6 +9,7 @@ export const ROUTES = {
   compare: '/compare',
   settings: '/settings',
   snapshot: '/snapshots/:id',
+  suites: '/suites',
   sweeps: '/sweeps',
   sweep: '/sweeps/:id',
 } as const;
@@ -23,6 +24,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { id: 'jobs', label: 'Jobs', path: ROUTES.jobs },
   { id: 'models', label: 'Models', path: ROUTES.models },
   { id: 'compare', label: 'Compare', path: ROUTES.compare },
+  { id: 'suites', label: 'Suites', path: ROUTES.suites },
   { id: 'sweeps', label: 'Sweeps', path: ROUTES.sweeps },
   { id: 'settings', label: 'Settings', path: ROUTES.settings },
 ];

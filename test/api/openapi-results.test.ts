@@ -44,12 +44,13 @@ describe('GET /v1/openapi.json', () => {
     const getJob = Object.entries(doc.paths).find(([p]) => /^\/v1\/jobs\/\{[a-z_]+\}$/.test(p))?.[1].get;
     const record = getJob?.responses?.['200']?.content?.['application/json']?.schema;
     const fields = resultFields(doc, record);
-    expect(Object.keys(fields).sort()).toEqual(['agentic-agent', 'benchmark', 'llm-instance']);
+    expect(Object.keys(fields).sort()).toEqual(['agentic-agent', 'benchmark', 'llm-instance', 'suite']);
     expect(fields['agentic-agent']).toEqual([['answer', 'artifacts', 'metadata', 'result_type']]);
     expect(fields.benchmark?.[0]).toEqual(
       expect.arrayContaining(['answer', 'metadata', 'phases', 'cost', 'instance', 'teardown', 'contract_id', 'backend_url', 'model_name']),
     );
     expect(fields['llm-instance']?.map((f) => f.includes('models') || f.includes('offer'))).toEqual([true, true]);
     expect(fields['llm-instance']?.[1]).toEqual(expect.arrayContaining(['mode', 'backend_url', 'model_name', 'contract_id', 'offer', 'dph_total']));
+    expect(fields.suite?.[0]).toEqual(expect.arrayContaining(['suite_id', 'agent', 'model', 'scenarios', 'summary', 'phases', 'cost', 'instance']));
   });
 });

@@ -10,7 +10,7 @@ import {
 } from '../../shared';
 import { BenchdeskApiError, createHttpClient } from '../../shared/client';
 import { bodies } from '../helpers/handlers';
-import { SNAPSHOT_FORMAT, type SnapshotSummary } from '../../shared';
+import { SNAPSHOT_FORMAT, SUITE_FORMAT, type Suite, type SnapshotSummary } from '../../shared';
 import { startFakeKubernetes, type FakeKubernetes } from '../fakes/kubernetes';
 import { TOKENS, makeBench, removeDir, waitForStatus, type TestBench } from '../helpers/bench';
 import { threeTransports, type TransportName } from './transports';
@@ -260,6 +260,80 @@ describe('snapshots', () => {
       expect(await clients[name].deleteSnapshot({ snapshot_id }), name).toBeUndefined();
       await expect(clients.http.getSnapshot({ snapshot_id })).rejects.toMatchObject({ problem: { status: 404 } });
     }
+  });
+});
+
+describe('suites', () => {
+  const scenario = (snapshotId: string, over: Record<string, unknown> = {}) => ({
+    scenario_id: 'oom',
+    title: 'OOM',
+    snapshot_id: snapshotId,
+    question: 'why?',
+    expected: [{ finding: 'oom', any_of: ['oom ?kill'] }],
+    difficulty: 'easy' as const,
+    ...over,
+  });
+
+  it('listSuites and getSuite: the shipped starter suite from the first start, the same everywhere', async () => {
+    const list = await same('listSuites', (c) => c.listSuites({}));
+    expect(list).toMatchObject({ ok: { suites: [{ suite_id: 'starter', read_only: true }] } });
+    const starter = await same('getSuite', (c) => c.getSuite({ suite_id: 'starter' }));
+    expect((starter as { ok: Suite }).ok.scenarios.length).toBeGreaterThanOrEqual(10);
+    expect(problemOf(await same('getSuite', (c) => c.getSuite({ suite_id: 'nope' })))).toMatchObject({ status: 404, code: 'suite_not_found' });
+  });
+
+  it('createSuite: an invalid regex is a 422 naming its path, a missing snapshot too, on every transport', async () => {
+    const bad = problemOf(await same('createSuite', (c) => c.createSuite({ name: 'bad', scenarios: [scenario('starter-oomkilled', { expected: [{ finding: 'f', any_of: ['(oops'] }] })] })));
+    expect(bad).toMatchObject({ status: 422, errors: [{ path: 'scenarios.0.expected.0.any_of.0' }] });
+    const missing = problemOf(await same('createSuite', (c) => c.createSuite({ name: 'missing', scenarios: [scenario('no-such-snapshot')] })));
+    expect(missing).toMatchObject({ status: 422, errors: [{ path: 'scenarios.0.snapshot_id' }] });
+    expect(problemOf(await same('createSuite', (c) => c.createSuite({ suite_id: 'starter', name: 'x', scenarios: [scenario('starter-oomkilled')] })))).toMatchObject({ status: 409, code: 'suite_exists' });
+    for (const name of TRANSPORTS) {
+      const created = await clients[name].createSuite({ name: `created over ${name}`, scenarios: [scenario('starter-oomkilled')] });
+      expect(created, name).toMatchObject({ name: `created over ${name}`, read_only: false, scenarios: [{ scenario_id: 'oom', must_not: [], tags: [] }] });
+    }
+  });
+
+  it('exportSuite and importSuite: the suite with its snapshots in one document; a bad one is a 422 naming the path', async () => {
+    const created = await clients.http.createSuite({ suite_id: 'contract-export', name: 'export me', scenarios: [scenario('starter-oomkilled')] });
+    const exported = await same('exportSuite', (c) => c.exportSuite({ suite_id: created.suite_id }));
+    const doc = (exported as { ok: { format: string; suite: { suite_id: string }; snapshots: { snapshot_id: string }[] } }).ok;
+    expect(doc).toMatchObject({ format: SUITE_FORMAT, suite: { suite_id: 'contract-export' }, snapshots: [{ snapshot_id: 'starter-oomkilled' }] });
+    const broken = problemOf(await same('importSuite', (c) => c.importSuite({ ...doc, snapshots: [] } as never)));
+    expect(broken).toMatchObject({ status: 422, errors: [{ path: 'suite.scenarios.0.snapshot_id' }] });
+    covered.add('importSuite');
+    for (const name of TRANSPORTS) {
+      // The id is taken: each import gets a new one; the same snapshot content is reused.
+      const imported = await clients[name].importSuite(doc as never);
+      expect(imported.suite_id, name).not.toBe('contract-export');
+      expect(imported.scenarios[0]?.snapshot_id, name).toBe('starter-oomkilled');
+    }
+  });
+
+  it('deleteSuite: 204 on every transport; the starter suite is read-only (409); a used snapshot cannot be deleted (409)', async () => {
+    expect(problemOf(await same('deleteSuite', (c) => c.deleteSuite({ suite_id: 'starter' })))).toMatchObject({ status: 409, code: 'suite_read_only' });
+    expect(problemOf(await same('deleteSuite', (c) => c.deleteSuite({ suite_id: 'nope' })))).toMatchObject({ status: 404 });
+    const inUse = problemOf(await same('deleteSnapshot', (c) => c.deleteSnapshot({ snapshot_id: 'starter-healthy' })));
+    expect(inUse).toMatchObject({ status: 409, code: 'snapshot_in_use' });
+    expect(inUse.detail).toContain('suite starter');
+    for (const name of TRANSPORTS) {
+      const { suite_id } = await clients.http.createSuite({ name: `to delete over ${name}`, scenarios: [scenario('starter-oomkilled')] });
+      expect(await clients[name].deleteSuite({ suite_id }), name).toBeUndefined();
+      await expect(clients.http.getSuite({ suite_id })).rejects.toMatchObject({ problem: { status: 404 } });
+    }
+  });
+
+  it('another tenant may read suites but not create, import or delete one (403 on every transport)', async () => {
+    const acme = createHttpClient({ baseUrl: (t.bd as typeof t.bd & { apiUrl: string }).apiUrl, token: TOKENS.acme, tenant: 'acme' });
+    expect((await acme.listSuites({})).suites.map((s) => s.suite_id)).toContain('starter');
+    await expect(acme.createSuite({ name: 'x', scenarios: [scenario('starter-oomkilled')] })).rejects.toMatchObject({ problem: { status: 403, code: 'forbidden_tenant' } });
+    await expect(acme.deleteSuite({ suite_id: 'contract-export' })).rejects.toMatchObject({ problem: { status: 403 } });
+    await expect(acme.importSuite({} as never)).rejects.toMatchObject({ problem: { status: 403 } });
+    // In process too: the guard sits in the handlers every transport calls.
+    const acmeInProcess = t.bd.client('acme');
+    await expect(acmeInProcess.createSuite({ name: 'x', scenarios: [scenario('starter-oomkilled')] })).rejects.toMatchObject({ problem: { status: 403, code: 'forbidden_tenant' } });
+    await expect(acmeInProcess.deleteSuite({ suite_id: 'starter' })).rejects.toMatchObject({ problem: { status: 403 } });
+    expect((await acmeInProcess.getSuite({ suite_id: 'starter' })).read_only).toBe(true);
   });
 });
 

@@ -21,7 +21,8 @@
  *   checks that a `role:"tool"` message came back per call (matching `tool_name` when given);
  *   otherwise, or when the script has no such turn, it answers 400/500 `{"error":"fake ollama: ..."}`
  *   and appends the reason to `state.violations`. Keys match like Ollama (`x` ≡ `x:latest`).
- *   A model without a script answers a canned text.
+ *   A model without a script answers a canned text. A content turn's `by_question` answers by the
+ *   first user message (one script, a different answer per question: suites).
  * - `now: () => number`: clock in ms for keep_alive expiry in /api/ps (see createManualClock).
  * - `version`: /api/version answer (default "0.15.2").
  * - `knobs`: initial FakeOllamaKnobs; change them later with `setKnobs`.
@@ -38,7 +39,8 @@ import type { AddressInfo } from 'node:net';
 
 export type ChatTurn =
   | { tool_calls: { name: string; arguments: Record<string, unknown> }[] }
-  | { content: string };
+  /** `by_question`: the content for a conversation whose first user message contains the key (first key found wins); else `content`. */
+  | { content: string; by_question?: Record<string, string> };
 
 export interface FakeModelSeed {
   /** As /api/tags lists it; a bare name gets `:latest`. */
@@ -560,7 +562,10 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
             function: { index, name: call.name, arguments: call.arguments },
           }))
         : undefined;
-    const content = 'content' in reply ? reply.content : '';
+    const firstUser = messages.find((m) => m.role === 'user');
+    const asked = typeof firstUser?.content === 'string' ? firstUser.content : '';
+    const byQuestion = 'content' in reply && reply.by_question ? Object.entries(reply.by_question).find(([key]) => asked.includes(key))?.[1] : undefined;
+    const content = byQuestion ?? ('content' in reply ? reply.content : '');
     const evalTokens = tokens(content || JSON.stringify(toolCalls ?? ''));
     const final = { ...base(), message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', ...metrics(entry, tokens(promptText), evalTokens) };
     if (keepAlive === 0) unload(model);

@@ -1,5 +1,5 @@
 import { JobFailure, type AnyJobHandler, type JobContext, type JobHandler } from '../../src-main/engine/types';
-import type { AgentResult, BenchmarkResult, JobKind, JobRecord, LlmInstanceExistingResult } from '../../shared';
+import type { AgentResult, BenchmarkResult, JobKind, JobRecord, LlmInstanceExistingResult, SuiteResult } from '../../shared';
 
 /**
  * Test job handlers for the three kinds. The behaviour is chosen by the request:
@@ -172,7 +172,13 @@ export function createTestHandlers(options: { validateAgents?: readonly string[]
     ...agentCheck,
   };
 
-  const handlers: AnyJobHandler[] = [llm, agent, benchmark];
+  const suite: JobHandler<'suite'> = {
+    kind: 'suite',
+    run: async (ctx) => testSuiteResult(await run(ctx), ctx.request),
+    ...shared,
+  };
+
+  const handlers: AnyJobHandler[] = [llm, agent, benchmark, suite];
   return { handlers, recorder };
 }
 
@@ -181,6 +187,8 @@ export const bodies = {
   llm: (mode: Mode = 'ok'): Record<string, unknown> => ({ backend_url: `http://${mode}:11434` }),
   agent: (mode: Mode = 'ok'): Record<string, unknown> => ({ question: `${mode} what is wrong?`, model: 'llama3:8b', agent: 'builtin', backend_url: 'http://x' }),
   benchmark: (mode: Mode = 'ok'): Record<string, unknown> => ({ question: `${mode} check the cluster`, model: 'llama3:8b', backend_url: 'http://x' }),
+  /** A suite run on the shipped suite (no test handler runs it: the job is accepted, then fails for want of one). */
+  suite: (): Record<string, unknown> => ({ suite_id: 'starter', model: 'llama3:8b', backend_url: 'http://x' }),
 };
 
 /** An agent result whose answer says what the test handler did; the request comes back as an artifact. */
@@ -201,6 +209,22 @@ export function testBenchmarkResult(answer: string, request: { model: string; ba
     contract_id: null,
     phases: [],
     cost: { dph_total: 0, rented_seconds: 0, cost_usd: 0 },
+    instance: null,
+    teardown: null,
+  };
+}
+
+/** A suite result of one scenario whose answer says what the test handler did. */
+export function testSuiteResult(answer: string, request: { suite_id: string; agent: string; model: string; backend_url?: string | undefined }): SuiteResult {
+  return {
+    suite_id: request.suite_id,
+    agent: request.agent,
+    model: request.model,
+    backend_url: request.backend_url ?? '',
+    scenarios: [{ scenario_id: 'test', run: 1, passed: true, score: 1, matched: [], missed: [], must_not_matched: [], answer, duration_ms: 1, prompt_tokens: null, completion_tokens: null, tool_calls: null }],
+    summary: { passed: 1, total: 1, accuracy: 1, mean_score: 1, latency_ms: { p50: 1, p95: 1 }, tokens_per_second: null, cost_usd: 0, cost_per_correct_usd: 0 },
+    phases: [],
+    cost: null,
     instance: null,
     teardown: null,
   };

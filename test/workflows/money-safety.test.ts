@@ -228,6 +228,15 @@ describe('rented machines as a resource', () => {
     const http = createHttpClient({ baseUrl: apiUrl });
     const listed = await http.listInstances({});
     expect(listed.instances.map((e) => [e.instance_id, e.classification])).toEqual([[kept, 'kept']]);
+    // The model's download is billed once and counts in the kept machine's cost so far, as in its events.
+    const downloaded = (await getEvents(h, keptJob)).find((e) => e.event === 'cost.download')?.labels.download_usd;
+    expect(typeof downloaded === 'number' && downloaded > 0, `download_usd=${String(downloaded)}`).toBe(true);
+    expect(job.resources?.download_usd).toBe(downloaded);
+    const entry = listed.instances[0];
+    expect(entry?.download_usd).toBe(downloaded);
+    const machineOnly = ((entry?.dph_total ?? 0) * (Date.now() - Date.parse(entry?.rented_at ?? ''))) / 3_600_000;
+    expect(entry?.cost_usd_so_far ?? 0).toBeGreaterThanOrEqual(Number(downloaded));
+    expect(entry?.cost_usd_so_far ?? 0).toBeLessThanOrEqual(machineOnly + Number(downloaded) + 1e-6);
     const local = h.bd.client();
     expect((await local.listInstances({ orphaned: true })).instances).toEqual([]);
 
@@ -391,7 +400,7 @@ describe('running cost and the spend limit', () => {
     expect(vast.state.instances.get(kept)?.destroyed).toBe(true);
     const release = (await getEvents(h, id)).find((e) => e.event === 'marketplace.instance.release');
     expect(release?.labels).toMatchObject({ instance_id: kept, reason: 'budget_exceeded' });
-    expect(release?.message).toMatch(/reaching max_cost_usd \$0\.01/);
+    expect(release?.message).toMatch(/reaching its spend limit of \$0\.01/);
   });
 
   it('refuses before renting when the estimate for the offer exceeds the limit (request field, then the settings default)', async () => {

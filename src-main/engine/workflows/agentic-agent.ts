@@ -39,11 +39,11 @@ export async function agentRequestIssues(
 export async function askAgent(
   ctx: JobContext,
   deps: AgentWorkflowDeps,
-  params: { agent: string; question: string; model: string; kubeconfig?: string | undefined; backendUrl: string; backendType: BackendType },
+  params: { agent: string; question: string; model: string; kubeconfig?: string | undefined; backendUrl: string; backendType: BackendType; progress?: { detail: string; percent: number } },
 ): Promise<AgentResult> {
   const agent = deps.agents.resolveAgent(params.agent);
   const { sink, flush } = orderedEventSink(ctx);
-  await ctx.setProgress('analysis', `asking ${agent.name}`);
+  await ctx.setProgress('analysis', params.progress ? `${params.progress.detail}: asking ${agent.name}` : `asking ${agent.name}`, params.progress?.percent ?? null);
   try {
     return await agent.ask(
       {

@@ -20,7 +20,7 @@ import type { CostMeter } from './cost-meter';
  * Each phase is a timed `phase.<name>` step and a row of the result's `phases`. While a rented
  * machine is held, each phase boundary also reports its running cost (`cost.update`).
  */
-function phaseRunner(ctx: JobContext, meter: () => CostMeter | null) {
+export function phaseRunner(ctx: JobContext, meter: () => CostMeter | null) {
   const phases: PhaseRecord[] = [];
   async function run<T>(name: BenchmarkPhase, fn: () => Promise<T>): Promise<T> {
     const startedAt = new Date().toISOString();
@@ -44,7 +44,7 @@ function phaseRunner(ctx: JobContext, meter: () => CostMeter | null) {
 }
 
 /** Destroy-and-verify; a second full round when the first could not confirm the release. */
-async function teardown(ctx: JobContext, deps: MarketplaceDeps, instance: ProvisionedInstance): Promise<ReleaseResult> {
+export async function teardown(ctx: JobContext, deps: MarketplaceDeps, instance: ProvisionedInstance): Promise<ReleaseResult> {
   let result = await releaseJobInstance(ctx, deps, instance.instanceId, instance.keyed);
   // A refused key will not be accepted a moment later: only an unconfirmed release is worth a second round.
   if (!result.verified && !result.authFailed) {

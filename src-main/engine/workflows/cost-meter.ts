@@ -68,6 +68,11 @@ export class CostMeter {
     if (Number.isFinite(usd) && usd > 0) this.#downloadUsd = Math.round((this.#downloadUsd + usd) * 1_000_000) / 1_000_000;
   }
 
+  /** What the model downloads on this host have cost so far, $. */
+  get downloadUsd(): number {
+    return this.#downloadUsd;
+  }
+
   /** Machine time so far plus the download, $. */
   costNow(): number {
     return Math.round((costBetween(this.options.dphTotal, this.#rentedMs, this.#now()) + this.#downloadUsd) * 1_000_000) / 1_000_000;

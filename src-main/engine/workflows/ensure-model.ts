@@ -54,7 +54,11 @@ export async function pullOnInstance(ctx: JobContext, instance: ProvisionedInsta
   const gb = Math.round((pulledBytes > 0 ? pulledBytes / 1e9 : installed ? installed / 1e9 : modelDownloadGb(instance.model)) * 1000) / 1000;
   const usd = instance.inetDownCost === null ? null : round4(gb * instance.inetDownCost);
   instance.download = { gb, usd, source };
-  if (usd !== null) instance.meter.addDownload(usd);
+  if (usd !== null) {
+    instance.meter.addDownload(usd);
+    // On the job record too: a kept machine's running cost (Overview, job page) includes it.
+    await ctx.setResources({ download_usd: instance.meter.downloadUsd });
+  }
   await ctx.info(
     'cost.download',
     `${model}: ${gb} GB downloaded${usd === null ? ' (this host does not say what downloads cost)' : ` at $${instance.inetDownCost}/GB = $${usd.toFixed(4)}`}`,

@@ -199,7 +199,7 @@ function Loaded({ job }: { job: JobRecord }) {
         {job.kind !== 'agentic-agent' && job.request.marketplace ? (
           <p>
             <strong>It rents a new machine</strong> at up to {formatDph(job.request.max_dph ?? null)}
-            {job.kind === 'benchmark' ? (job.request.marketplace_stop_instance ? ', released when the run ends.' : ', kept running afterwards.') : ', kept running afterwards.'}
+            {job.kind === 'benchmark' || job.kind === 'suite' ? (job.request.marketplace_stop_instance ? ', released when the run ends.' : ', kept running afterwards.') : ', kept running afterwards.'}
           </p>
         ) : null}
         {rerun.isError ? <ErrorState error={rerun.error} /> : null}

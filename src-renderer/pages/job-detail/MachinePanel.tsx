@@ -12,7 +12,7 @@ function releasedCost(job: JobRecord, m: RentedMachine): number | null {
   const recorded = machineResultOf(job);
   if (recorded) return recorded.cost.cost_usd;
   if (m.dph === null || !m.rentedAt || !m.releasedAt) return null;
-  return (m.dph * (elapsedMs(m.rentedAt, m.releasedAt) ?? 0)) / 3_600_000;
+  return (m.dph * (elapsedMs(m.rentedAt, m.releasedAt) ?? 0)) / 3_600_000 + (job.resources?.download_usd ?? 0);
 }
 
 function maxDphOf(job: JobRecord): number | null {
@@ -46,6 +46,9 @@ export function MachinePanel({ job, events, onCancelJob }: { job: JobRecord; eve
   }
 
   const active = !isTerminal(job.status);
+  const downloadUsd = m.live?.download_usd ?? job.resources?.download_usd ?? null;
+  const recordedDownload = machineResultOf(job)?.cost.download_usd ?? null;
+  const shownDownload = m.state === 'billing' ? downloadUsd : (recordedDownload ?? downloadUsd);
   const classification = m.live?.classification ?? (m.kept ? 'kept' : 'orphaned');
   return (
     <Panel
@@ -64,7 +67,7 @@ export function MachinePanel({ job, events, onCancelJob }: { job: JobRecord; eve
           ) : null}
           {m.state === 'billing' && !active && classification !== 'active' ? (
             <ReleaseMachineButton
-              target={{ instance_id: m.instanceId, gpu: m.gpu, dph: m.dph, rentedAt: m.rentedAt, costSoFar: m.live?.cost_usd_so_far ?? null, classification, label: m.live?.label ?? null }}
+              target={{ instance_id: m.instanceId, gpu: m.gpu, dph: m.dph, rentedAt: m.rentedAt, costSoFar: m.live?.cost_usd_so_far ?? null, downloadUsd, classification, label: m.live?.label ?? null }}
               testId="job-release"
             />
           ) : null}
@@ -78,12 +81,12 @@ export function MachinePanel({ job, events, onCancelJob }: { job: JobRecord; eve
           label={m.state === 'billing' ? 'Cost so far' : 'Cost'}
           value={
             m.state === 'billing' ? (
-              <span data-testid="running-cost">{m.dph !== null && m.rentedAt ? <RunningCost dph={m.dph} since={m.rentedAt} /> : <Money usd={m.live?.cost_usd_so_far ?? null} />}</span>
+              <span data-testid="running-cost">{m.dph !== null && m.rentedAt ? <RunningCost dph={m.dph} since={m.rentedAt} downloadUsd={downloadUsd} /> : <Money usd={m.live?.cost_usd_so_far ?? null} />}</span>
             ) : (
               <Money usd={releasedCost(job, m)} />
             )
           }
-          hint={machineResultOf(job)?.cost.download_usd ? `incl. ${formatUsd(machineResultOf(job)?.cost.download_usd)} download` : undefined}
+          hint={shownDownload ? `incl. ${formatUsd(shownDownload)} download` : undefined}
           testId="machine-cost"
         />
         <Stat

@@ -32,7 +32,7 @@ const STATUS_LABELS: Record<StatusTab, string> = {
 function CostCell({ job }: { job: JobRecord }) {
   const cost = jobCost(job);
   if (!cost) return <span className="muted" title="Nothing rented: an existing backend costs nothing here">—</span>;
-  if (cost.type === 'running') return <RunningCost dph={cost.dph} since={cost.since} />;
+  if (cost.type === 'running') return <RunningCost dph={cost.dph} since={cost.since} downloadUsd={cost.downloadUsd} />;
   return <Money usd={cost.usd} />;
 }
 

@@ -257,6 +257,10 @@ function typedInput(kind: JobKind, request: Record<string, unknown>): CreateJobI
     const r = JOB_REQUEST_SCHEMAS['agentic-agent'].safeParse(request);
     return r.success ? { kind, request: r.data } : null;
   }
+  if (kind === 'suite') {
+    // Suite runs are launched from the Suites page.
+    return null;
+  }
   const r = JOB_REQUEST_SCHEMAS['llm-instance'].safeParse(request);
   return r.success ? { kind, request: r.data } : null;
 }

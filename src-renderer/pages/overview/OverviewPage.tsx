@@ -53,7 +53,7 @@ function ActiveJobs() {
       id: 'cost',
       header: 'Cost so far',
       align: 'right',
-      cell: (j) => (j.resources?.dph_total && j.resources.rented_at ? <RunningCost dph={j.resources.dph_total} since={j.resources.rented_at} /> : '—'),
+      cell: (j) => (j.resources?.dph_total && j.resources.rented_at ? <RunningCost dph={j.resources.dph_total} since={j.resources.rented_at} downloadUsd={j.resources.download_usd} /> : '—'),
     },
   ];
   if (running.isError) return <ErrorState error={running.error} onRetry={() => void running.refetch()} />;
@@ -138,7 +138,7 @@ function MachineAction({ machine }: { machine: MarketplaceInstanceEntry }) {
   }
   return (
     <ReleaseMachineButton
-      target={{ instance_id: machine.instance_id, gpu: gpuOf(machine), dph: machine.dph_total, rentedAt: machine.rented_at, costSoFar: machine.cost_usd_so_far, classification: machine.classification, label: machine.label }}
+      target={{ instance_id: machine.instance_id, gpu: gpuOf(machine), dph: machine.dph_total, rentedAt: machine.rented_at, costSoFar: machine.cost_usd_so_far, downloadUsd: machine.download_usd ?? null, classification: machine.classification, label: machine.label }}
     />
   );
 }
@@ -206,7 +206,7 @@ function machineColumns(foreign: boolean): Column<MarketplaceInstanceEntry>[] {
       id: 'cost',
       header: 'Cost so far',
       align: 'right',
-      cell: (i) => (i.dph_total && i.rented_at ? <RunningCost dph={i.dph_total} since={i.rented_at} /> : <Money usd={i.cost_usd_so_far} />),
+      cell: (i) => (i.dph_total && i.rented_at ? <RunningCost dph={i.dph_total} since={i.rented_at} downloadUsd={i.download_usd} /> : <Money usd={i.cost_usd_so_far} />),
     },
     {
       id: 'action',

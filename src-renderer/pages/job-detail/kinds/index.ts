@@ -2,6 +2,7 @@ import type { JobKind } from '../../../../shared';
 import { AgentView } from './AgentView';
 import { BenchmarkView } from './BenchmarkView';
 import { LlmInstanceView } from './LlmInstanceView';
+import { SuiteView } from './SuiteView';
 import type { KindView } from './types';
 
 export type { KindView, KindViewProps } from './types';
@@ -15,4 +16,5 @@ export const KIND_VIEWS: { readonly [K in JobKind]: KindView<K> } = {
   'agentic-agent': AgentView,
   benchmark: BenchmarkView,
   'llm-instance': LlmInstanceView,
+  suite: SuiteView,
 };

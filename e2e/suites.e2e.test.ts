@@ -1,0 +1,144 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../shared';
+import { starterSuite } from '../src-main/suites/starter';
+import type { ChatTurn } from '../test/fakes/ollama';
+import { mustK8s } from '../test/workflows/harness';
+import { apiCall, go, launchBrowser, openApp, shootBothThemes, startUiServer, type UiPage, type UiServer } from './ui-support';
+
+/**
+ * The Suites page and a suite run in the browser, against the real server and the fakes: the
+ * starter suite is listed, a scenario's snapshot browsable, a cluster recorded, and a run of
+ * three scenarios shows its scored rows and summary tiles. Screenshots of both themes land in
+ * screenshots/ (git-ignored).
+ */
+
+const starter = starterSuite().suite;
+const questionOf = (id: string) => starter.scenarios.find((s) => s.scenario_id === id)?.question ?? '';
+const CRASH = 'The orders-api pods are in CrashLoopBackOff: their previous log says FATAL: password authentication failed for user "orders". Put the right password in the orders-db-credentials secret.';
+const OOM = 'report-worker was OOMKilled (exit code 137) while loading the monthly dataset.';
+const HEALTHY = 'Everything is healthy: all pods are running and ready, no warning events, all nodes Ready.';
+const SCRIPT: ChatTurn[] = [
+  { tool_calls: [{ name: 'list_unhealthy_pods', arguments: {} }] },
+  { content: 'I could not tell.', by_question: { [questionOf('crashloop-db-password')]: CRASH, [questionOf('oomkilled')]: OOM, [questionOf('healthy-cluster')]: HEALTHY } },
+];
+
+let server: UiServer;
+let browser: Browser;
+let app: UiPage;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startUiServer({ k8s: true, ollama: { scripts: { 'llama3.1:8b': SCRIPT } } });
+  browser = await launchBrowser();
+  app = await openApp(browser, server);
+  page = app.page;
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the Suites page', () => {
+  it('lists the starter suite from the first start with its scenarios; a scenario’s snapshot is browsable', async () => {
+    await go(page, '/');
+    await page.locator('[data-testid="nav-suites"]').click();
+    await page.locator('[data-testid="suite-detail"]').waitFor();
+    expect(await page.locator('#page-title').innerText()).toBe('Suites');
+    expect(await page.locator('[data-testid="suite-starter"]').getAttribute('aria-current')).toBe('true');
+    const table = page.locator('[data-testid="scenario-table"]');
+    expect(await table.locator('tbody tr').count()).toBe(starter.scenarios.length);
+    expect(await page.locator('[data-testid="suite-delete"]').isDisabled()).toBe(true);
+    await shootBothThemes(page, 'suites-page', 200);
+
+    // Keyboard: the Browse button of a scenario opens its snapshot below.
+    await page.locator('[data-testid="browse-crashloop-db-password"]').focus();
+    await page.keyboard.press('Enter');
+    const snap = page.locator('[data-testid="scenario-snapshot"]');
+    await snap.locator('[data-testid="snapshot-pods"]').waitFor();
+    expect(await snap.locator('[data-testid="snapshot-pods"] tr', { hasText: 'orders-api-6c9f7d4b8-x2kq9' }).innerText()).toContain('CrashLoopBackOff');
+    expect(await snap.locator('[data-testid="scenario-facts"]').innerText()).toContain('the database rejects the password');
+    await shootBothThemes(page, 'suites-scenario-snapshot', 200);
+  });
+
+  it('records a cluster from a kubeconfig, with progress, and offers to browse it', async () => {
+    await page.locator('[data-testid="suites-record"]').click();
+    await page.locator('[data-testid="record-submit"]').click();
+    expect(await page.locator('.field', { has: page.locator('[data-testid="record-name"]') }).locator('.field-error').innerText()).toContain('Give the snapshot a name');
+    await page.locator('[data-testid="record-name"]').fill('Fake shop');
+    await page.locator('[data-testid="record-kubeconfig"]').fill(mustK8s(server.h).kubeconfigPath);
+    await page.locator('[data-testid="record-submit"]').click();
+    const done = page.locator('[data-testid="record-done"]');
+    await done.waitFor({ timeout: 30_000 });
+    expect(await done.innerText()).toMatch(/Recorded Fake shop \(8 pods, 7 events/);
+    await shootBothThemes(page, 'suites-record', 150);
+    await page.locator('[data-testid="record-cluster"]').getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('runs three scenarios from the page; the job page shows each scored row and the summary tiles', async () => {
+    // Three scenarios, through the API (the Run form runs the whole suite: the next test).
+    const created = await apiCall(server, 'POST', '/v1/jobs/suite', {
+      suite_id: 'starter',
+      scenario_ids: ['crashloop-db-password', 'oomkilled', 'healthy-cluster'],
+      model: 'llama3.1:8b',
+      backend_url: server.h.ollama.url,
+    });
+    expect(created.status).toBe(202);
+    const jobId = String(created.body.job_id);
+    await go(page, `/jobs/${jobId}`);
+    const table = page.locator('[data-testid="suite-scenario-table"]');
+    await table.locator('tbody tr').nth(2).waitFor({ timeout: 30_000 });
+    let job: JobRecord | undefined;
+    for (let i = 0; i < 300 && job?.status !== 'succeeded' && job?.status !== 'failed'; i++) {
+      job = (await apiCall(server, 'GET', `/v1/jobs/${jobId}`)).body as unknown as JobRecord;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(job?.status, job?.error ?? '').toBe('succeeded');
+    await page.locator('[data-testid="suite-row-oomkilled#1"]', { hasText: 'fail' }).waitFor();
+    expect(await page.locator('[data-testid="suite-row-crashloop-db-password#1"]').innerText()).toMatch(/pass\s+100 %/);
+    expect(await page.locator('[data-testid="suite-row-oomkilled#1"]').innerText()).toMatch(/fail\s+50 %/);
+    expect(await page.locator('[data-testid="suite-row-healthy-cluster#1"]').innerText()).toMatch(/pass\s+100 %/);
+    expect(await page.locator('[data-testid="suite-accuracy"]').innerText()).toMatch(/66\.7 %[\s\S]*2 of 3 passed/);
+    expect(await page.locator('[data-testid="suite-cost-per-correct"]').innerText()).toContain('$0');
+
+    await page.locator('[data-testid="suite-toggle-crashloop-db-password#1"]').click();
+    const answer = page.locator('[data-testid="suite-answer-crashloop-db-password#1"]');
+    expect(await answer.locator('mark').allInnerTexts()).toEqual(expect.arrayContaining(['password authentication failed']));
+    await page.locator('[data-testid="suite-toggle-oomkilled#1"]').click();
+    expect(await page.locator('[data-testid="suite-answer-oomkilled#1"]').innerText()).toContain('Missed: the fix is a higher memory limit');
+    await shootBothThemes(page, 'suite-job', 200);
+    expect(app.errors).toEqual([]);
+  });
+
+  it('the Run form starts a suite job and goes to its page', async () => {
+    await go(page, '/suites');
+    await page.locator('[data-testid="run-suite"]').waitFor();
+    await page.locator('[data-testid="run-model"]').selectOption('llama3.1:8b');
+    await page.locator('[data-testid="run-backend-url"]').fill(server.h.ollama.url);
+    await page.locator('[data-testid="run-repeat"]').fill('0');
+    await page.locator('[data-testid="run-submit"]').click();
+    expect(await page.locator('.field', { has: page.locator('[data-testid="run-repeat"]') }).locator('.field-error').innerText()).not.toBe('');
+    await page.locator('[data-testid="run-repeat"]').fill('1');
+    // Slow answers, so the page is seen while the run goes on.
+    server.h.ollama.setKnobs({ firstByteDelayMs: 400 });
+    await page.locator('[data-testid="run-submit"]').click();
+    await page.waitForURL(/#\/jobs\/[^/]+$/, { timeout: 15_000 });
+    await page.locator('[data-testid="suite-summary"]').waitFor();
+    // Rows appear live: one is being asked while the earlier ones are already scored.
+    await page.locator('[data-testid="suite-scenario-table"] .badge', { hasText: 'asking…' }).waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="suite-scenario-table"] .badge', { hasText: /pass|fail/ }).first().waitFor({ timeout: 30_000 });
+    await shootBothThemes(page, 'suite-job-running', 100);
+    server.h.ollama.setKnobs({ firstByteDelayMs: 0 });
+    const jobId = decodeURIComponent(new URL(page.url()).hash.replace('#/jobs/', ''));
+    const job = (await apiCall(server, 'GET', `/v1/jobs/${jobId}`)).body as unknown as JobRecord;
+    expect(job.kind).toBe('suite');
+    expect(job.request).toMatchObject({ suite_id: 'starter', agent: 'builtin', backend_url: server.h.ollama.url });
+    // Let it end before the server closes (ten scenarios on the fakes).
+    for (let i = 0; i < 600; i++) {
+      const j = (await apiCall(server, 'GET', `/v1/jobs/${jobId}`)).body as unknown as JobRecord;
+      if (j.status === 'succeeded' || j.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+});

@@ -1,0 +1,216 @@
+import { randomBytes } from 'node:crypto';
+import {
+  APP_TENANT_ID,
+  CreateSuiteInputSchema,
+  STARTER_SUITE_ID,
+  SUITE_FORMAT,
+  SuiteDocumentSchema,
+  type Scenario,
+  type Suite,
+  type SuiteList,
+  type SuiteSummary,
+  type ValidationIssue,
+} from '../../shared';
+import type { Logger } from '../engine/types';
+import { starterSuite } from '../suites/starter';
+import { SuiteStore } from '../suites/suite-store';
+import { ProblemError } from './problem-error';
+import type { SnapshotService } from './snapshots';
+
+/**
+ * Suites as a resource of the install (design §12): list, show, create, delete, export, import.
+ * Like snapshots, suites are install-wide: every tenant may list, read, export and run them; only
+ * the app's own tenant may create, import or delete one. The shipped `starter` suite comes with
+ * the program (its snapshots are stored on first start) and cannot be deleted.
+ */
+
+export type SuiteExport = {
+  format: typeof SUITE_FORMAT;
+  suite: { suite_id: string; name: string; description: string; scenarios: Scenario[] };
+  snapshots: NonNullable<Awaited<ReturnType<SnapshotService['document']>>>[];
+};
+
+export type SuiteService = {
+  list(): Promise<SuiteList>;
+  get(suiteId: string): Promise<Suite>;
+  /** The suite, or undefined (the `suite` job kind looks suites up with this). */
+  find(suiteId: string): Promise<Suite | undefined>;
+  create(tenantId: string, input: unknown): Promise<Suite>;
+  delete(tenantId: string, suiteId: string): Promise<void>;
+  export(suiteId: string): Promise<SuiteExport>;
+  import(tenantId: string, document: unknown): Promise<Suite>;
+};
+
+export type SuiteServiceDeps = { dataDir: string; log: Logger; snapshots: SnapshotService; now?: () => Date };
+
+function requireOwner(tenantId: string): void {
+  if (tenantId !== APP_TENANT_ID) throw suitesForbidden(tenantId);
+}
+
+export function suitesForbidden(tenantId: string): ProblemError {
+  return new ProblemError(
+    403,
+    'forbidden_tenant',
+    `suites are shared by every tenant of this install: only the app's own tenant ('${APP_TENANT_ID}') may create, import or delete one; tenant '${tenantId}' may list, read and export them and run them`,
+  );
+}
+
+function slug(name: string): string {
+  const text = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return text || 'suite';
+}
+
+function summaryOf(suite: Suite): SuiteSummary {
+  const { scenarios, ...rest } = suite;
+  return { ...rest, scenario_count: scenarios.length, tags: [...new Set(scenarios.flatMap((s) => s.tags))].sort() };
+}
+
+export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteService> {
+  const store = new SuiteStore(deps.dataDir, deps.log);
+  await store.load();
+  const now = deps.now ?? (() => new Date());
+  const starter = await installStarter(deps);
+
+  const all = (): Suite[] => [starter, ...store.loaded()];
+  // A snapshot a suite runs on cannot be deleted (409 from DELETE /v1/snapshots/{id}).
+  deps.snapshots.registerUsage((snapshotId) => all().filter((s) => s.scenarios.some((c) => c.snapshot_id === snapshotId)).map((s) => `suite ${s.suite_id}`));
+
+  async function find(suiteId: string): Promise<Suite> {
+    const suite = suiteId === STARTER_SUITE_ID ? starter : await store.get(suiteId);
+    if (!suite) throw new ProblemError(404, 'suite_not_found', `no suite ${suiteId}: list them with benchdesk suites list`);
+    return suite;
+  }
+
+  async function freeId(name: string, wanted?: string): Promise<string> {
+    if (wanted && wanted !== STARTER_SUITE_ID && !(await store.get(wanted))) return wanted;
+    for (;;) {
+      const id = `${slug(name)}-${randomBytes(3).toString('hex')}`;
+      if (!(await store.get(id))) return id;
+    }
+  }
+
+  async function missingSnapshots(scenarios: readonly Scenario[], pathPrefix: string): Promise<ValidationIssue[]> {
+    const issues: ValidationIssue[] = [];
+    for (const [i, s] of scenarios.entries()) {
+      if (!(await deps.snapshots.has(s.snapshot_id))) {
+        issues.push({ path: `${pathPrefix}scenarios.${i}.snapshot_id`, message: `no snapshot ${s.snapshot_id}: record or import it first (benchdesk snapshot list)` });
+      }
+    }
+    return issues;
+  }
+
+  return {
+    async list() {
+      return { suites: [summaryOf(starter), ...(await store.list()).map(summaryOf)] };
+    },
+
+    get: find,
+
+    async find(suiteId) {
+      return suiteId === STARTER_SUITE_ID ? starter : store.get(suiteId);
+    },
+
+    async create(tenantId, input) {
+      requireOwner(tenantId);
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+        throw new ProblemError(400, 'bad_request', 'a suite is a JSON object: {name, description?, scenarios:[...]}');
+      }
+      const parsed = CreateSuiteInputSchema.safeParse(input);
+      if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'suite');
+      const missing = await missingSnapshots(parsed.data.scenarios, '');
+      if (missing.length > 0) throw ProblemError.validation(missing, 'suite');
+      const wanted = parsed.data.suite_id;
+      if (wanted !== undefined && (wanted === STARTER_SUITE_ID || (await store.get(wanted)))) {
+        throw new ProblemError(409, 'suite_exists', `a suite ${wanted} already exists; choose another suite_id or leave it out`);
+      }
+      const suite: Suite = {
+        suite_id: await freeId(parsed.data.name, wanted),
+        name: parsed.data.name,
+        description: parsed.data.description,
+        scenarios: parsed.data.scenarios,
+        read_only: false,
+        created_at: now().toISOString(),
+      };
+      await store.write(suite);
+      deps.log.info('created a suite', { suite_id: suite.suite_id, scenarios: suite.scenarios.length });
+      return suite;
+    },
+
+    async delete(tenantId, suiteId) {
+      requireOwner(tenantId);
+      const suite = await find(suiteId);
+      if (suite.read_only) throw new ProblemError(409, 'suite_read_only', `suite ${suiteId} ships with benchdesk and cannot be deleted`);
+      await store.remove(suiteId);
+      deps.log.info('deleted a suite', { suite_id: suiteId });
+    },
+
+    async export(suiteId) {
+      const suite = await find(suiteId);
+      const ids = [...new Set(suite.scenarios.map((s) => s.snapshot_id))];
+      const snapshots = [];
+      for (const id of ids) {
+        const doc = await deps.snapshots.document(id);
+        if (!doc) throw new ProblemError(409, 'snapshot_not_found', `suite ${suiteId} runs on snapshot ${id}, which is no longer stored`);
+        snapshots.push(doc);
+      }
+      return { format: SUITE_FORMAT, suite: { suite_id: suite.suite_id, name: suite.name, description: suite.description, scenarios: suite.scenarios }, snapshots };
+    },
+
+    async import(tenantId, document) {
+      requireOwner(tenantId);
+      if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+        throw new ProblemError(400, 'bad_request', 'a suite document is a JSON object (what GET /v1/suites/{id}/export answers)');
+      }
+      const parsed = SuiteDocumentSchema.safeParse(document);
+      if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'suite document');
+      const { suite, snapshots } = parsed.data;
+      // Each snapshot keeps its id when free; one already stored with the same content is reused.
+      const ids = new Map<string, string>();
+      for (const [i, snapshot] of snapshots.entries()) {
+        try {
+          const stored = await deps.snapshots.import(APP_TENANT_ID, snapshot);
+          if (snapshot.snapshot_id) ids.set(snapshot.snapshot_id, stored.snapshot_id);
+        } catch (err) {
+          if (err instanceof ProblemError && err.errors) {
+            throw ProblemError.validation(err.errors.map((e) => ({ path: `snapshots.${i}.${e.path}`, message: e.message })), 'suite document');
+          }
+          throw err;
+        }
+      }
+      const imported: Suite = {
+        suite_id: await freeId(suite.name, suite.suite_id),
+        name: suite.name,
+        description: suite.description,
+        scenarios: suite.scenarios.map((s) => ({ ...s, snapshot_id: ids.get(s.snapshot_id) ?? s.snapshot_id })),
+        read_only: false,
+        created_at: now().toISOString(),
+      };
+      await store.write(imported);
+      deps.log.info('imported a suite', { suite_id: imported.suite_id, scenarios: imported.scenarios.length, snapshots: snapshots.length });
+      return imported;
+    },
+  };
+}
+
+/** Stores the starter suite's snapshots (first start, or after an upgrade changed one) and answers the suite as it runs here. */
+async function installStarter(deps: SuiteServiceDeps): Promise<Suite> {
+  const shipped = starterSuite();
+  const ids = new Map<string, string>();
+  for (const doc of shipped.snapshots) {
+    const stored = await deps.snapshots.import(APP_TENANT_ID, doc, { snapshotId: doc.snapshot_id });
+    ids.set(doc.snapshot_id, stored.snapshot_id);
+    if (stored.snapshot_id !== doc.snapshot_id) {
+      deps.log.warn('a starter snapshot id is taken by other content; the starter suite uses a copy', { wanted: doc.snapshot_id, snapshot_id: stored.snapshot_id });
+    }
+  }
+  return {
+    ...shipped.suite,
+    scenarios: shipped.suite.scenarios.map((s) => ({ ...s, snapshot_id: ids.get(s.snapshot_id) ?? s.snapshot_id })),
+  };
+}

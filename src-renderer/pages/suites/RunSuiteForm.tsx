@@ -1,0 +1,136 @@
+import { useState, type FormEvent } from 'react';
+import { useLocation } from 'wouter';
+import { zodIssuesToValidation, SuiteRequestSchema, type Suite, type SuiteRequestInput } from '../../../shared';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { Field } from '../../components/Field';
+import { ModelField } from '../../components/ModelField';
+import { Panel } from '../../components/Page';
+import { ErrorState, Notice } from '../../components/States';
+import { ToggleGroup } from '../../components/ToggleGroup';
+import { formatDph, formatUsd } from '../../lib/format';
+import { useCatalog } from '../../queries/catalog';
+import { useCreateJob } from '../../queries/jobs';
+import { jobPath } from '../../router/routes';
+import { AgentField } from '../launch/AgentField';
+
+type Target = 'backend' | 'marketplace';
+
+/** "Run this suite": model, agent, an existing backend or one rented machine, an optional judge. */
+export function RunSuiteForm({ suite }: { suite: Suite }) {
+  const catalog = useCatalog();
+  const create = useCreateJob();
+  const [, navigate] = useLocation();
+  const [model, setModel] = useState('llama3.1:8b');
+  const [agent, setAgent] = useState('builtin');
+  const [target, setTarget] = useState<Target>('backend');
+  const [backendUrl, setBackendUrl] = useState('http://127.0.0.1:11434');
+  const [template, setTemplate] = useState('');
+  const [maxDph, setMaxDph] = useState('0.5');
+  const [maxCost, setMaxCost] = useState('');
+  const [repeat, setRepeat] = useState('1');
+  const [judgeModel, setJudgeModel] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [confirming, setConfirming] = useState<SuiteRequestInput | null>(null);
+
+  const build = (): SuiteRequestInput => ({
+    suite_id: suite.suite_id,
+    model: model.trim(),
+    agent,
+    repeat: Number(repeat),
+    ...(judgeModel.trim() ? { judge: { model: judgeModel.trim() } } : {}),
+    ...(target === 'backend'
+      ? { backend_url: backendUrl.trim() }
+      : { marketplace: true, template_hash: template.trim(), max_dph: Number(maxDph), ...(maxCost.trim() ? { max_cost_usd: Number(maxCost) } : {}) }),
+  });
+  const launch = (request: SuiteRequestInput) => {
+    create.mutate({ kind: 'suite', request }, { onSuccess: (accepted) => navigate(jobPath(accepted.job_id)) });
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const request = build();
+    const parsed = SuiteRequestSchema.safeParse(request);
+    if (!parsed.success) {
+      setErrors(Object.fromEntries(zodIssuesToValidation(parsed.error.issues).map((i) => [i.path.split('.')[0] ?? '', i.message])));
+      return;
+    }
+    setErrors({});
+    if (target === 'marketplace') setConfirming(request);
+    else launch(request);
+  };
+  const serverErrors = Object.fromEntries((create.error?.problem.errors ?? []).map((i) => [i.path.split('.')[0] ?? '', i.message]));
+  const errorOf = (key: string) => errors[key] ?? serverErrors[key] ?? null;
+  const runs = suite.scenarios.length * (Number(repeat) || 1);
+
+  return (
+    <Panel title="Run this suite" testId="run-suite">
+      <form id="run-suite-form" className="run-suite-form" onSubmit={submit} noValidate>
+        <Field label="Model" error={errorOf('model')}>
+          <ModelField value={model} onChange={setModel} catalog={catalog.data?.models} testId="run-model" />
+        </Field>
+        <AgentField value={agent} error={errorOf('agent')} onChange={setAgent} onBlur={() => undefined} />
+        <div className="run-suite-target">
+          <span className="snapshot-control-label" aria-hidden="true">
+            Where the model runs
+          </span>
+          <ToggleGroup<Target>
+            label="Where the model runs"
+            value={target}
+            onChange={setTarget}
+            testId="run-target"
+            options={[
+              { value: 'backend', label: 'An existing llmserver', testId: 'run-target-backend' },
+              { value: 'marketplace', label: 'Rent one GPU machine', testId: 'run-target-marketplace' },
+            ]}
+          />
+        </div>
+        {target === 'backend' ? (
+          <Field label="llmserver URL" error={errorOf('backend_url')}>
+            <input value={backendUrl} onChange={(e) => setBackendUrl(e.target.value)} data-testid="run-backend-url" />
+          </Field>
+        ) : (
+          <>
+            <Field label="Template hash" hint="The marketplace template that runs Ollama." error={errorOf('template_hash')}>
+              <input value={template} onChange={(e) => setTemplate(e.target.value)} data-testid="run-template" />
+            </Field>
+            <Field label="Highest price ($/h)" error={errorOf('max_dph')}>
+              <input inputMode="decimal" value={maxDph} onChange={(e) => setMaxDph(e.target.value)} data-testid="run-max-dph" />
+            </Field>
+            <Field label="Spend limit ($, optional)" hint="The run stops and the machine is released when it reaches this." error={errorOf('max_cost_usd')}>
+              <input inputMode="decimal" value={maxCost} onChange={(e) => setMaxCost(e.target.value)} data-testid="run-max-cost" />
+            </Field>
+          </>
+        )}
+        <Field label="Runs of each scenario" hint={`${runs} answer${runs === 1 ? '' : 's'} in all`} error={errorOf('repeat')}>
+          <input inputMode="numeric" value={repeat} onChange={(e) => setRepeat(e.target.value)} data-testid="run-repeat" />
+        </Field>
+        <Field label="Judge model (optional)" hint="A second model grades each answer under a fixed rubric, reported apart from the score." error={errorOf('judge')}>
+          <input value={judgeModel} onChange={(e) => setJudgeModel(e.target.value)} placeholder="none" data-testid="run-judge" />
+        </Field>
+        <div className="record-actions">
+          <button type="submit" className="button button-primary" disabled={create.isPending} data-testid="run-submit">
+            {create.isPending ? 'Starting…' : `Run ${suite.scenarios.length} scenario${suite.scenarios.length === 1 ? '' : 's'}`}
+          </button>
+        </div>
+      </form>
+      {create.isError && Object.keys(serverErrors).length === 0 ? <ErrorState error={create.error} testId="run-error" /> : null}
+      {Object.keys(serverErrors).length > 0 ? <Notice tone="error">The server refused the run: {Object.entries(serverErrors).map(([k, v]) => `${k}: ${v}`).join('; ')}</Notice> : null}
+      <ConfirmDialog
+        open={confirming !== null}
+        title="Rent a machine for this suite?"
+        confirmLabel="Rent and run"
+        busy={create.isPending}
+        onCancel={() => setConfirming(null)}
+        onConfirm={() => {
+          if (confirming) launch(confirming);
+          setConfirming(null);
+        }}
+        testId="run-confirm"
+      >
+        <p>
+          One machine at up to {formatDph(Number(maxDph))} is rented for the whole suite ({runs} answers), and released when it ends, fails or is cancelled.
+          {maxCost.trim() ? ` The run stops at ${formatUsd(Number(maxCost))}.` : ' No spend limit is set beyond the default one in Settings.'}
+        </p>
+      </ConfirmDialog>
+    </Panel>
+  );
+}
