@@ -7,6 +7,7 @@ import { ErrorState, Loading } from '../../components/States';
 import { formatDph, formatGb, formatUsd } from '../../lib/format';
 import { useCatalog } from '../../queries/catalog';
 import { useEstimate } from '../../queries/estimate';
+import { useSuites } from '../../queries/suites';
 import { useCreateSweep } from '../../queries/sweeps';
 import { sweepPath } from '../../router/routes';
 import { gpuChoices, preflight } from './sweep-model';
@@ -30,6 +31,7 @@ function parseLevels(text: string): number[] | null {
 export function SweepForm({ onDone }: { onDone?: () => void }) {
   const [, navigate] = useLocation();
   const catalog = useCatalog();
+  const suites = useSuites();
   const create = useCreateSweep();
   const [name, setName] = useState('');
   const [models, setModels] = useState<string[]>([]);
@@ -179,8 +181,15 @@ export function SweepForm({ onDone }: { onDone?: () => void }) {
               <input type="checkbox" checked={runSuite} onChange={(e) => setRunSuite(e.target.checked)} data-testid="sweep-run-suite" />
               <span>A suite (accuracy, $ per correct answer)</span>
             </label>
-            <Field label="Suite" error={errors.suite_id ?? null}>
-              <input value={suiteId} disabled={!runSuite} onChange={(e) => setSuiteId(e.target.value)} data-testid="sweep-suite" />
+            <Field label="Suite" error={errors.suite_id ?? (suites.isError ? `The suites could not be read: ${suites.error.message}` : null)}>
+              <select value={suiteId} disabled={!runSuite} onChange={(e) => setSuiteId(e.target.value)} data-testid="sweep-suite">
+                {(suites.data?.suites ?? [{ suite_id: suiteId, name: suiteId, scenario_count: 0 }]).map((s) => (
+                  <option key={s.suite_id} value={s.suite_id}>
+                    {s.name}
+                    {s.scenario_count > 0 ? ` (${s.scenario_count} scenario${s.scenario_count === 1 ? '' : 's'})` : ''}
+                  </option>
+                ))}
+              </select>
             </Field>
           </div>
           <div className="check-field">
