@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_FAKE_MODELS } from '../test/fakes/ollama';
@@ -104,6 +105,14 @@ describe('Sweeps page', () => {
     await page.keyboard.press('Enter');
     expect(await page.locator('[data-testid="sweep-cell-detail"]').innerText()).toMatch(/qwen2\.5:7b on RTX 3090[\s\S]*correct/);
     await shootBothThemes(page, 'sweeps-finished');
+    // Accessibility of the finished sweep's page, in both themes: no serious or critical violation.
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.waitForTimeout(200);
+      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      const blocking = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+      expect(blocking, scheme).toEqual([]);
+    }
     expect(app.errors).toEqual([]);
   });
 });

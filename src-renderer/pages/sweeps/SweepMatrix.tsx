@@ -69,13 +69,17 @@ export function SweepMatrix({ sweep, metric, selected, onSelect }: { sweep: Swee
                       style={style}
                       onClick={() => onSelect(index)}
                       aria-pressed={selected === index}
-                      aria-label={`${model} on ${gpu}: ${figure(cell, metric)}${cell.reason ? `, ${cell.reason}` : ''}`}
                       title={cell.reason}
                       data-testid={`sweep-cell-${index}`}
                       data-status={cell.status}
                     >
+                      {/* The accessible name is what is shown, with the cell's model and GPU before it. */}
+                      <span className="visually-hidden">
+                        {model} on {gpu}:{' '}
+                      </span>
                       <span className="sweep-cell-figure">{figure(cell, metric)}</span>
                       <span className="sweep-cell-sub">{subline(cell, metric)}</span>
+                      {cell.reason ? <span className="visually-hidden">, {cell.reason}</span> : null}
                     </button>
                   </td>
                 );
