@@ -257,6 +257,24 @@ describe('sweep engine', () => {
     expect(second.jobs[0]?.tag).toBe(`${created.sweep_id}-g0-a1:1:suite`);
   });
 
+  it('recovery without resuming (a CLI command in its own process) releases the machine and leaves the sweep for the next start', async () => {
+    const clock = { t: 0 };
+    const first = await setup({ clock, runner: fakeRunner(clock, { auto: false }) });
+    const created = await first.engine.create('default', { ...base, models: ['small:1b'], gpus: ['RTX 3090'], suite_id: 'starter' });
+    await waitFor(() => first.jobs[0]?.resolve !== undefined);
+    await first.store.flush();
+    const cli = await setup({ dir: first.dir, clock });
+    expect(await cli.engine.recover({ resume: false })).toEqual({ resumed: 0, released: 1 });
+    expect(cli.rents).toHaveLength(0);
+    const left = await cli.engine.get('default', created.sweep_id);
+    expect(left.status).toBe('running');
+    expect(left.cells[0]?.status).toBe('pending');
+    // The next server start resumes it.
+    const server = await setup({ dir: first.dir, clock });
+    expect(await server.engine.recover()).toEqual({ resumed: 1, released: 0 });
+    expect((await finished(server.engine, created.sweep_id)).status).toBe('succeeded');
+  });
+
   it('after a crash between a job submission and its record, the job is found by its key, recorded and cancelled', async () => {
     const clock = { t: 0 };
     const first = await setup({ clock, runner: fakeRunner(clock, { auto: false }) });

@@ -227,7 +227,7 @@ export class SweepEngine {
    * released (by id, or by label when the rent's answer was never recorded), its interrupted cells
    * set back to pending, and runs again with its unfinished cells; queued sweeps start.
    */
-  async recover(): Promise<{ resumed: number; released: number }> {
+  async recover(options: { resume?: boolean } = {}): Promise<{ resumed: number; released: number }> {
     let released = 0;
     let resumed = 0;
     for (const sweep of await this.options.store.list()) {
@@ -276,6 +276,8 @@ export class SweepEngine {
         });
         s.message = 'resumed after a server stop';
       });
+      // `resume: false` (a CLI command in its own process): machines released, the sweep left for the next server start.
+      if (options.resume === false) continue;
       this.start(sweep.sweep_id, sweep.tenant_id);
       resumed++;
     }
