@@ -85,6 +85,10 @@ const RULES: readonly Rule[] = [
     say: (m, name) => `${name} '${m[1]}' is not in the marketplace catalog, so the GPU memory it needs is unknown: pick a catalog model (the Models page lists them) or add it to the catalog`,
   },
   { pattern: /^unknown agent '([^']+)'; available: (.*)$/, say: (m, name) => `${name} '${m[1]}' is not registered here; the agents are: ${m[2]}` },
+  { pattern: /^is a list of levels(.*)$/, say: (m, name) => `${name} must be a list of levels${m[1] ?? ''}` },
+  { pattern: /^needs at least one level$/, say: (_m, name) => `${name} needs at least one level` },
+  { pattern: /^lists level (\d+) twice$/, say: (m, name) => `${name} lists level ${m[1]} twice` },
+  { pattern: /^must be at least the largest concurrency level: (.*)$/, say: (m, name) => `${name} must be at least the largest concurrency level (${m[1]})` },
   { pattern: /^\d+ more issue\(s\) not listed$/, say: (m) => m[0] },
 ];
 

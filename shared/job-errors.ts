@@ -75,6 +75,10 @@ export const JOB_ERROR_WORDING: Readonly<Record<string, JobErrorWording>> = {
     title: 'No marketplace key',
     next: 'Set VAST_API_KEY for the server (or add the key in Settings in the desktop app), then run the job again.',
   },
+  serving_failed: {
+    title: 'Every serving request failed',
+    next: 'Nothing could be measured; the error is the first request’s failure (often a model the llmserver does not have, or a server that refuses the load). The serving.level events show each level.',
+  },
 };
 
 /** The wording for a job's error_code, or null for none or an unknown code. */

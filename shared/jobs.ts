@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { AgenticAgentRequestSchema, BenchmarkRequestSchema, LlmInstanceRequestSchema, SuiteRequestSchema } from './requests';
-import { AgenticAgentResultSchema, BenchmarkResultSchema, LlmInstanceResultSchema, SuiteResultSchema } from './results';
+import { AgenticAgentRequestSchema, BenchmarkRequestSchema, LlmInstanceRequestSchema, ServingBenchmarkRequestSchema, SuiteRequestSchema } from './requests';
+import { AgenticAgentResultSchema, BenchmarkResultSchema, LlmInstanceResultSchema, ServingBenchmarkResultSchema, SuiteResultSchema } from './results';
 
-/** The job kinds of design §4 and §12 (`suite`). Deprecated route aliases map onto these. */
-export const JOB_KINDS = ['agentic-agent', 'benchmark', 'llm-instance', 'suite'] as const;
+/** The job kinds of design §4, §12 (`suite`) and §13 (`serving-benchmark`). Deprecated route aliases map onto these. */
+export const JOB_KINDS = ['agentic-agent', 'benchmark', 'llm-instance', 'suite', 'serving-benchmark'] as const;
 export const JobKindSchema = z.enum(JOB_KINDS);
 export type JobKind = z.infer<typeof JobKindSchema>;
 
@@ -89,6 +89,7 @@ export const StoredRequestSchemas = {
   benchmark: storedRequest(BenchmarkRequestSchema.shape),
   'llm-instance': storedRequest(LlmInstanceRequestSchema.shape),
   suite: storedRequest(SuiteRequestSchema.shape),
+  'serving-benchmark': storedRequest(ServingBenchmarkRequestSchema.shape),
 } as const;
 
 /** The fields every job record has, in the order they are written. */
@@ -118,9 +119,10 @@ export const AgenticAgentJobRecordSchema = jobRecordOf('agentic-agent', StoredRe
 export const BenchmarkJobRecordSchema = jobRecordOf('benchmark', StoredRequestSchemas.benchmark, BenchmarkResultSchema);
 export const LlmInstanceJobRecordSchema = jobRecordOf('llm-instance', StoredRequestSchemas['llm-instance'], LlmInstanceResultSchema);
 export const SuiteJobRecordSchema = jobRecordOf('suite', StoredRequestSchemas.suite, SuiteResultSchema);
+export const ServingBenchmarkJobRecordSchema = jobRecordOf('serving-benchmark', StoredRequestSchemas['serving-benchmark'], ServingBenchmarkResultSchema);
 
 /** A job: request and result typed by `kind`. */
-export const JobRecordSchema = z.discriminatedUnion('kind', [AgenticAgentJobRecordSchema, BenchmarkJobRecordSchema, LlmInstanceJobRecordSchema, SuiteJobRecordSchema]);
+export const JobRecordSchema = z.discriminatedUnion('kind', [AgenticAgentJobRecordSchema, BenchmarkJobRecordSchema, LlmInstanceJobRecordSchema, SuiteJobRecordSchema, ServingBenchmarkJobRecordSchema]);
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 export type JobRecordOf<K extends JobKind> = Extract<JobRecord, { kind: K }>;
 

@@ -25,6 +25,7 @@ import {
   type BenchmarkRequestInput,
   type LlmInstanceRequestInput,
   type SuiteRequestInput,
+  type ServingBenchmarkRequestInput,
 } from './requests';
 import {
   ApiTokenResponseSchema,
@@ -687,7 +688,8 @@ export type CreateJobInput =
   | { kind: 'benchmark'; request: BenchmarkRequestInput; idempotency_key?: string }
   | { kind: 'agentic-agent'; request: AgenticAgentRequestInput; idempotency_key?: string }
   | { kind: 'llm-instance'; request: LlmInstanceRequestInput; idempotency_key?: string }
-  | { kind: 'suite'; request: SuiteRequestInput; idempotency_key?: string };
+  | { kind: 'suite'; request: SuiteRequestInput; idempotency_key?: string }
+  | { kind: 'serving-benchmark'; request: ServingBenchmarkRequestInput; idempotency_key?: string };
 
 /**
  * What callers pass: the domain schemas' input types (richer than the envelope schemas, which
@@ -783,6 +785,22 @@ export function pathFields(name: OperationName): readonly string[] {
   }
   return fields;
 }
+
+/**
+ * What the createJob route of one kind (`POST /v1/jobs/<kind>`) adds to createJob's own description
+ * and errors: the OpenAPI document and docs/api.md show it on that route.
+ */
+export const JOB_KIND_DOCS: Readonly<Partial<Record<JobKind, { readonly description: string; readonly errors?: Readonly<Record<number, string>> }>>> = {
+  'serving-benchmark': {
+    description:
+      'How fast an llmserver serves `model` under concurrent load: for each `concurrency` level in turn, exactly that many streamed /api/chat requests stay in flight until `requests_per_level` have finished (after `warmup_requests` that are left out). ' +
+      "The result gives each level's TTFT, TPOT, ITL and end-to-end latency (mean, p50, p90, p99, as vLLM's benchmark_serving defines them), request and token throughput, the server's own tokens/s, " +
+      "and on a rented machine (`marketplace: true`) the $ per million output tokens from the machine's $/h; `best` names the fastest and the cheapest level. Each finished level is a `serving.level` event.",
+    errors: {
+      422: 'Besides the common rules: a concurrency level below 1, `concurrency` not a list, a level listed twice, `requests_per_level` below the largest level, or `output_tokens` below 1',
+    },
+  },
+};
 
 /** The job kinds a createJob path accepts, with the deprecated aliases (same kind, successor path). */
 export const JOB_KIND_ALIASES: readonly { path: string; kind: JobKind; successor: string }[] = [

@@ -268,12 +268,73 @@ export const SuiteRequestSchema = z
 export type SuiteRequest = z.infer<typeof SuiteRequestSchema>;
 export type SuiteRequestInput = z.input<typeof SuiteRequestSchema>;
 
+// ---------------------------------------------------------------------------------------------
+// serving-benchmark (design §13): concurrent streamed requests at each concurrency level
+
+export const SERVING_DEFAULTS = {
+  concurrency: [1, 2, 4, 8],
+  requests_per_level: 32,
+  prompt_tokens: 256,
+  output_tokens: 128,
+  warmup_requests: 2,
+} as const;
+/** Bounds that keep one job finite on any machine (a level of 1,024 streams is already far past what one GPU serves). */
+export const SERVING_LIMITS = { concurrency: 1024, levels: 16, requests_per_level: 100_000, prompt_tokens: 32_768, output_tokens: 32_768, warmup_requests: 1_000 } as const;
+
+export const ServingBenchmarkRequestSchema = z
+  .object({
+    ...marketplaceFields,
+    ...backendFields,
+    model: ModelNameSchema,
+    concurrency: z
+      .array(z.number().int().min(1).max(SERVING_LIMITS.concurrency), {
+        error: (issue) => (issue.input === undefined ? undefined : 'is a list of levels, e.g. [1, 2, 4, 8]'),
+      })
+      .min(1, 'needs at least one level')
+      .max(SERVING_LIMITS.levels)
+      .default([...SERVING_DEFAULTS.concurrency])
+      .describe('requests in flight at each level, run one level after another in this order'),
+    requests_per_level: z
+      .number()
+      .int()
+      .min(1)
+      .max(SERVING_LIMITS.requests_per_level)
+      .default(SERVING_DEFAULTS.requests_per_level)
+      .describe('measured requests of each level, at least the largest concurrency'),
+    prompt_tokens: z.number().int().min(1).max(SERVING_LIMITS.prompt_tokens).default(SERVING_DEFAULTS.prompt_tokens).describe('about how many tokens each prompt has'),
+    output_tokens: z
+      .number()
+      .int()
+      .min(1)
+      .max(SERVING_LIMITS.output_tokens)
+      .default(SERVING_DEFAULTS.output_tokens)
+      .describe('tokens each request generates: sent as options.num_predict'),
+    warmup_requests: z.number().int().min(0).max(SERVING_LIMITS.warmup_requests).default(SERVING_DEFAULTS.warmup_requests).describe('requests run before each level and left out of its figures'),
+    marketplace_stop_instance: z.boolean().default(true),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    const issues = marketplaceIssues(v);
+    const seen = new Set<number>();
+    v.concurrency.forEach((c, i) => {
+      if (seen.has(c)) issues.push({ path: ['concurrency', i], message: `lists level ${c} twice` });
+      seen.add(c);
+    });
+    const top = Math.max(...v.concurrency);
+    if (v.requests_per_level < top) {
+      issues.push({ path: ['requests_per_level'], message: `must be at least the largest concurrency level: level ${top} keeps ${top} requests in flight` });
+    }
+    addIssues(ctx, issues);
+  });
+export type ServingBenchmarkRequest = z.infer<typeof ServingBenchmarkRequestSchema>;
+export type ServingBenchmarkRequestInput = z.input<typeof ServingBenchmarkRequestSchema>;
 
 export const JOB_REQUEST_SCHEMAS = {
   'agentic-agent': AgenticAgentRequestSchema,
   benchmark: BenchmarkRequestSchema,
   'llm-instance': LlmInstanceRequestSchema,
   suite: SuiteRequestSchema,
+  'serving-benchmark': ServingBenchmarkRequestSchema,
 } as const;
 
 export type JobRequestByKind = {
@@ -281,4 +342,5 @@ export type JobRequestByKind = {
   benchmark: BenchmarkRequest;
   'llm-instance': LlmInstanceRequest;
   suite: SuiteRequest;
+  'serving-benchmark': ServingBenchmarkRequest;
 };

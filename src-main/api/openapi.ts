@@ -5,6 +5,7 @@ import {
   BACKEND_URL_DESCRIPTION,
   BackendUrlSchema,
   JOB_KINDS,
+  JOB_KIND_DOCS,
   JOB_KIND_ALIASES,
   JOB_REQUEST_SCHEMAS,
   JobEventSchema,
@@ -17,6 +18,7 @@ import {
   ProblemSchema,
   StreamResetSchema,
   WHOLE_NUMBER_PARAMS,
+  type JobKind,
   type OperationDef,
   type OperationName,
 } from '../../shared';
@@ -269,7 +271,10 @@ function describeOperation(op: OperationDef | null, info: RouteInfo): string {
   const own = op?.description ?? info.description ?? '';
   const stream = op ? sameRouteStream(op) : undefined;
   const withStream = stream ? `${own} With \`Accept: text/event-stream\`: ${(OPERATIONS[stream] as OperationDef).description}` : own;
-  if (info.kind && !info.alias) return `Submit a \`${info.kind}\` job. ${withStream}`;
+  if (info.kind && !info.alias) {
+    const kindDocs = JOB_KIND_DOCS[info.kind as JobKind];
+    return `Submit a \`${info.kind}\` job. ${kindDocs ? `${kindDocs.description} ` : ''}${withStream}`;
+  }
   if (info.successor) return `Deprecated alias of \`${info.successor}\` (answers with Deprecation and a successor Link); same behaviour. ${withStream}`;
   return withStream;
 }
@@ -331,7 +336,8 @@ function finishOperation(method: string, path: string, operation: Json, info: Ro
 
   const statuses = commonErrorStatuses(op, method, path);
   const specific = new Map<string, string[]>();
-  for (const source of [op, streamOp]) {
+  const kindErrors = routeInfo.kind && !routeInfo.alias ? JOB_KIND_DOCS[routeInfo.kind as JobKind]?.errors : undefined;
+  for (const source of [op, streamOp, kindErrors ? { errors: kindErrors } : null]) {
     for (const [code, why] of Object.entries(source?.errors ?? {})) {
       statuses.add(code);
       specific.set(code, [...(specific.get(code) ?? []), why]);

@@ -8,6 +8,7 @@ import { ROOT, ensureWrk } from './processes';
 import { runBareTlsChild, runReplayBench, runReplayChild } from './replay-bench';
 import { Report } from './report';
 import { benchBundle, benchJobsRender, benchRunMemory, benchStartup } from './server-bench';
+import { runServingBench } from './serving-bench';
 import { prefillDataDir, runStoreBench } from './store-bench';
 import { runSweepBench } from './sweep-bench';
 
@@ -17,7 +18,7 @@ import { runSweepBench } from './sweep-bench';
  * `--quick` ~1 min with smaller sizes and 16 connections only). Nothing here asserts a time.
  *
  *   --quick           smaller sizes, shorter runs
- *   --only=a,b        sections: http, store, startup, memory, engine, replay, renderer, sweeps
+ *   --only=a,b        sections: http, store, startup, memory, engine, replay, renderer, serving, sweeps
  *   --cpu-prof=DIR    run the HTTP scenarios' server under --cpu-prof, profiles into DIR
  */
 const args = process.argv.slice(2);
@@ -85,6 +86,10 @@ async function main(): Promise<void> {
       console.log('\n# snapshot replay: 1,000 pods over HTTPS on loopback');
       const wrk = ensureWrk();
       await runReplayBench(report, { wrk: 'missing' in wrk ? null : wrk.path, seconds: quick ? 2 : 3, root });
+    }
+    if (want('serving')) {
+      console.log('\n# serving benchmark: accuracy against a backend of known timing, and the generator ceiling');
+      await runServingBench(report, { quick });
     }
     if (want('sweeps')) {
       console.log('\n# sweeps: the engine’s own CPU per cell against the fakes');

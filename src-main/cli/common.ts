@@ -98,7 +98,13 @@ export async function withConnectionOpen<T>(options: ConnectionOptions, purpose:
   }
 }
 
-export type SubmitOptions = { json: boolean; wait: boolean; cancelOnInterrupt: boolean };
+export type SubmitOptions = {
+  json: boolean;
+  /** With --json, a succeeded job prints its `result` alone (a failed one still prints the whole record). */
+  jsonResult?: boolean;
+  wait: boolean;
+  cancelOnInterrupt: boolean;
+};
 
 /** createJob, then follow it (or print its id with --no-wait). */
 export async function submitAndFollow(conn: Connection, input: CreateJobInput, options: SubmitOptions): Promise<ExitCode> {
@@ -121,7 +127,7 @@ export async function submitAndFollow(conn: Connection, input: CreateJobInput, o
     return early ? EXIT.interrupted : EXIT.ok;
   }
   note(err.dim(`job ${accepted.job_id} accepted (${input.kind})`));
-  return followJob(conn, accepted.job_id, { json: options.json, cancelOnInterrupt: options.cancelOnInterrupt, interrupted: early });
+  return followJob(conn, accepted.job_id, { json: options.json, ...(options.jsonResult ? { jsonResult: true } : {}), cancelOnInterrupt: options.cancelOnInterrupt, interrupted: early });
 }
 
 /** `Examples:` help text, shown after the options. */

@@ -26,6 +26,11 @@ const OPTION_OF_FIELD: Record<string, string> = {
   scenario_ids: '--scenario',
   repeat: '--repeat',
   max_cost_usd: '--max-cost',
+  concurrency: '--concurrency',
+  requests_per_level: '--requests',
+  prompt_tokens: '--prompt-tokens',
+  output_tokens: '--output-tokens',
+  warmup_requests: '--warmup',
 };
 
 /** The options as the validation wording names them; --marketplace-reliability is a percentage, sent as a fraction. */

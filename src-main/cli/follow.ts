@@ -8,6 +8,8 @@ import { printResult } from './render';
 
 export type FollowOptions = {
   json: boolean;
+  /** With `json`: a succeeded job prints its `result` alone; any other end prints the whole record (its error). */
+  jsonResult?: boolean;
   /** On Ctrl-C, also cancel a job that runs on the app (an in-process job is always cancelled). */
   cancelOnInterrupt: boolean;
   /** Ctrl-C was pressed while the job was being submitted: act on it at once. */
@@ -89,7 +91,7 @@ export async function followJob(conn: Connection, jobId: string, options: Follow
     if (interrupted === 'detach') return EXIT.interrupted;
 
     const job = await client.getJob({ job_id: jobId });
-    if (options.json) printJson(job);
+    if (options.json) printJson(options.jsonResult && job.status === 'succeeded' ? job.result : job);
     if (interrupted === 'cancel') {
       note(err.yellow(`job ${jobId} ${job.status === 'cancelled' ? 'was cancelled' : `ended ${job.status}`}; ${releaseNote(job)}`));
       return EXIT.interrupted;

@@ -8,6 +8,7 @@ import { marketplaceListModelsCommand } from './commands/marketplace-list-models
 import { runAgenticAgentCommand } from './commands/run-agentic-agent';
 import { runBenchmarkCommand } from './commands/run-benchmark';
 import { runLlmserverInstanceCommand } from './commands/run-llmserver-instance';
+import { runServingBenchmarkCommand } from './commands/run-serving-benchmark';
 import { snapshotCommand } from './commands/snapshot';
 import { agentsCommand } from './commands/agents';
 import { templatesCommand } from './commands/templates';
@@ -72,6 +73,7 @@ export function buildCli(setExit: (code: number) => void): Command {
     templatesCommand(setExit),
     runSuiteCommand(setExit),
     suitesCommand(setExit),
+    runServingBenchmarkCommand(setExit),
     runSweepCommand(setExit),
     sweepsCommand(setExit),
   ] as CommandUnknownOpts[];

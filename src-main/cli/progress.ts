@@ -1,6 +1,7 @@
 import ora, { type Ora } from 'ora';
 import type { JobEvent, JobRecord } from '../../shared';
 import { err, formatClock, formatDuration, formatUsd } from './output';
+import { servingLevelLine } from './render-serving';
 import { scenarioLine } from './suites/scenario-line';
 
 /**
@@ -165,6 +166,11 @@ function spinnerView(state: ProgressState): ProgressView {
       if (scored !== null) {
         spinner.clear();
         process.stderr.write(`${scored}\n`);
+      }
+      // A finished serving level stays on screen above the spinner: the run's table, live.
+      if (e.event === 'serving.level' && e.status !== 'started') {
+        spinner.clear();
+        process.stderr.write(`${servingLevelLine(e.labels)}\n`);
       }
       render();
     },

@@ -1,6 +1,7 @@
 import { jobErrorWording, type AgentResult, type BenchmarkResult, type JobEvent, type JobRecord, type LlmInstanceResult, type ModelEntry } from '../../shared';
 import { formatAge, formatBytes, formatDuration, formatUsd, out, print, table } from './output';
 import { printSuiteResult } from './suites/render-suite';
+import { printServingResult } from './render-serving';
 
 /** Human-readable renderings of the API's records (everything --json does not print). */
 
@@ -142,6 +143,7 @@ export function printResult(job: JobRecord): void {
   if (job.kind === 'benchmark') printBenchmarkResult(job.result, job.job_id);
   else if (job.kind === 'agentic-agent') printAgentResult(job.result, job.job_id);
   else if (job.kind === 'suite') printSuiteResult(job.result);
+  else if (job.kind === 'serving-benchmark') printServingResult(job.result);
   else printLlmInstanceResult(job.result);
 }
 

@@ -5,6 +5,7 @@ import type { AnyJobHandler, Logger } from '../engine/types';
 import { agenticAgentWorkflow } from '../engine/workflows/agentic-agent';
 import { benchmarkWorkflow } from '../engine/workflows/benchmark';
 import { llmInstanceWorkflow } from '../engine/workflows/llm-instance';
+import { servingBenchmarkWorkflow } from '../engine/workflows/serving-benchmark';
 import { suiteWorkflow } from '../engine/workflows/suite';
 import type { SuiteSource } from '../engine/workflows/suite';
 import type { MarketplaceDeps } from '../engine/workflows/marketplace-instance';
@@ -73,7 +74,7 @@ export function createWorkflows(deps: WorkflowDeps): AnyJobHandler[] {
     ...deps.marketplace,
   };
   const agentDeps = { agents, env: deps.env, snapshots: deps.snapshots };
-  const workflows: AnyJobHandler[] = [llmInstanceWorkflow(marketplace), agenticAgentWorkflow(agentDeps), benchmarkWorkflow({ ...agentDeps, ...marketplace })];
+  const workflows: AnyJobHandler[] = [llmInstanceWorkflow(marketplace), agenticAgentWorkflow(agentDeps), benchmarkWorkflow({ ...agentDeps, ...marketplace }), servingBenchmarkWorkflow(marketplace)];
   if (deps.suites) workflows.push(suiteWorkflow({ ...agentDeps, ...marketplace, suites: deps.suites }));
   return workflows;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   JOB_KINDS,
+  JOB_KIND_DOCS,
   JOB_KIND_ALIASES,
   JOB_REQUEST_SCHEMAS,
   JOB_RESULT_SCHEMAS,
@@ -162,9 +163,13 @@ function operationSection(name: OperationName): string {
   if (errors.length > 0) lines.push('Errors of this operation (besides the ones every route can answer):', '', ...errors.map(([code, why]) => `- **${code}**: ${why}`), '');
   if (name === 'createJob') {
     lines.push('`Idempotency-Key`: 1–255 printable ASCII characters without spaces. Answers carry `Location` and, for a replay, `Idempotent-Replayed: true`.', '');
-    for (const kind of JOB_KINDS) lines.push(`Body for \`${kind}\`:`, '', fieldTable(JOB_REQUEST_SCHEMAS[kind], 'input'));
+    for (const kind of JOB_KINDS) {
+      lines.push(`Body for \`${kind}\`:`, '', fieldTable(JOB_REQUEST_SCHEMAS[kind], 'input'));
+      const kindDocs = JOB_KIND_DOCS[kind];
+      if (kindDocs) lines.push(kindDocs.description, '', ...Object.entries(kindDocs.errors ?? {}).map(([code, why]) => `- **${code}**: ${why}`), '');
+    }
     lines.push(
-      '`llm-instance` and `benchmark`: with `marketplace: true`, `template_hash`, `max_dph` (above 0 and at least `min_dph`) and `model` are required and `backend_url` must be absent; otherwise `backend_url` is required. `agent` names an agent the server knows (the OpenAPI document lists them).',
+      '`llm-instance`, `benchmark` and `serving-benchmark`: with `marketplace: true`, `template_hash`, `max_dph` (above 0 and at least `min_dph`) and `model` are required and `backend_url` must be absent; otherwise `backend_url` is required. `agent` names an agent the server knows (the OpenAPI document lists them).',
       '',
     );
   } else {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Redactor } from './redact';
+import { Redactor, sealSecrets } from './redact';
 
 describe('Redactor', () => {
   const redactor = Redactor.forRequest({ backend_url: 'http://alice:p%40ss-w0rd-1@10.0.0.5:11434', nested: { api_token: 'tok-1234567' }, model: 'llama3' });
@@ -15,5 +15,13 @@ describe('Redactor', () => {
     expect(redactor.text('model llama3 answered')).toBe('model llama3 answered');
     const short = Redactor.forRequest({ backend_url: 'http://u:pw@h' });
     expect(short.text('pw at http://u:pw@h')).toBe('pw at http://u:***@h');
+  });
+});
+
+describe('sealSecrets', () => {
+  it('keeps counts of LLM tokens (prompt_tokens, output_tokens) and still seals token strings', () => {
+    const { value, secrets } = sealSecrets({ prompt_tokens: 256, output_tokens: 128, api_token: 'tok-1234567', refresh_tokens: 'abc' });
+    expect(value).toEqual({ prompt_tokens: 256, output_tokens: 128, api_token: '[redacted]', refresh_tokens: '[redacted]' });
+    expect(secrets.map((s) => s.path)).toEqual([['api_token'], ['refresh_tokens']]);
   });
 });

@@ -2,6 +2,8 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const SECRET_KEY = /(token|secret|password|api[_-]?key|authorization)/i;
+/** Counts of LLM tokens (prompt_tokens, output_tokens, eval tokens) are numbers, not credentials. */
+const TOKEN_COUNT_KEY = /_tokens$/i;
 const REDACTED = '[redacted]';
 
 // userinfo of a URL with a scheme: greedy up to the last "@" before the path, as URL parsers read
@@ -117,7 +119,7 @@ function seal(value: unknown, at: SecretPath, secrets: Sealed['secrets']): unkno
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (SECRET_KEY.test(k) && v != null) {
+      if (SECRET_KEY.test(k) && !(TOKEN_COUNT_KEY.test(k) && typeof v === 'number') && v != null) {
         secrets.push({ path: [...at, k], value: v });
         out[k] = REDACTED;
       } else {

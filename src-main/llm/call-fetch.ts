@@ -20,6 +20,8 @@ export interface CallFetchOptions {
   timeoutMs: number;
   /** `deadline` bounds the whole call; `idle` bounds each wait for the next bytes (streams). */
   timeoutMode: 'deadline' | 'idle';
+  /** Told just before the request is handed to fetch (its body built): a benchmark's "request sent". */
+  onSend?: (() => void) | undefined;
 }
 
 /**
@@ -30,8 +32,12 @@ export interface CallFetchOptions {
  * console.log on non-JSON bodies), and aborts or timeouts while the body is read.
  * `release()` ends whatever the call left open.
  */
+/** How long, and how much, release() reads of a body left unread before it aborts it. */
+const DRAIN_MS = 1000;
+const DRAIN_BYTES = 64 * 1024;
+
 export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; release: () => void } {
-  const { baseFetch, serverUrl, signal, timeoutMs, timeoutMode } = options;
+  const { baseFetch, serverUrl, signal, timeoutMs, timeoutMode, onSend } = options;
   const active = new Set<() => void>();
 
   const callFetch: FetchFn = async (input, init) => {
@@ -67,9 +73,12 @@ export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; re
       innerSignal?.removeEventListener('abort', onInnerAbort);
       active.delete(release);
     };
+    // Set once the body streams: what release() does with a body the consumer left unread.
+    let drainBody: (() => void) | null = null;
     const release = () => {
       cleanup();
-      abortWith(new LlmAbortedError(serverUrl));
+      if (drainBody && !controller.signal.aborted) drainBody();
+      else abortWith(new LlmAbortedError(serverUrl));
     };
     active.add(release);
     if (signal?.aborted) onCallerAbort();
@@ -83,6 +92,7 @@ export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; re
 
     let response: Response;
     try {
+      onSend?.();
       response = await baseFetch(input, { ...init, signal: controller.signal });
     } catch (error) {
       cleanup();
@@ -106,6 +116,27 @@ export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; re
       return response;
     }
     const reader = response.body.getReader();
+    // A stream read up to its done line still has the end of the HTTP body in flight: reading that
+    // (briefly, a little) lets the connection go back to the pool for the next call instead of being
+    // torn down; a body that goes on streaming is aborted as before.
+    drainBody = () => {
+      let bytes = 0;
+      const stop = setTimeout(() => abortWith(new LlmAbortedError(serverUrl)), DRAIN_MS);
+      const next = (): void => {
+        reader.read().then(
+          ({ done, value }) => {
+            bytes += value?.byteLength ?? 0;
+            if (done) clearTimeout(stop);
+            else if (bytes > DRAIN_BYTES) {
+              clearTimeout(stop);
+              abortWith(new LlmAbortedError(serverUrl));
+            } else next();
+          },
+          () => clearTimeout(stop),
+        );
+      };
+      next();
+    };
     const body = new ReadableStream<Uint8Array>({
       async pull(streamController) {
         try {

@@ -89,6 +89,8 @@ export interface ChatRequest {
   timeoutMs?: number;
   /** Streamed text as it arrives (content and/or thinking deltas). */
   onDelta?: (delta: { content?: string; thinking?: string }) => void;
+  /** Told when the request is handed to the network, its body built (what "request sent" means when timing it). */
+  onSend?: () => void;
   think?: boolean;
 }
 

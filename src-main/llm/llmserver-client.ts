@@ -65,6 +65,7 @@ export interface LoadOptions extends CallOptions {
 
 interface InternalCall extends CallOptions {
   timeoutMode?: 'deadline' | 'idle';
+  onSend?: (() => void) | undefined;
 }
 
 export class LlmServerClient implements LlmChat {
@@ -181,6 +182,7 @@ export class LlmServerClient implements LlmChat {
       signal: request.signal,
       timeoutMs: request.timeoutMs ?? (stream ? DEFAULT_STREAM_IDLE_TIMEOUT_MS : DEFAULT_LONG_CALL_TIMEOUT_MS),
       timeoutMode: stream ? 'idle' : 'deadline',
+      onSend: request.onSend,
     };
     const body = {
       model: request.model,
@@ -215,6 +217,7 @@ export class LlmServerClient implements LlmChat {
       signal: options.signal,
       timeoutMs: options.timeoutMs ?? this.timeoutMs,
       timeoutMode: options.timeoutMode ?? 'deadline',
+      onSend: options.onSend,
     });
     // One ollama-js instance per call: its fetch is where the per-call signal lives. Construction
     // only formats the host, so this costs nothing.

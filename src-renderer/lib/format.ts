@@ -184,3 +184,15 @@ export function firstLine(text: string | null | undefined, max = 160): string {
   const line = text.split(/\r?\n/, 1)[0]?.trim() ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
+
+/** A latency in milliseconds, always in ms so a column compares at a glance: "4.2 ms", "1,250.3 ms". */
+export function formatMs(ms: number | null | undefined): string {
+  if (missing(ms)) return DASH;
+  return `${dec1.format(ms)} ms`;
+}
+
+/** Requests per second: "3.2 req/s". */
+export function formatReqRate(rps: number | null | undefined): string {
+  if (missing(rps)) return DASH;
+  return `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }).format(rps)} req/s`;
+}

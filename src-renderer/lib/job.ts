@@ -19,6 +19,7 @@ export const KIND_LABELS: Record<JobRecord['kind'], string> = {
   'agentic-agent': 'Agent',
   'llm-instance': 'LLM instance',
   suite: 'Suite run',
+  'serving-benchmark': 'Serving benchmark',
 };
 
 /** The kind inside a sentence: "benchmark", "agent", "LLM instance" (acronyms keep their capitals). */

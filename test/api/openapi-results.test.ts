@@ -44,7 +44,8 @@ describe('GET /v1/openapi.json', () => {
     const getJob = Object.entries(doc.paths).find(([p]) => /^\/v1\/jobs\/\{[a-z_]+\}$/.test(p))?.[1].get;
     const record = getJob?.responses?.['200']?.content?.['application/json']?.schema;
     const fields = resultFields(doc, record);
-    expect(Object.keys(fields).sort()).toEqual(['agentic-agent', 'benchmark', 'llm-instance', 'suite']);
+    expect(Object.keys(fields).sort()).toEqual(['agentic-agent', 'benchmark', 'llm-instance', 'serving-benchmark', 'suite']);
+    expect(fields['serving-benchmark']?.[0]).toEqual(expect.arrayContaining(['model', 'levels', 'best', 'phases', 'cost', 'instance', 'contract_id', 'backend_url']));
     expect(fields['agentic-agent']).toEqual([['answer', 'artifacts', 'metadata', 'result_type']]);
     expect(fields.benchmark?.[0]).toEqual(
       expect.arrayContaining(['answer', 'metadata', 'phases', 'cost', 'instance', 'teardown', 'contract_id', 'backend_url', 'model_name']),

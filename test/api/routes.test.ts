@@ -63,7 +63,7 @@ describe('POST /v1/estimates', () => {
 });
 
 describe('POST job routes', () => {
-  const bodyFor = { 'llm-instance': bodies.llm, 'agentic-agent': bodies.agent, benchmark: bodies.benchmark, suite: bodies.suite } as const;
+  const bodyFor = { 'llm-instance': bodies.llm, 'agentic-agent': bodies.agent, benchmark: bodies.benchmark, suite: bodies.suite, 'serving-benchmark': bodies.serving } as const;
 
   for (const route of JOB_ROUTES) {
     it(`${route.path} accepts a valid ${route.kind} request with 202 + Location${route.successor ? ' + Deprecation/Link' : ''}`, async () => {
@@ -84,9 +84,12 @@ describe('POST job routes', () => {
       const stored = await t.bd.store.getJob(accepted.job_id);
       expect(stored).toMatchObject({ kind: route.kind, tenant_id: 'default' });
       const done = await waitForStatus(t.bd, accepted.job_id, 'succeeded');
-      expect(done.result).toMatchObject(
-        route.kind === 'llm-instance' ? { mode: 'existing', models: [{ name: 'echo' }] } : route.kind === 'suite' ? { suite_id: 'starter', scenarios: [{ answer: 'echo' }] } : { answer: 'echo', result_type: 'text' },
-      );
+      const expected = {
+        'llm-instance': { mode: 'existing', models: [{ name: 'echo' }] },
+        suite: { suite_id: 'starter', scenarios: [{ answer: 'echo' }] },
+        'serving-benchmark': { model: 'echo', levels: [{ concurrency: 1 }, { concurrency: 2 }] },
+      } as const;
+      expect(done.result).toMatchObject(route.kind === 'llm-instance' || route.kind === 'suite' || route.kind === 'serving-benchmark' ? expected[route.kind] : { answer: 'echo', result_type: 'text' });
     });
 
     it(`${route.path} answers 422 for an invalid body, and creates no job`, async () => {

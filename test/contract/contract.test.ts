@@ -118,6 +118,20 @@ describe('unary operations', () => {
     expect(wrongType.errors?.[0]?.path).toBe('backend_warmup');
   });
 
+  it('createJob serving-benchmark: accepted and succeeded on every transport; the same 422s for bad levels, request counts and output tokens', async () => {
+    const accepted = await same('createJob', (c) => c.createJob({ kind: 'serving-benchmark', request: bodies.serving('ok') as never, idempotency_key: 'contract-serving' }));
+    expect(accepted).toMatchObject({ ok: { status: 'accepted' } });
+    const jobId = (accepted as { ok: { job_id: string } }).ok.job_id;
+    await waitForStatus(t.bd, jobId, 'succeeded');
+    const job = await same('getJob', (c) => c.getJob({ job_id: jobId }));
+    expect(job).toMatchObject({ ok: { kind: 'serving-benchmark', request: { concurrency: [1, 2], requests_per_level: 4, prompt_tokens: 256, output_tokens: 128, warmup_requests: 2 }, result: { levels: [{ concurrency: 1 }, { concurrency: 2 }] } } });
+    const bad = async (over: Record<string, unknown>) => problemOf(await same('createJob', (c) => c.createJob({ kind: 'serving-benchmark', request: { ...bodies.serving('ok'), ...over } as never })));
+    expect(await bad({ concurrency: [0, 2] })).toMatchObject({ status: 422, errors: [{ path: 'concurrency.0' }] });
+    expect(await bad({ concurrency: 4 })).toMatchObject({ status: 422, errors: [{ path: 'concurrency' }] });
+    expect(await bad({ concurrency: [2, 8], requests_per_level: 4 })).toMatchObject({ status: 422, errors: [{ path: 'requests_per_level' }] });
+    expect(await bad({ output_tokens: 0 })).toMatchObject({ status: 422, errors: [{ path: 'output_tokens' }] });
+  });
+
   it('getJob, listJobs, getJobEvents and getMetricsSummary see the same records', async () => {
     const { job_id } = await clients['in-process'].createJob({ kind: 'benchmark', request: bodies.benchmark('steps') as never });
     await waitForStatus(t.bd, job_id, 'succeeded');

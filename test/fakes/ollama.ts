@@ -27,6 +27,13 @@
  * - `version`: /api/version answer (default "0.15.2").
  * - `knobs`: initial FakeOllamaKnobs; change them later with `setKnobs`.
  *
+ * Serving mode (knob `serving`): a backend of known timing for the serving benchmark. A streamed
+ * /api/chat answers `options.num_predict` tokens (default 128), one per chunk: the first F ms
+ * after the request arrived (or after it got one of `parallel` slots), then one every G ms. Token
+ * i is due at start + F + i·G on performance.now(): a late timer writes every token already due,
+ * so lateness never accumulates. The final chunk has eval_count = tokens, eval_duration = tokens ×
+ * G (ns), prompt_eval_count ≈ prompt characters / 4 and prompt_eval_duration = F.
+ *
  * Failure knobs cover: load latency, slow first byte, 503 queue full, mid-stream error lines,
  * streams without done/success, pull errors, partial GPU offload (size_vram < size), delayed
  * visibility in /api/ps, and a Vast "Caddy" proxy that wants `Authorization: Bearer <token>`
@@ -78,6 +85,17 @@ export interface FakeOllamaKnobs {
   runningContextLength: number;
   /** Non-null: emulate Vast's Caddy proxy requiring this token. */
   proxyToken: string | null;
+  /** Non-null: streamed chats answer with this known timing (see "Serving mode" above). */
+  serving: FakeServingTiming | null;
+}
+
+export interface FakeServingTiming {
+  /** F: ms from the start of a request to its first token. */
+  firstTokenMs: number;
+  /** G: ms between tokens. */
+  tokenIntervalMs: number;
+  /** Requests served at once (Ollama's OLLAMA_NUM_PARALLEL); the rest wait for a slot. Default: no limit. */
+  parallel?: number;
 }
 
 export interface RecordedCall {
@@ -122,6 +140,8 @@ export interface FakeOllamaState {
   loaded: Map<string, LoadedModel>;
   /** Script misuse seen by /api/chat (missing tool results, script exhausted). */
   violations: string[];
+  /** Serving mode: per request, how late its first token was written against its schedule (ms; timers and CPU). */
+  servingLateness: number[];
   knobs: FakeOllamaKnobs;
 }
 
@@ -166,6 +186,7 @@ const DEFAULT_KNOBS: FakeOllamaKnobs = {
   sizeVramRatio: 1,
   runningContextLength: 4096,
   proxyToken: null,
+  serving: null,
 };
 
 /** A clock tests can move by hand, for keep_alive expiry. */
@@ -298,6 +319,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     registry: new Map((options.registry ?? DEFAULT_REGISTRY_MODELS).map((s) => { const m = toModel(s); return [canonicalName(m.name), m]; })),
     loaded: new Map(),
     violations: [],
+    servingLateness: [],
     knobs: { ...DEFAULT_KNOBS, ...options.knobs },
   };
   const calls: RecordedCall[] = [];
@@ -509,7 +531,84 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     return { turn };
   };
 
-  const chat = async (res: ServerResponse, body: Json, signal: AbortSignal) => {
+  // Serving mode: slots of `parallel`, then tokens on an absolute schedule.
+  let busySlots = 0;
+  const slotWaiters: (() => void)[] = [];
+  const acquireSlot = async (limit: number | undefined, signal: AbortSignal): Promise<() => void> => {
+    if (limit !== undefined && busySlots >= limit) {
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          const at = slotWaiters.indexOf(go);
+          if (at >= 0) slotWaiters.splice(at, 1);
+          reject(new ClientGone());
+        };
+        const go = () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        slotWaiters.push(go);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    }
+    busySlots++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      busySlots--;
+      slotWaiters.shift()?.();
+    };
+  };
+
+  const servingChat = async (res: ServerResponse, body: Json, requested: string, entry: LoadedModel, promptText: string, timing: FakeServingTiming, arrived: number, signal: AbortSignal) => {
+    const options = asRecord(body.options);
+    const n = typeof options.num_predict === 'number' && options.num_predict > 0 ? Math.floor(options.num_predict) : 128;
+    const release = await acquireSlot(timing.parallel, signal);
+    try {
+      const start = timing.parallel !== undefined ? Math.max(arrived, performance.now()) : arrived;
+      const due = (i: number) => start + timing.firstTokenMs + i * timing.tokenIntervalMs;
+      startNdjson(res);
+      let i = 0;
+      let firstWritten = false;
+      while (i < n) {
+        const wait = due(i) - performance.now();
+        if (wait > 0) await sleep(wait, signal);
+        const t = performance.now();
+        const createdAt = rfc3339Nano(now());
+        let batch = '';
+        for (; i < n && due(i) <= t; i++) {
+          batch += `${JSON.stringify({ model: requested, created_at: createdAt, message: { role: 'assistant', content: ` t${i}` }, done: false })}\n`;
+        }
+        if (batch) {
+          if (!firstWritten) state.servingLateness.push(t - due(0));
+          firstWritten = true;
+          res.write(batch);
+        }
+      }
+      const promptTokens = tokens(promptText);
+      entry.coldStart = false;
+      writeLine(res, {
+        model: requested,
+        created_at: rfc3339Nano(now()),
+        message: { role: 'assistant', content: '' },
+        done: true,
+        done_reason: 'length',
+        total_duration: Math.round((timing.firstTokenMs + n * timing.tokenIntervalMs) * 1e6),
+        prompt_eval_count: promptTokens,
+        prompt_eval_duration: Math.round(timing.firstTokenMs * 1e6),
+        eval_count: n,
+        eval_duration: Math.round(n * timing.tokenIntervalMs * 1e6),
+      });
+      res.end();
+    } finally {
+      release();
+    }
+  };
+
+  const arrivals = new WeakMap<IncomingMessage, number>();
+
+  const chat = async (req: IncomingMessage, res: ServerResponse, body: Json, signal: AbortSignal) => {
+    const arrived = arrivals.get(req) ?? performance.now();
     const found = lookup(body);
     if (!found) return sendJson(res, 400, { error: 'model is required' });
     const { requested, model } = found;
@@ -533,6 +632,12 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     }
     if (state.knobs.chatFailure === 'queue_full') {
       return sendJson(res, 503, { error: 'server busy, please try again.  maximum pending requests exceeded' });
+    }
+    const timing = state.knobs.serving;
+    if (timing && body.stream !== false && !hasTools) {
+      const entry = await ensureLoaded(model, keepAlive, signal);
+      const promptText = messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+      return servingChat(res, body, requested, entry, promptText, timing, arrived, signal);
     }
 
     const script = scripts.get(canonicalName(requested));
@@ -616,10 +721,12 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     if (path === '/api/show') return show(res, json);
     if (path === '/api/pull') return pull(res, json, signal);
     if (path === '/api/generate') return generate(res, json, signal);
-    return chat(res, json, signal);
+    return chat(req, res, json, signal);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    // The serving mode's clock starts when the request arrives, before its body is read.
+    arrivals.set(req, performance.now());
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');

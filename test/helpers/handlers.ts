@@ -1,10 +1,10 @@
 import { JobFailure, type AnyJobHandler, type JobContext, type JobHandler } from '../../src-main/engine/types';
-import type { AgentResult, BenchmarkResult, JobKind, JobRecord, LlmInstanceExistingResult, SuiteResult } from '../../shared';
+import type { AgentResult, BenchmarkResult, JobKind, JobRecord, LlmInstanceExistingResult, ServingBenchmarkRequest, ServingBenchmarkResult, SuiteResult } from '../../shared';
 
 /**
- * Test job handlers for the three kinds. The behaviour is chosen by the request:
+ * Test job handlers for every kind. The behaviour is chosen by the request:
  *  - agentic-agent / benchmark: the `question` field
- *  - llm-instance: the host of `backend_url` (http://ok, http://fail, http://hang …)
+ *  - llm-instance, serving-benchmark: the host of `backend_url` (http://ok, http://fail, http://hang …)
  * Each returns its kind's typed result (see testAgentResult/testBenchmarkResult/testLlmResult): the
  * agent kinds' `answer` says what ran and the request is echoed as an artifact.
  * Modes:
@@ -38,7 +38,7 @@ export type Recorder = {
 
 function modeOf(kind: JobKind, request: { backend_url?: string | undefined; question?: string }): Mode {
   let raw: string;
-  if (kind === 'llm-instance') {
+  if (kind === 'llm-instance' || kind === 'serving-benchmark') {
     raw = (request.backend_url ?? '').replace(/^https?:\/\//, '').split(/[/:]/)[0] ?? '';
   } else {
     raw = request.question?.split(' ')[0] ?? '';
@@ -177,8 +177,13 @@ export function createTestHandlers(options: { validateAgents?: readonly string[]
     run: async (ctx) => testSuiteResult(await run(ctx), ctx.request),
     ...shared,
   };
+  const serving: JobHandler<'serving-benchmark'> = {
+    kind: 'serving-benchmark',
+    run: async (ctx) => testServingResult(await run(ctx), ctx.request),
+    ...shared,
+  };
 
-  const handlers: AnyJobHandler[] = [llm, agent, benchmark, suite];
+  const handlers: AnyJobHandler[] = [llm, agent, benchmark, suite, serving];
   return { handlers, recorder };
 }
 
@@ -189,7 +194,44 @@ export const bodies = {
   benchmark: (mode: Mode = 'ok'): Record<string, unknown> => ({ question: `${mode} check the cluster`, model: 'llama3:8b', backend_url: 'http://x' }),
   /** A suite run on the shipped suite (no test handler runs it: the job is accepted, then fails for want of one). */
   suite: (): Record<string, unknown> => ({ suite_id: 'starter', model: 'llama3:8b', backend_url: 'http://x' }),
+  serving: (mode: Mode = 'ok'): Record<string, unknown> => ({ model: 'llama3:8b', backend_url: `http://${mode}:11434`, concurrency: [1, 2], requests_per_level: 4 }),
 };
+
+/** A serving result with one empty level per requested concurrency; the test handler's answer is the model. */
+export function testServingResult(answer: string, request: ServingBenchmarkRequest): ServingBenchmarkResult {
+  return {
+    model: answer,
+    backend_url: request.backend_url ?? '',
+    prompt_tokens: request.prompt_tokens,
+    output_tokens: request.output_tokens,
+    requests_per_level: request.requests_per_level,
+    warmup_requests: request.warmup_requests,
+    levels: request.concurrency.map((concurrency) => ({
+      concurrency,
+      requests: 0,
+      failed: 0,
+      first_error: null,
+      duration_s: 0,
+      request_throughput: 0,
+      output_tokens_per_s: 0,
+      total_tokens_per_s: 0,
+      output_tokens: 0,
+      prompt_tokens: 0,
+      ttft_ms: null,
+      tpot_ms: null,
+      itl_ms: null,
+      e2e_ms: null,
+      server_tokens_per_s: null,
+      usd_per_million_output_tokens: null,
+    })),
+    best: { by_throughput: null, by_cost: null },
+    contract_id: null,
+    phases: [],
+    cost: { dph_total: 0, rented_seconds: 0, cost_usd: 0 },
+    instance: null,
+    teardown: null,
+  };
+}
 
 /** An agent result whose answer says what the test handler did; the request comes back as an artifact. */
 export function testAgentResult(answer: string, request: object): AgentResult {

@@ -53,4 +53,5 @@ const REQUESTS = {
   'agentic-agent': StoredRequestSchemas['agentic-agent'].parse({ ...BACKEND, model: 'llama3', question: 'why is the pod crashing?', agent: 'builtin' }),
   'llm-instance': StoredRequestSchemas['llm-instance'].parse({ ...BACKEND, marketplace: false }),
   suite: StoredRequestSchemas.suite.parse({ ...BACKEND, suite_id: 'starter', model: 'llama3' }),
+  'serving-benchmark': StoredRequestSchemas['serving-benchmark'].parse({ ...BACKEND, model: 'llama3', marketplace: false }),
 };

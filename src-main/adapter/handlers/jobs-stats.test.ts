@@ -13,6 +13,7 @@ function job(id: string, tenant: string, kind: JobRecord['kind'], status: JobRec
   if (kind === 'llm-instance') return { ...base, kind, request };
   if (kind === 'benchmark') return { ...base, kind, request: StoredRequestSchemas.benchmark.parse({ question: 'q', model: 'm', backend_url: 'http://127.0.0.1:1' }) };
   if (kind === 'suite') return { ...base, kind, request: StoredRequestSchemas.suite.parse({ suite_id: 'starter', model: 'm', backend_url: 'http://127.0.0.1:1' }) };
+  if (kind === 'serving-benchmark') return { ...base, kind, request: StoredRequestSchemas['serving-benchmark'].parse({ model: 'm', backend_url: 'http://127.0.0.1:1' }) };
   return { ...base, kind, request: StoredRequestSchemas['agentic-agent'].parse({ question: 'q', model: 'm', agent: 'builtin', backend_url: 'http://127.0.0.1:1' }) };
 }
 
@@ -30,13 +31,13 @@ describe('getJobCounts', () => {
       expect(await handlers.getJobCounts({ tenantId: 'default' }, {})).toEqual({
         total: 4,
         by_status: { queued: 1, running: 0, succeeded: 1, failed: 2, cancelled: 0 },
-        by_kind: { 'agentic-agent': 1, benchmark: 2, 'llm-instance': 1, suite: 0 },
+        by_kind: { 'agentic-agent': 1, benchmark: 2, 'llm-instance': 1, suite: 0, 'serving-benchmark': 0 },
       });
       // by_status follows the kind filter; by_kind always lists every kind.
       expect(await handlers.getJobCounts({ tenantId: 'default' }, { kind: 'benchmark' })).toEqual({
         total: 2,
         by_status: { queued: 0, running: 0, succeeded: 1, failed: 1, cancelled: 0 },
-        by_kind: { 'agentic-agent': 1, benchmark: 2, 'llm-instance': 1, suite: 0 },
+        by_kind: { 'agentic-agent': 1, benchmark: 2, 'llm-instance': 1, suite: 0, 'serving-benchmark': 0 },
       });
       expect((await handlers.getJobCounts({ tenantId: 'acme' }, undefined)).total).toBe(1);
       expect((await handlers.getJobCounts({ tenantId: 'nobody' }, {})).total).toBe(0);

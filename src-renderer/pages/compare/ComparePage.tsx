@@ -12,6 +12,7 @@ import { formatCount, formatDph, formatGpus, formatRate } from '../../lib/format
 import { hrefOf, jobPath, ROUTES } from '../../router/routes';
 import { CostSpeedChart, PhaseChart, runLabel } from './CompareCharts';
 import { questionsOf, toCompareRow, toCsv, toJson, toMarkdown, type CompareRow } from './compare-model';
+import { ServingCompare } from './ServingCompare';
 import '../overview/common.css';
 import './compare.css';
 
@@ -205,8 +206,34 @@ function Comparison({ rows }: { rows: readonly CompareRow[] }) {
   );
 }
 
-/** Finished benchmarks side by side, with charts and exports. */
+type CompareKind = 'benchmark' | 'serving';
+
+/** Compare: agent benchmarks (with exports), or serving benchmarks side by side. */
 export function ComparePage() {
+  const [kind, setKind] = useState<CompareKind>('benchmark');
+  const kinds = (
+    <ToggleGroup
+      label="What to compare"
+      value={kind}
+      onChange={setKind}
+      options={[
+        { value: 'benchmark', label: 'Agent benchmarks', testId: 'compare-kind-benchmark' },
+        { value: 'serving', label: 'Serving benchmarks', testId: 'compare-kind-serving' },
+      ]}
+    />
+  );
+  if (kind === 'serving') {
+    return (
+      <Page title="Compare" subtitle="Finished serving benchmarks side by side: throughput, latency and $ per million tokens." actions={kinds} testId="page-compare">
+        <ServingCompare />
+      </Page>
+    );
+  }
+  return <BenchmarkCompare kinds={kinds} />;
+}
+
+/** Finished benchmarks side by side, with charts and exports. */
+function BenchmarkCompare({ kinds }: { kinds: ReactNode }) {
   const api = useApi();
   const list = useFinishedBenchmarks();
   const all = useMemo(() => (list.data?.jobs ?? []).map(toCompareRow).filter((r): r is CompareRow => r !== null), [list.data]);
@@ -256,7 +283,17 @@ export function ComparePage() {
   );
 
   return (
-    <Page title="Compare" subtitle="Finished benchmarks side by side: speed, phases and what each run cost." actions={exportButtons} testId="page-compare">
+    <Page
+      title="Compare"
+      subtitle="Finished benchmarks side by side: speed, phases and what each run cost."
+      actions={
+        <>
+          {kinds}
+          {exportButtons}
+        </>
+      }
+      testId="page-compare"
+    >
       {saved ? (
         <Notice tone="ok" testId="export-saved">
           {saved}

@@ -13,7 +13,7 @@ export type PhaseBar = {
  * duration_ms): live while the job runs, a still-open phase grows up to `now`. After the job the
  * result's `phases` (which also lists skipped ones) is used when present.
  */
-export function phaseBars(events: readonly JobEvent[], resultPhases: readonly PhaseRecord[] | null, now: number): PhaseBar[] {
+export function phaseBars(events: readonly JobEvent[], resultPhases: readonly (Omit<PhaseRecord, 'name'> & { name: string })[] | null, now: number): PhaseBar[] {
   if (resultPhases && resultPhases.length > 0) {
     const t0 = Math.min(...resultPhases.map((p) => Date.parse(p.started_at)));
     return resultPhases.map((p) => ({ name: p.name, status: p.status, offsetMs: Math.max(0, Date.parse(p.started_at) - t0), durationMs: p.duration_ms }));

@@ -21,6 +21,7 @@ import { AgentField } from './AgentField';
 import { ClusterSource } from './ClusterSource';
 import { KubeconfigField } from './KubeconfigField';
 import { canRent, draftDefaults, estimateFor, fieldErrorsOf, fieldsOf, LAUNCH_WORDS, validateDraft, type DraftField, type LaunchDraft } from './launch-form';
+import { ServingPreflight } from './ServingPreflight';
 import { SpendConfirm } from './SpendConfirm';
 import { ceilingFor, needsConfirmation, type Preflight } from './spend';
 import { TemplateField } from './TemplateField';
@@ -105,7 +106,9 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
     setDraftStore(kind, { ...draft, ...patch });
   };
   const touch = (f: DraftField) => setTouched((t) => (t.has(f) ? t : new Set(t).add(f)));
-  const bind = (f: 'question' | 'backend_url' | 'backend_warmup_timeout' | 'min_dph' | 'max_dph' | 'reliability_pct' | 'hours' | 'max_cost_usd') => ({
+  const bind = (
+    f: 'question' | 'backend_url' | 'backend_warmup_timeout' | 'min_dph' | 'max_dph' | 'reliability_pct' | 'hours' | 'max_cost_usd' | 'concurrency' | 'requests_per_level' | 'prompt_tokens' | 'output_tokens' | 'warmup_requests',
+  ) => ({
     value: draft[f],
     onChange: (e: { target: { value: string } }) => set({ [f]: e.target.value }),
     onBlur: () => touch(f),
@@ -169,7 +172,7 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
         document.querySelector<HTMLElement>('[name="template_hash"]')?.focus();
         return;
       }
-      const est = estimateFor(draft);
+      const est = estimateFor(draft, kind);
       let estimate: CostEstimationResponse | null = null;
       let estimateError: BenchdeskApiError | null = null;
       try {
@@ -238,6 +241,25 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
             >
               <ModelField value={draft.model} onChange={(v) => set({ model: v })} onBlur={() => touch('model')} catalog={catalog.data?.models} testId="launch-model" />
             </Field>
+            {fields.has('concurrency') ? (
+              <>
+                <Field label="Concurrency levels" hint="Requests in flight at each level, run in this order, e.g. 1, 2, 4, 8." error={errorOf('concurrency')}>
+                  <input type="text" inputMode="numeric" autoComplete="off" spellCheck={false} {...bind('concurrency')} />
+                </Field>
+                <Field label="Requests per level" hint="Measured requests of each level; at least the largest level." error={errorOf('requests_per_level')}>
+                  <input type="number" min={1} step={1} {...bind('requests_per_level')} />
+                </Field>
+                <Field label="Prompt tokens" hint="About how long each prompt is, in tokens." error={errorOf('prompt_tokens')}>
+                  <input type="number" min={1} step={64} {...bind('prompt_tokens')} />
+                </Field>
+                <Field label="Output tokens" hint="Tokens each request generates." error={errorOf('output_tokens')}>
+                  <input type="number" min={1} step={64} {...bind('output_tokens')} />
+                </Field>
+                <Field label="Warm-up requests" hint="Run before each level, left out of its figures." error={errorOf('warmup_requests')}>
+                  <input type="number" min={0} step={1} {...bind('warmup_requests')} />
+                </Field>
+              </>
+            ) : null}
             {fields.has('agent') ? <AgentField value={draft.agent} error={errorOf('agent')} onChange={(v) => set({ agent: v })} onBlur={() => touch('agent')} /> : null}
             {fields.has('cluster') ? (
               <ClusterSource
@@ -313,9 +335,11 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
                 <Field label="Reliability (%)" error={errorOf('reliability_pct')}>
                   <input type="number" min={0} max={100} step={0.5} {...bind('reliability_pct')} />
                 </Field>
-                <Field label="Expected duration (hours)" hint="Priced before launch; the spend limit’s check before renting uses it too." error={errorOf('hours')}>
-                  <input type="number" min={0.1} step={0.25} {...bind('hours')} />
-                </Field>
+                {fields.has('hours') ? (
+                  <Field label="Expected duration (hours)" hint="Priced before launch; the spend limit’s check before renting uses it too." error={errorOf('hours')}>
+                    <input type="number" min={0.1} step={0.25} {...bind('hours')} />
+                  </Field>
+                ) : null}
                 <Field
                   label="Spend limit ($)"
                   hint={saved?.default_max_cost_usd != null && draft.max_cost_usd === String(saved.default_max_cost_usd) ? 'Your default limit (Settings). Empty: none.' : 'The job stops and its machine is released when its cost reaches this. Empty: none.'}
@@ -338,6 +362,8 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
             <Notice tone="warn">The rented machine stays up after the job (that is what an LLM instance is for) and bills until you release it.</Notice>
           ) : null}
         </Panel>
+
+        {kind === 'serving-benchmark' ? <ServingPreflight draft={draft} marketplace={marketplace} /> : null}
 
         {blocked ? (
           <div className="problem" role="alert" data-testid="launch-no-offer">

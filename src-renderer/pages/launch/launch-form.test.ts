@@ -128,3 +128,41 @@ describe('the cluster the agent reads: live or a recorded snapshot', () => {
     expect(fieldErrorsOf([{ path: 'snapshot', message: 'no snapshot x: list them with benchdesk snapshot list' }])).toEqual({ snapshot: 'No snapshot x: list them with benchdesk snapshot list' });
   });
 });
+
+describe('the serving benchmark form', () => {
+  const serving: LaunchDraft = { ...DEFAULT_DRAFT, model: 'llama3.1:8b', concurrency: '1, 2, 4', requests_per_level: '8', output_tokens: '64', prompt_tokens: '128', warmup_requests: '1' };
+
+  it('builds the request the API takes, with the levels as a list', () => {
+    const { input, errors } = validateDraft('serving-benchmark', serving);
+    expect(errors).toEqual({});
+    expect(input).toMatchObject({ kind: 'serving-benchmark', request: { model: 'llama3.1:8b', concurrency: [1, 2, 4], requests_per_level: 8, output_tokens: 64, prompt_tokens: 128, warmup_requests: 1, marketplace: false } });
+  });
+
+  it('names the field of each refused value in the form’s words', () => {
+    expect(validateDraft('serving-benchmark', { ...serving, concurrency: '0, 2' }).errors.concurrency).toBe('Concurrency levels must be at least 1');
+    expect(validateDraft('serving-benchmark', { ...serving, concurrency: '2, 2' }).errors.concurrency).toBe('Concurrency levels lists level 2 twice');
+    expect(validateDraft('serving-benchmark', { ...serving, concurrency: '1, 16' }).errors.requests_per_level).toBe(
+      'Requests per level must be at least the largest concurrency level (level 16 keeps 16 requests in flight)',
+    );
+    expect(validateDraft('serving-benchmark', { ...serving, output_tokens: '0' }).errors.output_tokens).toBe('Output tokens must be at least 1');
+  });
+
+  it('on the marketplace, prices the plan’s length instead of a typed duration', () => {
+    const rented = { ...serving, target: 'marketplace' as const, max_dph: '0.5', hours: 'junk' };
+    const { input, errors } = validateDraft('serving-benchmark', rented);
+    expect(errors).toEqual({});
+    const seconds = (input?.request as { estimated_duration_seconds?: number }).estimated_duration_seconds;
+    expect(seconds).toBeGreaterThan(600);
+    expect(estimateFor(rented, 'serving-benchmark').estimated_duration_seconds).toBe(seconds);
+  });
+
+  it('fills the form back from a stored request (Edit and re-run)', () => {
+    expect(draftFromRequest({ model: 'm', concurrency: [1, 8], requests_per_level: 16, prompt_tokens: 512, output_tokens: 32, warmup_requests: 0 })).toMatchObject({
+      concurrency: '1, 8',
+      requests_per_level: '16',
+      prompt_tokens: '512',
+      output_tokens: '32',
+      warmup_requests: '0',
+    });
+  });
+});

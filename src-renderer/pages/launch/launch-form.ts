@@ -3,6 +3,7 @@ import {
   DEFAULT_RELIABILITY,
   DEFAULT_WARMUP_TIMEOUT_S,
   JOB_REQUEST_SCHEMAS,
+  SERVING_DEFAULTS,
   issueInWords,
   zodIssuesToValidation,
   type AppSettings,
@@ -11,6 +12,7 @@ import {
   type JobKind,
   type ValidationIssue,
 } from '../../../shared';
+import { levelsOf, servingPlanEstimate } from './serving-estimate';
 
 /** The Vast.ai template that runs Ollama (the one the CLI's examples use). */
 export const DEFAULT_TEMPLATE_HASH = '4e17788f74f075dd9aab7d0d4427968f';
@@ -39,6 +41,12 @@ export type LaunchDraft = {
   max_cost_usd: string;
   /** How long the machine is expected to be held: priced before launch, sent as estimated_duration_seconds. */
   hours: string;
+  /** Serving benchmark: the concurrency levels as typed ("1, 2, 4, 8"). */
+  concurrency: string;
+  requests_per_level: string;
+  prompt_tokens: string;
+  output_tokens: string;
+  warmup_requests: string;
 };
 
 export type DraftField = keyof LaunchDraft;
@@ -62,6 +70,11 @@ export const DEFAULT_DRAFT: LaunchDraft = {
   stop_instance: true,
   max_cost_usd: '',
   hours: '1',
+  concurrency: SERVING_DEFAULTS.concurrency.join(', '),
+  requests_per_level: String(SERVING_DEFAULTS.requests_per_level),
+  prompt_tokens: String(SERVING_DEFAULTS.prompt_tokens),
+  output_tokens: String(SERVING_DEFAULTS.output_tokens),
+  warmup_requests: String(SERVING_DEFAULTS.warmup_requests),
 };
 
 /** The form as the saved settings start it: default backend, kubeconfig, agent and spend limit. */
@@ -77,7 +90,7 @@ export function draftDefaults(settings: Pick<AppSettings, 'default_backend_url' 
 }
 
 /** The kinds this form edits: Launch opens them filled in from a job ("Edit and re-run"). */
-export const EDITABLE_KINDS: readonly JobKind[] = ['benchmark', 'agentic-agent', 'llm-instance'];
+export const EDITABLE_KINDS: readonly JobKind[] = ['benchmark', 'agentic-agent', 'llm-instance', 'serving-benchmark'];
 
 /** Which kinds can rent a machine (their request has the marketplace fields). */
 export function canRent(kind: JobKind): boolean {
@@ -88,12 +101,15 @@ export function canRent(kind: JobKind): boolean {
 export function fieldsOf(kind: JobKind, draft: LaunchDraft): ReadonlySet<DraftField> {
   const f = new Set<DraftField>(['model']);
   const add = (...names: DraftField[]) => names.forEach((n) => f.add(n));
-  if (kind !== 'llm-instance') add('question', 'agent', 'cluster', draft.cluster === 'snapshot' ? 'snapshot' : 'kubeconfig');
+  if (kind === 'serving-benchmark') add('concurrency', 'requests_per_level', 'prompt_tokens', 'output_tokens', 'warmup_requests');
+  else if (kind !== 'llm-instance') add('question', 'agent', 'cluster', draft.cluster === 'snapshot' ? 'snapshot' : 'kubeconfig');
   const marketplace = canRent(kind) && draft.target === 'marketplace';
   if (canRent(kind)) f.add('target');
   if (marketplace) {
-    add('template_hash', 'min_dph', 'max_dph', 'reliability_pct', 'hours', 'max_cost_usd');
-    if (kind === 'benchmark') f.add('stop_instance');
+    add('template_hash', 'min_dph', 'max_dph', 'reliability_pct', 'max_cost_usd');
+    // A serving run's length comes from its plan (the pre-flight estimate), not from a typed duration.
+    if (kind !== 'serving-benchmark') f.add('hours');
+    if (kind === 'benchmark' || kind === 'serving-benchmark') f.add('stop_instance');
   } else {
     add('backend_url', 'backend_warmup', 'backend_warmup_timeout');
   }
@@ -117,6 +133,11 @@ const REQUEST_FIELD_TO_DRAFT: Record<string, DraftField> = {
   marketplace: 'target',
   max_cost_usd: 'max_cost_usd',
   estimated_duration_seconds: 'hours',
+  concurrency: 'concurrency',
+  requests_per_level: 'requests_per_level',
+  prompt_tokens: 'prompt_tokens',
+  output_tokens: 'output_tokens',
+  warmup_requests: 'warmup_requests',
 };
 
 /** The Launch form's names for the request's fields: what a validation issue is said with. */
@@ -138,6 +159,11 @@ export const LAUNCH_WORDS: FieldVocabulary = {
   marketplace: { name: 'Rent a GPU' },
   max_cost_usd: { name: 'Spend limit ($)' },
   estimated_duration_seconds: { name: 'Expected duration (hours)', scale: 1 / 3600 },
+  concurrency: { name: 'Concurrency levels' },
+  requests_per_level: { name: 'Requests per level' },
+  prompt_tokens: { name: 'Prompt tokens' },
+  output_tokens: { name: 'Output tokens' },
+  warmup_requests: { name: 'Warm-up requests' },
 };
 
 /** Valid stand-in values for fields that already have an error (see validateDraft). */
@@ -152,6 +178,8 @@ const STAND_INS: Record<string, unknown> = {
   reliability: 0.5,
   max_cost_usd: 1,
   estimated_duration_seconds: 3600,
+  concurrency: [1],
+  requests_per_level: 1024,
 };
 
 /** A number as typed; empty or junk becomes NaN, which the schema reports as "must be a number". */
@@ -188,6 +216,23 @@ export function buildRequest(kind: JobKind, d: LaunchDraft): Record<string, unkn
     ...(d.max_cost_usd.trim() ? { max_cost_usd: num(d.max_cost_usd) } : {}),
   };
   const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  if (kind === 'serving-benchmark') {
+    const load = {
+      model: common.model,
+      concurrency: levelsOf(d.concurrency),
+      requests_per_level: num(d.requests_per_level),
+      prompt_tokens: num(d.prompt_tokens),
+      output_tokens: num(d.output_tokens),
+      warmup_requests: num(d.warmup_requests),
+    };
+    // The machine is held for the load and its preparation: priced from the plan, not typed.
+    const held = servingPlanEstimate(d)?.totalSeconds;
+    return strip(
+      d.target === 'marketplace'
+        ? { ...load, ...market, ...(held ? { estimated_duration_seconds: Math.max(1, held) } : {}), marketplace_stop_instance: d.stop_instance }
+        : { ...load, marketplace: false, ...existing },
+    );
+  }
   if (kind === 'agentic-agent') {
     return strip({ question: d.question, model: common.model, agent: optional(d.agent), ...cluster, ...existing });
   }
@@ -222,7 +267,7 @@ export function validateDraft(kind: JobKind, d: LaunchDraft): { input: CreateJob
   const marketplace = canRent(kind) && d.target === 'marketplace';
   if (marketplace) {
     const hours = num(d.hours);
-    if (!Number.isFinite(hours) || hours <= 0) errors.hours = 'Expected duration (hours) must be more than 0';
+    if (kind !== 'serving-benchmark' && (!Number.isFinite(hours) || hours <= 0)) errors.hours = 'Expected duration (hours) must be more than 0';
     const pct = num(d.reliability_pct);
     if (!Number.isFinite(pct) || pct < 0 || pct > 100) errors.reliability_pct = 'Reliability (%) must be from 0 to 100';
   }
@@ -261,13 +306,20 @@ function typedInput(kind: JobKind, request: Record<string, unknown>): CreateJobI
     // Suite runs are launched from the Suites page.
     return null;
   }
+  if (kind === 'serving-benchmark') {
+    const r = JOB_REQUEST_SCHEMAS['serving-benchmark'].safeParse(request);
+    return r.success ? { kind, request: r.data } : null;
+  }
   const r = JOB_REQUEST_SCHEMAS['llm-instance'].safeParse(request);
   return r.success ? { kind, request: r.data } : null;
 }
 
 /** The estimate request that prices a marketplace draft. */
-export function estimateFor(d: LaunchDraft): { marketplace: true; min_dph: number; max_dph: number; reliability: number; model?: string; estimated_duration_seconds: number } {
-  const s = seconds(d.hours);
+export function estimateFor(
+  d: LaunchDraft,
+  kind?: JobKind,
+): { marketplace: true; min_dph: number; max_dph: number; reliability: number; model?: string; estimated_duration_seconds: number } {
+  const s = kind === 'serving-benchmark' ? (servingPlanEstimate(d)?.totalSeconds ?? Number.NaN) : seconds(d.hours);
   return {
     marketplace: true,
     min_dph: num(d.min_dph),
@@ -311,6 +363,11 @@ export function draftFromRequest(request: Readonly<Record<string, unknown>>): Pa
   if (typeof request.reliability === 'number') patch.reliability_pct = String(Math.round(request.reliability * 1000) / 10);
   set('stop_instance', flag(request.marketplace_stop_instance));
   set('max_cost_usd', number(request.max_cost_usd));
+  if (Array.isArray(request.concurrency) && request.concurrency.every((c) => typeof c === 'number')) patch.concurrency = request.concurrency.join(', ');
+  set('requests_per_level', number(request.requests_per_level));
+  set('prompt_tokens', number(request.prompt_tokens));
+  set('output_tokens', number(request.output_tokens));
+  set('warmup_requests', number(request.warmup_requests));
   if (typeof request.estimated_duration_seconds === 'number') patch.hours = String(Math.round((request.estimated_duration_seconds / 3600) * 100) / 100);
   return patch;
 }

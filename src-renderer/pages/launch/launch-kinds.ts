@@ -18,4 +18,10 @@ export const LAUNCH_KINDS: readonly LaunchKindEntry[] = [
   { kind: 'benchmark', label: 'Benchmark', what: 'Provision (or use) an LLM backend, warm it up, ask an agent, tear down; every phase timed and costed.', Form: JobRequestForm },
   { kind: 'agentic-agent', label: 'Agent', what: 'Ask an agent a question against an LLM backend you already run.', Form: JobRequestForm },
   { kind: 'llm-instance', label: 'LLM instance', what: 'Check an existing llmserver, or rent a GPU machine running one and keep it up.', Form: JobRequestForm },
+  {
+    kind: 'serving-benchmark',
+    label: 'Serving',
+    what: 'Measure how fast a model is served under concurrent load: TTFT, TPOT, ITL and tokens/s per concurrency level, and $ per million tokens on a rented GPU.',
+    Form: JobRequestForm,
+  },
 ];

@@ -22,7 +22,7 @@ const LIST: MarketplaceInstanceList = {
     machine(3, { label: 'benchdesk:9f2c1a:job-elsewhere', classification: 'foreign' }),
   ],
 };
-const COUNTS: JobCounts = { total: 3, by_status: { queued: 0, running: 1, succeeded: 2, failed: 0, cancelled: 0 }, by_kind: { benchmark: 1, 'agentic-agent': 0, 'llm-instance': 2, suite: 0 } };
+const COUNTS: JobCounts = { total: 3, by_status: { queued: 0, running: 1, succeeded: 2, failed: 0, cancelled: 0 }, by_kind: { benchmark: 1, 'agentic-agent': 0, 'llm-instance': 2, suite: 0, 'serving-benchmark': 0 } };
 const bucket = { cost_usd: 0, jobs: 0 };
 const SPEND: SpendSummary = { tenant_id: 'default', today: { ...bucket, since: rentedAt }, this_month: { ...bucket, since: rentedAt }, by_kind: {}, running: { ...bucket, dph_total: 0 }, computed_at: rentedAt };
 

@@ -3,6 +3,7 @@ import { AgentView } from './AgentView';
 import { BenchmarkView } from './BenchmarkView';
 import { LlmInstanceView } from './LlmInstanceView';
 import { SuiteView } from './SuiteView';
+import { ServingView } from './ServingView';
 import type { KindView } from './types';
 
 export type { KindView, KindViewProps } from './types';
@@ -17,4 +18,5 @@ export const KIND_VIEWS: { readonly [K in JobKind]: KindView<K> } = {
   benchmark: BenchmarkView,
   'llm-instance': LlmInstanceView,
   suite: SuiteView,
+  'serving-benchmark': ServingView,
 };

@@ -1,0 +1,182 @@
+import type { ServingBenchmarkRequest, ServingBenchmarkResult, ServingLevel, ServingPhase, ServingPhaseRecord } from '../../../shared';
+import type { ReleaseResult } from '../../marketplace/provisioning';
+import { runServingLoad } from '../../serving/generator';
+import { bestLevels, levelLabels } from '../../serving/summary';
+import { elapsedMs } from '../timed';
+import { JobFailure, type JobContext, type JobHandler } from '../types';
+import { backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
+import { teardown } from './benchmark';
+import type { CostMeter } from './cost-meter';
+import { pullOnInstance } from './ensure-model';
+import { marketplaceIssues, provisionInstance, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+
+/**
+ * serving-benchmark (design §13): provision → warmup → load → teardown, each a timed phase. The
+ * load phase runs the concurrency levels one after another; each finished level is a
+ * `serving.level` event whose labels carry its figures, so front ends show it live. On a rented
+ * machine each level is priced per million output tokens from the machine's $/h. Teardown runs on
+ * success, failure, cancel and a reached spend limit; cancel aborts every request in flight.
+ */
+
+function phaseRunner(ctx: JobContext, meter: () => CostMeter | null) {
+  const phases: ServingPhaseRecord[] = [];
+  async function run<T>(name: ServingPhase, fn: () => Promise<T>): Promise<T> {
+    const startedAt = new Date().toISOString();
+    const t0 = performance.now();
+    await ctx.setProgress(name);
+    await meter()?.tick(`phase:${name}:started`);
+    try {
+      const value = await ctx.step(`phase.${name}`, fn);
+      phases.push({ name, status: 'ok', started_at: startedAt, duration_ms: elapsedMs(t0) });
+      await meter()?.tick(`phase:${name}:ok`);
+      return value;
+    } catch (err) {
+      phases.push({ name, status: 'error', started_at: startedAt, duration_ms: elapsedMs(t0) });
+      throw err;
+    }
+  }
+  function skip(name: ServingPhase): void {
+    phases.push({ name, status: 'skipped', started_at: new Date().toISOString(), duration_ms: 0 });
+  }
+  return { phases, run, skip };
+}
+
+export function servingBenchmarkWorkflow(deps: MarketplaceDeps): JobHandler<'serving-benchmark'> {
+  return {
+    kind: 'serving-benchmark',
+    async validate(request: ServingBenchmarkRequest) {
+      return [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request)];
+    },
+    recover: (job, ctx) => recoverInstances(job, ctx, deps),
+    run: (ctx) => runServing(ctx, deps),
+  };
+}
+
+async function runLoad(ctx: JobContext<'serving-benchmark'>, target: BackendTarget, instance: ProvisionedInstance | null): Promise<ServingLevel[]> {
+  const { request } = ctx;
+  const total = request.concurrency.length;
+  let levelStarted = 0;
+  return runServingLoad(
+    llmClient(target),
+    {
+      model: request.model,
+      concurrency: request.concurrency,
+      requestsPerLevel: request.requests_per_level,
+      promptTokens: request.prompt_tokens,
+      outputTokens: request.output_tokens,
+      warmupRequests: request.warmup_requests,
+      dphTotal: instance?.dphTotal ?? null,
+    },
+    ctx.signal,
+    {
+      onLevelStart: async (concurrency, index) => {
+        levelStarted = performance.now();
+        await ctx.setProgress('load', `concurrency ${concurrency} (level ${index + 1} of ${total})`, Math.round((index / total) * 100));
+        await ctx.emit({
+          event: 'serving.level',
+          status: 'started',
+          message: `level ${index + 1} of ${total}: ${concurrency} request${concurrency === 1 ? '' : 's'} in flight, ${request.requests_per_level} measured after ${request.warmup_requests} warm-up`,
+          labels: { level: index + 1, levels: total, concurrency },
+        });
+      },
+      onLevel: async (level, index) => {
+        const price = level.usd_per_million_output_tokens !== null ? `, $${level.usd_per_million_output_tokens.toFixed(2)} per million output tokens` : '';
+        const failed = level.failed > 0 ? `; ${level.failed} failed (first: ${level.first_error ?? 'unknown'})` : '';
+        await ctx.emit({
+          event: 'serving.level',
+          // A level where every request failed measured nothing: an error, with the first failure.
+          status: level.requests === 0 ? 'error' : 'ok',
+          message: `concurrency ${level.concurrency}: ${level.output_tokens_per_s.toFixed(1)} output tok/s, TTFT p50 ${level.ttft_ms?.p50.toFixed(1) ?? '-'} ms${price}${failed}`,
+          duration_ms: elapsedMs(levelStarted),
+          ...(level.requests === 0 ? { error_type: 'all_requests_failed' } : {}),
+          labels: levelLabels(level, index, total),
+        });
+        await ctx.setProgress('load', `concurrency ${level.concurrency} done (level ${index + 1} of ${total})`, Math.round(((index + 1) / total) * 100));
+        await instance?.meter.tick(`level:${level.concurrency}`);
+      },
+    },
+  );
+}
+
+async function runServing(ctx: JobContext<'serving-benchmark'>, deps: MarketplaceDeps): Promise<ServingBenchmarkResult> {
+  const { request } = ctx;
+  let instance: ProvisionedInstance | null = null;
+  const { phases, run, skip } = phaseRunner(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
+  let target: BackendTarget | null = null;
+  let levels: ServingLevel[] | null = null;
+  let failure: unknown = null;
+  try {
+    target = await run('provision', async () => {
+      if (!request.marketplace) return { backendUrl: request.backend_url ?? '' };
+      instance = await provisionInstance(ctx, deps, { ...request }, request.marketplace_stop_instance);
+      await pullOnInstance(ctx, instance, request.model);
+      return instance.target;
+    });
+    const backend = target;
+    if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, llmClient(backend), request.model, request.backend_warmup_timeout));
+    else skip('warmup');
+    levels = await run('load', async () => {
+      const measured = await runLoad(ctx, backend, instance as ProvisionedInstance | null);
+      // The figures are paid for: from here the spend limit releases the machine, it no longer fails the job.
+      (instance as ProvisionedInstance | null)?.meter.workDone();
+      return measured;
+    });
+  } catch (err) {
+    failure = err;
+  }
+
+  const provisioned = instance as ProvisionedInstance | null;
+  let release: ReleaseResult | null = null;
+  let releasedAt = Date.now();
+  if (provisioned && (request.marketplace_stop_instance || provisioned.meter.exceeded)) {
+    const outcome: { result: ReleaseResult | null } = { result: null };
+    await run('teardown', async () => {
+      provisioned.meter.stop();
+      outcome.result = await teardown(ctx, deps, provisioned);
+      releasedAt = Date.now();
+      if (!outcome.result.verified) throw new JobFailure('teardown_failed', outcome.result.message);
+    }).catch(() => undefined);
+    release = outcome.result;
+  } else {
+    if (provisioned) {
+      provisioned.meter.stop();
+      await ctx.info('marketplace.instance.kept', `instance ${provisioned.instanceId} left running as the request asked (keep the machine after the job); it bills $${provisioned.dphTotal}/h until you release it`, {
+        instance_id: provisioned.instanceId,
+      });
+    }
+    skip('teardown');
+  }
+  if (failure) throw failure;
+  if (!levels || !target) throw new Error('serving benchmark ended without figures');
+  if (levels.every((l) => l.requests === 0)) {
+    const first = levels.find((l) => l.first_error)?.first_error ?? 'unknown error';
+    throw new JobFailure('serving_failed', `every request failed; the first error: ${first}`);
+  }
+
+  const rentedSeconds = provisioned ? Math.max(0, (releasedAt - Date.parse(provisioned.rentedAt)) / 1000) : 0;
+  const dph = provisioned?.dphTotal ?? 0;
+  const download = provisioned?.download ?? null;
+  const machineUsd = dph * (rentedSeconds / 3600);
+  return {
+    model: request.model,
+    backend_url: llmClient(target).baseUrl,
+    prompt_tokens: request.prompt_tokens,
+    output_tokens: request.output_tokens,
+    requests_per_level: request.requests_per_level,
+    warmup_requests: request.warmup_requests,
+    levels,
+    best: bestLevels(levels),
+    contract_id: provisioned?.instanceId ?? null,
+    phases,
+    cost: {
+      dph_total: dph,
+      rented_seconds: Math.round(rentedSeconds),
+      cost_usd: Math.round((machineUsd + (download?.usd ?? 0)) * 10_000) / 10_000,
+      ...(download ? { download_gb: download.gb, ...(download.usd !== null ? { download_usd: download.usd } : {}) } : {}),
+    },
+    instance: provisioned
+      ? { id: provisioned.instanceId, gpu_name: provisioned.offer.gpu_name, num_gpus: provisioned.offer.num_gpus, released: release?.released ?? false }
+      : null,
+    teardown: release ? { released: release.released, verified: release.verified, message: release.message } : null,
+  };
+}

@@ -1,0 +1,194 @@
+import { useQuery } from '@tanstack/react-query';
+import { useCallback, useMemo, useState, type ReactNode } from 'react';
+import type { AlignedData, Options } from 'uplot';
+import type { JobListResponse } from '../../../shared';
+import type { BenchdeskApiError } from '../../../shared/client';
+import { useApi } from '../../bridge';
+import { Chart, type ChartColors } from '../../components/Chart';
+import { DataTable, type Column } from '../../components/DataTable';
+import { Money, RelativeTime } from '../../components/Format';
+import { Panel } from '../../components/Page';
+import { EmptyState, ErrorState, Loading } from '../../components/States';
+import { formatCount, formatDph, formatGpus, formatMs, formatRate, formatUsd } from '../../lib/format';
+import { hrefOf, jobPath, ROUTES } from '../../router/routes';
+import { sharedLevels, throughputSeries, toServingRow, type ServingCompareRow } from './serving-compare-model';
+
+const AXIS_TITLE_FONT = '600 12px system-ui, sans-serif';
+const PICK_LIMIT = 200;
+
+function useFinishedServing() {
+  const api = useApi();
+  return useQuery<JobListResponse, BenchdeskApiError>({
+    queryKey: ['compare', 'serving'],
+    queryFn: ({ signal }) => api.listJobs({ kind: 'serving-benchmark', status: 'succeeded', limit: PICK_LIMIT }, { signal }),
+    staleTime: 15_000,
+  });
+}
+
+const gpuText = (r: ServingCompareRow) => (r.gpu_name ? formatGpus(r.num_gpus ?? 1, r.gpu_name) : 'existing backend');
+const levelsText = (r: ServingCompareRow) => r.levels.map((l) => l.concurrency).join(', ');
+
+type Metric = { id: string; label: string; cell: (r: ServingCompareRow) => ReactNode; best?: { value: (r: ServingCompareRow) => number | null; lower: boolean } };
+
+const METRICS: readonly Metric[] = [
+  { id: 'model', label: 'Model', cell: (r) => r.model },
+  { id: 'gpu', label: 'GPUs', cell: gpuText },
+  { id: 'dph', label: 'Rate', cell: (r) => formatDph(r.dph_total) },
+  { id: 'shape', label: 'Tokens in / out per request', cell: (r) => `${formatCount(r.prompt_tokens)} / ${formatCount(r.output_tokens)}` },
+  { id: 'levels', label: 'Concurrency levels', cell: levelsText },
+  { id: 'best-tps', label: 'Most output tokens/s', cell: (r) => (r.fastest ? `${formatRate(r.fastest.output_tokens_per_s)} at ${r.fastest.concurrency}` : '—'), best: { value: (r) => r.fastest?.output_tokens_per_s ?? null, lower: false } },
+  { id: 'best-ttft', label: 'TTFT p50 there', cell: (r) => formatMs(r.fastest?.ttft_ms?.p50), best: { value: (r) => r.fastest?.ttft_ms?.p50 ?? null, lower: true } },
+  { id: 'best-tpot', label: 'TPOT p50 there', cell: (r) => formatMs(r.fastest?.tpot_ms?.p50), best: { value: (r) => r.fastest?.tpot_ms?.p50 ?? null, lower: true } },
+  { id: 'one-ttft', label: 'TTFT p50, lowest level', cell: (r) => formatMs(r.levels[0]?.ttft_ms?.p50) },
+  {
+    id: 'cheapest',
+    label: '$ per 1M output tokens, cheapest level',
+    cell: (r) => (r.cheapest ? `${formatUsd(r.cheapest.usd_per_million_output_tokens)} at ${r.cheapest.concurrency}` : 'not rented'),
+    best: { value: (r) => r.cheapest?.usd_per_million_output_tokens ?? null, lower: true },
+  },
+  { id: 'cost', label: 'Cost of the run', cell: (r) => <Money usd={r.cost_usd} /> },
+];
+
+function bestOf(rows: readonly ServingCompareRow[], metric: Metric): Set<string> {
+  if (!metric.best || rows.length < 2) return new Set();
+  const { value, lower } = metric.best;
+  const vals = rows.map(value).filter((v): v is number => v !== null);
+  if (vals.length < 2 || Math.min(...vals) === Math.max(...vals)) return new Set();
+  const target = lower ? Math.min(...vals) : Math.max(...vals);
+  return new Set(rows.filter((r) => value(r) === target).map((r) => r.job_id));
+}
+
+const runName = (r: ServingCompareRow, i: number) => `#${i + 1} ${r.model}${r.gpu_name ? ` on ${r.gpu_name}` : ''}`;
+
+function ThroughputComparison({ rows }: { rows: readonly ServingCompareRow[] }) {
+  const levels = useMemo(() => sharedLevels(rows), [rows]);
+  const data = useMemo<AlignedData>(() => [levels, ...throughputSeries(rows, levels)], [rows, levels]);
+  const build = useCallback(
+    (c: ChartColors): Omit<Options, 'width' | 'height'> => {
+      const palette = [c.accent, c.warn, c.ok, c.error, c.muted];
+      return {
+        scales: { x: { time: false, distr: 3, log: 2, range: () => [Math.min(...levels) / 1.25, Math.max(...levels) * 1.25] }, y: { range: (_u, _min, max) => [0, Math.max(1, (max ?? 0) * 1.15)] } },
+        axes: [
+          { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Concurrency (requests in flight)', labelFont: AXIS_TITLE_FONT, splits: () => levels, values: (_u, s) => s.map(String) },
+          { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Output tokens/s', labelFont: AXIS_TITLE_FONT, size: 70 },
+        ],
+        legend: { show: true, live: false },
+        series: [
+          { label: 'Concurrency' },
+          ...rows.map((r, i) => {
+            const color = palette[i % palette.length] ?? c.accent;
+            return { label: runName(r, i), stroke: color, width: 2, ...(i % 2 === 1 ? { dash: [6, 4] } : {}), points: { show: true, size: 7, stroke: color, fill: color } };
+          }),
+        ],
+      };
+    },
+    [rows, levels],
+  );
+  return (
+    <Chart
+      build={build}
+      data={data}
+      height={240}
+      label={`Output tokens per second against concurrency, per run: ${rows.map((r, i) => `${runName(r, i)}: ${r.levels.map((l) => `${l.concurrency} → ${formatRate(l.output_tokens_per_s)}`).join(', ')}`).join('; ')}`}
+      testId="chart-compare-serving"
+    />
+  );
+}
+
+/** Finished serving benchmarks side by side: the best level of each, its latencies and its price per million tokens. */
+export function ServingCompare() {
+  const list = useFinishedServing();
+  const all = useMemo(() => (list.data?.jobs ?? []).map(toServingRow).filter((r): r is ServingCompareRow => r !== null), [list.data]);
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const rows = useMemo(() => all.filter((r) => picked.has(r.job_id)).sort((a, b) => (a.finished_at ?? '').localeCompare(b.finished_at ?? '')), [all, picked]);
+  const toggle = (id: string) =>
+    setPicked((s) => {
+      const next = new Set(s);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+
+  if (list.isError) return <ErrorState error={list.error} onRetry={() => void list.refetch()} />;
+  if (list.isPending) return <Loading height={200} />;
+  if (all.length === 0) {
+    return (
+      <EmptyState title="No finished serving benchmark yet" testId="compare-serving-empty">
+        <p>
+          Compare needs serving benchmarks that succeeded. <a href={hrefOf(ROUTES.launch)}>Launch one</a> (kind Serving), on an existing backend or a rented GPU, then come back.
+        </p>
+      </EmptyState>
+    );
+  }
+  const columns: Column<ServingCompareRow>[] = [
+    {
+      id: 'pick',
+      header: <span className="visually-hidden">Compare</span>,
+      width: '36px',
+      cell: (r) => <input type="checkbox" checked={picked.has(r.job_id)} onChange={() => toggle(r.job_id)} aria-label={`Compare ${r.job_id}`} data-testid={`pick-${r.job_id}`} />,
+    },
+    { id: 'finished', header: 'Finished', cell: (r) => <RelativeTime iso={r.finished_at} />, sortValue: (r) => r.finished_at },
+    { id: 'model', header: 'Model', cell: (r) => r.model, sortValue: (r) => r.model },
+    { id: 'gpu', header: 'GPU', cell: gpuText },
+    { id: 'levels', header: 'Levels', cell: levelsText },
+    { id: 'tps', header: 'Most output tokens/s', align: 'right', cell: (r) => formatRate(r.fastest?.output_tokens_per_s), sortValue: (r) => r.fastest?.output_tokens_per_s ?? null },
+  ];
+  return (
+    <>
+      <Panel title="Serving runs to compare">
+        <p className="muted note-small">{picked.size === 0 ? 'Tick two or more runs.' : `${picked.size} picked.`} The {formatCount(all.length)} newest succeeded serving benchmarks are listed.</p>
+        <div className="table-scroll picker">
+          <DataTable columns={columns} rows={all} rowKey={(r) => r.job_id} testId="compare-serving-picker" initialSort={{ column: 'finished', direction: 'desc' }} />
+        </div>
+      </Panel>
+      {rows.length === 0 ? (
+        <EmptyState title="Nothing picked yet">Pick serving runs above to see them side by side.</EmptyState>
+      ) : (
+        <>
+          <Panel title={`Side by side (${formatCount(rows.length, 'run')})`} testId="compare-serving-panel">
+            <div className="table-wrap">
+              <table className="table compare-grid" data-testid="compare-serving-table">
+                <thead>
+                  <tr>
+                    <th scope="col">
+                      <span className="visually-hidden">Figure</span>
+                    </th>
+                    {rows.map((r, i) => (
+                      <th key={r.job_id} scope="col" className="right">
+                        <a href={hrefOf(jobPath(r.job_id))} title={r.job_id}>
+                          Run #{i + 1}
+                        </a>
+                        <div className="compare-when">
+                          <RelativeTime iso={r.finished_at} />
+                        </div>
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {METRICS.map((m) => {
+                    const best = bestOf(rows, m);
+                    return (
+                      <tr key={m.id} data-metric={m.id}>
+                        <th scope="row">{m.label}</th>
+                        {rows.map((r) => (
+                          <td key={r.job_id} className={`right num${best.has(r.job_id) ? ' best' : ''}`}>
+                            {m.cell(r)}
+                          </td>
+                        ))}
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+            <p className="muted note-small">Green: the best value of a row. &ldquo;There&rdquo; is each run&apos;s fastest level; $ per 1M tokens needs a rented machine (its $/h).</p>
+          </Panel>
+          <Panel title="Output tokens/s against concurrency">
+            <ThroughputComparison rows={rows} />
+          </Panel>
+        </>
+      )}
+    </>
+  );
+}
