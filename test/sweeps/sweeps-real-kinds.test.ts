@@ -7,10 +7,11 @@ import { mustVast, startHarness, type Harness } from '../workflows/harness';
 import { pollSweep } from './helpers';
 
 /**
- * A suite sweep with the real `suite` job kind, end to end on the fakes: the sweep rents one
- * machine, runs the starter suite for each model as a suite job pointed at the machine's Ollama
- * (the built-in agent on each scenario's recorded cluster, scored by the real scorer), reads the
- * results, costs and ranks the cells, and releases the machine.
+ * Sweeps with the real job kinds, end to end on the fakes. A suite sweep rents one machine, runs
+ * the starter suite for each model as a `suite` job pointed at the machine's Ollama (the built-in
+ * agent on each scenario's recorded cluster, scored by the real scorer), reads the results, costs
+ * and ranks the cells, and releases the machine. A serving sweep runs a `serving-benchmark` job
+ * per cell against the fake Ollama's serving mode and prices a million output tokens per cell.
  */
 
 const starter = starterSuite().suite;
@@ -78,4 +79,41 @@ describe('a suite sweep with the real suite job kind', () => {
     expect(JSON.stringify(res.body.errors)).toContain('suite_id');
     expect(mustVast(h).callsTo('asks')).toHaveLength(0);
   });
+});
+
+describe('a serving sweep with the real serving-benchmark kind', () => {
+  it('2 models × 2 GPUs: two machines, a serving job per cell, $ per million output tokens per cell, ranked by it', async () => {
+    const h = await startHarness({ vast: true, ollama: { models: DEFAULT_FAKE_MODELS, knobs: { serving: { firstTokenMs: 5, tokenIntervalMs: 2 } } } });
+    harnesses.push(h);
+    const res = await h.post('/v1/sweeps', {
+      name: 'throughput',
+      models: ['llama3.1:8b', 'qwen2.5:7b'],
+      gpus: ['RTX 3090', 'RTX 4090'],
+      serving: { concurrency: [1, 4], requests_per_level: 4, prompt_tokens: 32, output_tokens: 16 },
+      template_hash: OLLAMA_TEMPLATE_HASH,
+      max_dph: 1,
+      max_total_cost_usd: 5,
+      machines_at_once: 2,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const sweep = await pollSweep(h, String(res.body.sweep_id), undefined, 120_000);
+    expect(sweep.status, JSON.stringify(sweep.cells)).toBe('succeeded');
+    for (const [i, cell] of sweep.cells.entries()) {
+      expect(cell.status).toBe('succeeded');
+      const dph = sweep.machines.find((m) => m.gpu === cell.gpu)?.dph_total ?? 0;
+      // $/h ÷ (output tokens/s × 3600) × 10⁶, at the level with the highest throughput.
+      expect(cell.usd_per_million_output_tokens, `cell ${i}`).toBeCloseTo((dph / ((cell.output_tokens_per_s ?? 0) * 3600)) * 1e6, 4);
+      expect(cell.ttft_p50_ms).toBeGreaterThan(0);
+      expect(cell.accuracy).toBeUndefined();
+      const job = JobRecordSchema.parse((await h.get(`/v1/jobs/${cell.job_ids[0]}`)).body);
+      expect(job).toMatchObject({ kind: 'serving-benchmark', status: 'succeeded', request: { marketplace: false, concurrency: [1, 4] } });
+    }
+    const perMillion = sweep.ranking.map((i) => sweep.cells[i]?.usd_per_million_output_tokens ?? Infinity);
+    expect(perMillion).toEqual([...perMillion].sort((a, b) => a - b));
+    expect(sweep.ranking).toHaveLength(4);
+    expect(mustVast(h).callsTo('asks')).toHaveLength(2);
+    expect(mustVast(h).liveInstances()).toHaveLength(0);
+    const csv = await h.bd.app.inject({ method: 'GET', url: `/v1/sweeps/${sweep.sweep_id}/report?format=csv` });
+    expect(csv.body.split('\r\n')[1]).toMatch(/^1,.*,succeeded,,,,,[\d.]+,,[\d.]+,[\d.]+,[\d.]+,false$/);
+  }, 180_000);
 });
