@@ -14,6 +14,10 @@ export const API_PATHS = {
   llmModels: OPERATIONS.listLlmModels.path,
   metricsSummary: OPERATIONS.getMetricsSummary.path,
   openapi: NON_OPERATION_ROUTES[0]?.path ?? '/v1/openapi.json',
+  sweeps: OPERATIONS.listSweeps.path,
+  sweep: (id: string) => operationPath('getSweep', { sweep_id: id }),
+  sweepCancel: (id: string) => operationPath('cancelSweep', { sweep_id: id }),
+  sweepReport: (id: string) => operationPath('getSweepReport', { sweep_id: id }),
 } as const;
 
 export function jobCreatePath(kind: JobKind): string {

@@ -19,3 +19,4 @@ export * from './snapshots';
 export * from './suites';
 export * from './kube-display';
 export * from './scoring';
+export * from './sweeps';

@@ -44,6 +44,12 @@ export const MarketplaceInstanceEntrySchema = z.object({
   classification: InstanceClassificationSchema.describe(
     'active: its job is queued or running; kept: left up on purpose; orphaned: ours, its job ended otherwise or is unknown; foreign: rented by another benchdesk install',
   ),
+  /** The sweep whose machine this is (a sweep rents one machine per GPU), and the model it runs now; absent for a job's machine. */
+  sweep: z
+    .object({ sweep_id: z.string(), name: z.string(), gpu: z.string(), model: z.string().nullable().describe('the model it runs now'), status: z.string() })
+    .nullable()
+    .optional()
+    .describe('the sweep that rented this machine, and the model it runs now'),
   /** The last release of this machine that failed, and why (e.g. the key was refused); null otherwise. */
   release_error: z.string().nullable().optional().describe('why the last release of this machine failed, if it did'),
 });

@@ -40,6 +40,8 @@ export const PROBLEM_CODES = [
   'too_many_connections',
   'insufficient_storage',
   'internal_error',
+  'sweep_not_found',
+  'sweep_not_cancellable',
 ] as const;
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
 

@@ -159,7 +159,9 @@ export function createHttpClient(options: HttpClientOptions): BenchdeskClient {
     }
     let data: unknown;
     try {
-      data = await res.json();
+      // A document answer (a report as Markdown or CSV) is its text.
+      const type = res.headers.get('content-type') ?? '';
+      data = type.startsWith('text/') ? await res.text() : await res.json();
     } catch (err) {
       throw clientError(502, 'upstream_error', `${w.what} did not answer JSON: ${describe(err)}`);
     }

@@ -11,6 +11,8 @@ import { snapshotHandlers } from './handlers/snapshots';
 import { suiteHandlers } from './handlers/suites';
 import type { SuiteService } from '../app/suites';
 import type { SnapshotService } from '../app/snapshots';
+import { sweepHandlers } from './handlers/sweeps';
+import type { SweepEngine } from '../sweeps/sweep-engine';
 import { guardAppTenantOperations } from './app-tenant';
 import type { OperationHandlers } from './types';
 
@@ -33,6 +35,8 @@ export type HandlerDeps = {
   snapshots: SnapshotService;
   /** Suites: list, show, create, delete, export, import. */
   suites: SuiteService;
+  /** Sweeps: models × GPUs, one machine per GPU, ranked. */
+  sweeps: SweepEngine;
 };
 
 /** Every operation's handler. Each domain contributes its operations from handlers/<domain>.ts; app-tenant operations are guarded. */
@@ -47,6 +51,7 @@ export function createOperationHandlers(deps: HandlerDeps): OperationHandlers {
     ...choiceHandlers(deps.choices),
     ...snapshotHandlers(deps.snapshots),
     ...suiteHandlers(deps.suites),
+    ...sweepHandlers(deps.sweeps),
     getHealth: withMarketplaceHealth(core.getHealth, deps.instances),
   });
 }

@@ -51,6 +51,8 @@ export type InstanceServiceDeps = {
   /** Where the proxy token files of rented machines live (`secrets/instance-<id>.token`), removed after a release. */
   dataDir: string;
   getJob(jobId: string): Promise<JobRecord | undefined>;
+  /** The sweep a machine id (the id in its label) belongs to, when it is not a job's: sweeps rent machines themselves. */
+  sweepMachine?(machineId: string): Promise<SweepMachineOwner | undefined>;
   /** Records a release of the job's own machine: whether the marketplace took it, and why it failed (null: it did not). */
   recordRelease(jobId: string, instanceId: number, outcome: { released: boolean; error: string | null }): Promise<void>;
   /** Appends an event to a job (any status). */
@@ -66,6 +68,9 @@ export type InstanceServiceDeps = {
 };
 
 export type SweepResult = { orphaned: number[]; released: number[]; failed: number[] };
+
+/** A sweep's machine: `active` while the sweep runs and holds it. */
+export type SweepMachineOwner = { sweep_id: string; tenant_id: string; name: string; gpu: string; model: string | null; status: string; active: boolean };
 
 export type InstanceService = {
   list(tenantId: string, query: { orphaned?: boolean | undefined }): Promise<MarketplaceInstanceList>;
@@ -86,6 +91,7 @@ type Row = {
   instance: MarketplaceInstance;
   label: ParsedLabel;
   job: JobRecord | undefined;
+  sweep?: SweepMachineOwner | undefined;
   entry: MarketplaceInstanceEntry;
   /** Keys that can see this machine; the one its job rented with first. */
   keys: Keyed[];
@@ -185,7 +191,8 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
           continue;
         }
         const job = await deps.getJob(label.jobId);
-        byId.set(instance.id, { instance, label, job, entry: toEntry(instance, label, job), keys: [keyed] });
+        const sweep = job ? undefined : await ownSweep(label);
+        byId.set(instance.id, { instance, label, job, sweep, entry: toEntry(instance, label, job, sweep), keys: [keyed] });
       }
     }
     if (listedBy === 0) throw firstError;
@@ -198,10 +205,17 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
     return { rows, complete: errors.length === 0, errors, heldBy };
   }
 
-  function toEntry(instance: MarketplaceInstance, label: ParsedLabel, job: JobRecord | undefined): MarketplaceInstanceEntry {
+  /** The sweep of a machine of this install that no job names. */
+  async function ownSweep(label: ParsedLabel): Promise<SweepMachineOwner | undefined> {
+    if (label.installId !== deps.installId || !deps.sweepMachine) return undefined;
+    return deps.sweepMachine(label.jobId).catch(() => undefined);
+  }
+
+  function toEntry(instance: MarketplaceInstance, label: ParsedLabel, job: JobRecord | undefined, sweep?: SweepMachineOwner): MarketplaceInstanceEntry {
     const startMs = instance.start_date != null ? instance.start_date * 1000 : job?.resources?.rented_at ? Date.parse(job.resources.rented_at) : null;
     const dph = instance.dph_total ?? job?.resources?.dph_total ?? null;
-    const classification = classifyMachine(label, job, deps.installId);
+    // A sweep's machine belongs to its sweep: active while the sweep runs and holds it, an orphan after.
+    const classification = sweep ? (sweep.active ? 'active' : 'orphaned') : classifyMachine(label, job, deps.installId);
     // Another install's job ids mean nothing here: its machine is shown by its label alone.
     const ownJob = classification === 'foreign' ? undefined : job;
     const ownResources = ownJob && ownJob.resources?.marketplace_instance_id === instance.id ? ownJob.resources : null;
@@ -220,6 +234,7 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
       download_usd: downloadUsd,
       state: instance.actual_status ?? null,
       classification,
+      ...(sweep ? { sweep: { sweep_id: sweep.sweep_id, name: sweep.name, gpu: sweep.gpu, model: sweep.model, status: sweep.status } } : {}),
       release_error: releaseErrors.get(instance.id) ?? jobError,
     };
   }
@@ -289,6 +304,8 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
       if (holding.has(jobId)) continue;
       const job = await deps.getJob(jobId);
       if (job && !isTerminal(job.status)) continue;
+      // A sweep's machine being rented holds its key before the machine is listed.
+      if (!job && (await ownSweep({ installId: deps.installId, jobId }))?.active) continue;
       await deps.heldKeys.drop(jobId).catch(() => undefined);
     }
   }
@@ -395,7 +412,7 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
       }
       if (!listing) return { instances: [], note: 'no marketplace key is configured (set VAST_API_KEY), so benchdesk cannot see any rented machine' };
       // Another tenant's machines are not shown; one whose job is unknown here belongs to no tenant and is shown to all.
-      const visible = listing.rows.filter((r) => !r.entry.job || !r.job || r.job.tenant_id === tenantId).map((r) => r.entry);
+      const visible = listing.rows.filter((r) => (r.sweep ? r.sweep.tenant_id === tenantId : !r.entry.job || !r.job || r.job.tenant_id === tenantId)).map((r) => r.entry);
       const note = listing.errors.length > 0 ? `some machines may be missing: ${listing.errors.join('; ')}` : null;
       return { instances: query.orphaned ? visible.filter((e) => e.classification === 'orphaned') : visible, note };
     },
@@ -410,7 +427,12 @@ export function createInstanceService(deps: InstanceServiceDeps): InstanceServic
       // Never touch a machine benchdesk did not rent.
       if (!label) throw new ProblemError(404, 'instance_not_found', `instance ${instanceId} is not a benchdesk machine (its label does not start with "${LABEL_PREFIX}"); benchdesk leaves it alone`);
       const job = await deps.getJob(label.jobId);
-      const row: Row = { instance, label, job, entry: toEntry(instance, label, job), keys: seenBy };
+      const sweep = job ? undefined : await ownSweep(label);
+      const row: Row = { instance, label, job, sweep, entry: toEntry(instance, label, job, sweep), keys: seenBy };
+      if (sweep && sweep.tenant_id !== tenantId) throw new ProblemError(404, 'instance_not_found', `instance ${instanceId} is not one of this tenant's machines`);
+      if (sweep?.active) {
+        throw new ProblemError(409, 'instance_active', `instance ${instanceId} is the ${sweep.gpu} machine of sweep ${sweep.sweep_id}, which is ${sweep.status}: cancel the sweep (POST /v1/sweeps/${sweep.sweep_id}/cancel) and it releases its machines`);
+      }
       if (row.entry.classification === 'foreign' && options.force !== true) {
         throw new ProblemError(
           409,
@@ -488,6 +510,7 @@ export function createAppInstanceService(parts: {
   store: Pick<JobStore, 'getJob' | 'updateJob'>;
   engine: Pick<JobEngine, 'emit'>;
   settings: Pick<SettingsStore, 'appSettings'>;
+  sweepMachine?: (machineId: string) => Promise<SweepMachineOwner | undefined>;
   log: Logger;
   env: NodeJS.ProcessEnv;
   tuning?: { sweepIntervalMs?: number; releaseRetryDelayMs?: number } | undefined;
@@ -499,6 +522,7 @@ export function createAppInstanceService(parts: {
     installId: parts.installId,
     dataDir: parts.dataDir,
     getJob: (jobId) => store.getJob(jobId),
+    ...(parts.sweepMachine ? { sweepMachine: parts.sweepMachine } : {}),
     async recordRelease(jobId, _instanceId, outcome) {
       const job = await store.getJob(jobId);
       if (!job) return;

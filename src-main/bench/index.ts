@@ -10,6 +10,7 @@ import { Report } from './report';
 import { benchBundle, benchJobsRender, benchRunMemory, benchStartup } from './server-bench';
 import { runServingBench } from './serving-bench';
 import { prefillDataDir, runStoreBench } from './store-bench';
+import { runSweepBench } from './sweep-bench';
 
 /**
  * `npm run bench`: every figure of the performance targets, each printed beside its target, then
@@ -17,7 +18,7 @@ import { prefillDataDir, runStoreBench } from './store-bench';
  * `--quick` ~1 min with smaller sizes and 16 connections only). Nothing here asserts a time.
  *
  *   --quick           smaller sizes, shorter runs
- *   --only=a,b        sections: http, store, startup, memory, engine, replay, renderer, serving
+ *   --only=a,b        sections: http, store, startup, memory, engine, replay, renderer, serving, sweeps
  *   --cpu-prof=DIR    run the HTTP scenarios' server under --cpu-prof, profiles into DIR
  */
 const args = process.argv.slice(2);
@@ -89,6 +90,10 @@ async function main(): Promise<void> {
     if (want('serving')) {
       console.log('\n# serving benchmark: accuracy against a backend of known timing, and the generator ceiling');
       await runServingBench(report, { quick });
+    }
+    if (want('sweeps')) {
+      console.log('\n# sweeps: the engine’s own CPU per cell against the fakes');
+      await runSweepBench(report, { root, models: quick ? 5 : 10 });
     }
     if (want('renderer')) {
       console.log('\n# renderer');

@@ -86,6 +86,9 @@ async function openLocal(dataDir: string, purpose: Purpose, tenant: string, lock
       note(err.yellow(`recovered ${recovered.interrupted} job(s) a stopped benchdesk left running: marked failed (interrupted), rented machines released`));
     }
     if (recovered.requeued > 0) note(err.yellow(`resuming ${recovered.requeued} queued job(s) from the data dir in this process`));
+    // A sweep a stopped benchdesk left running: its machine is released here; the sweep itself resumes with the next server start.
+    const sweeps = await bd.sweeps.recover({ resume: false });
+    if (sweeps.released > 0) note(err.yellow(`released ${sweeps.released} machine(s) a stopped benchdesk's sweep held; the sweep resumes when the app or the server starts`));
   }
   return {
     client: bd.client(tenant),

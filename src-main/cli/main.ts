@@ -13,6 +13,7 @@ import { snapshotCommand } from './commands/snapshot';
 import { agentsCommand } from './commands/agents';
 import { templatesCommand } from './commands/templates';
 import { runSuiteCommand, suitesCommand } from './commands/suites';
+import { runSweepCommand, sweepsCommand } from './commands/sweeps';
 import { examples } from './common';
 import { reportError } from './errors';
 import { EXIT } from './exit-codes';
@@ -73,6 +74,8 @@ export function buildCli(setExit: (code: number) => void): Command {
     runSuiteCommand(setExit),
     suitesCommand(setExit),
     runServingBenchmarkCommand(setExit),
+    runSweepCommand(setExit),
+    sweepsCommand(setExit),
   ] as CommandUnknownOpts[];
   for (const cmd of commands) program.addCommand(cmd as Command);
 

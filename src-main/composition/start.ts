@@ -29,6 +29,8 @@ import { createTemplateSearch } from '../app/templates';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
 import { createSnapshotService, type SnapshotService } from '../app/snapshots';
 import { createSuiteService, type SuiteService } from '../app/suites';
+import { createSweeps, type SweepTuning } from './sweeps';
+import type { SweepEngine } from '../sweeps/sweep-engine';
 
 export const VERSION: string = pkg.version;
 
@@ -69,6 +71,8 @@ export type BenchdeskOptions = {
   streamLimits?: Partial<EventStreamLimits>;
   /** The snapshot recording's time bound and request timeout (tests shorten them). */
   snapshotTuning?: { deadlineMs?: number; requestTimeoutMs?: number };
+  /** The sweep engine's cost cadence and clock, or replaced jobs/machines (tests). */
+  sweepTuning?: SweepTuning;
 };
 
 export type Benchdesk = {
@@ -82,6 +86,8 @@ export type Benchdesk = {
   /** Recorded clusters: record, store, serve to jobs; the suites register who uses which here. */
   snapshots: SnapshotService;
   suites: SuiteService;
+  /** Sweeps: models × GPUs, one rented machine per GPU. */
+  sweeps: SweepEngine;
   /** Every operation, for every transport (HTTP routes, IPC, in-process clients). */
   handlers: OperationHandlers;
   /** The typed client over `handlers`, in this process, as `tenantId` (default: the app's tenant). */
@@ -173,8 +179,36 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       // Idempotency records are aged with the clock that stamped them (the engine's `now`).
       ...(engineNow ? { now: () => engineNow().getTime() } : options.authNow ? { now: options.authNow } : {}),
     });
+    const sweeps = createSweeps({
+      dataDir: config.dataDir,
+      log,
+      store,
+      engine,
+      bus: engine.bus,
+      service,
+      marketplace: {
+        access: providers.marketplaceAccess,
+        heldKeys,
+        installId,
+        catalog: providers.catalogIndex,
+        dataDir: config.dataDir,
+        logError: (message, fields) => log.error(message, fields),
+        ...(options.workflowTuning ?? {}),
+      },
+      tuning: options.sweepTuning,
+      // A suite sweep names a suite that exists; its scenarios' tags give accuracy per tag.
+      checkRequest: async (request) =>
+        request.suite_id !== undefined && !(await suites.find(request.suite_id)) ? [{ path: 'suite_id', message: `no suite '${request.suite_id}' (GET /v1/suites lists them)` }] : [],
+      tagsOf: async (suiteId) => {
+        const suite = await suites.find(suiteId);
+        if (!suite) return undefined;
+        const tags = new Map(suite.scenarios.map((s) => [s.scenario_id, s.tags]));
+        return (scenarioId) => tags.get(scenarioId);
+      },
+    });
     // Rented machines as a resource: list, release and the orphan sweep (started by startBenchdesk).
     const instances = createAppInstanceService({
+      sweepMachine: (machineId) => sweeps.machineOwner(machineId),
       access: providers.marketplaceAccess,
       heldKeys,
       installId,
@@ -195,6 +229,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       instances,
       snapshots,
       suites,
+      sweeps,
       overview: { spend },
       choices: { agents, templates: createTemplateSearch({ marketplace: providers.marketplace }) },
       settings: {
@@ -237,6 +272,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       instances,
       snapshots,
       suites,
+      sweeps,
       handlers,
       client: (tenantId = 'default') => createInProcessClient(handlers, tenantId, (message, err) => log.error(message, { err: String(err) })),
       settings,
@@ -252,6 +288,8 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
         spend.close();
         await instances.stop();
         await app.close();
+        // Before the jobs: the sweeps cancel their jobs, release their machines and stay resumable.
+        await sweeps.shutdown();
         await engine.shutdown(config.shutdownGraceMs);
         // The engine's cancel stops each job's agent processes; anything still running is stopped here.
         await stopAllTrees(DEFAULT_KILL_GRACE_MS);
@@ -280,6 +318,8 @@ export async function startBenchdesk(options: BenchdeskOptions = {}): Promise<Be
   };
   try {
     await bd.engine.recover();
+    // After the jobs' recovery (interrupted jobs failed): release what interrupted sweeps held, resume them.
+    await bd.sweeps.recover();
     // After recovery (which releases what interrupted jobs held): whatever is still up unaccounted for is an orphan.
     bd.instances.start();
     const address = await bd.app.listen({ host: bd.config.host, port: bd.config.port });

@@ -25,6 +25,8 @@ export type RentRequest = {
   min_dph: number;
   max_dph?: number | undefined;
   reliability: number;
+  /** Only offers of this GPU (as the marketplace names it; a sweep rents one machine per GPU name). */
+  gpu_name?: string | undefined;
 };
 
 export type RentCheapestFitOptions = {
@@ -80,6 +82,10 @@ function criteriaOf(request: RentRequest, model: CatalogEntry): OfferCriteria {
   return { minDph: request.min_dph, maxDph: request.max_dph ?? null, minReliability: request.reliability, minVramMb: model.vram_mb, minDiskGb: model.required_disk_gb };
 }
 
+function sameGpuName(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
 const DEFAULT_ESTIMATE_SECONDS = 3600;
 
 /** What the offers are ranked and pre-flighted by: the job's expected hours and the model's download. */
@@ -130,11 +136,13 @@ async function searchFitting(opts: RentCheapestFitOptions, criteria: OfferCriter
           allocatedStorageGb: opts.model.required_disk_gb,
           minDiskGb: opts.model.required_disk_gb,
           limit: opts.searchLimit ?? 64,
+          ...(opts.request.gpu_name ? { extraFilters: { gpu_name: { eq: opts.request.gpu_name } } } : {}),
         },
         { signal: opts.signal },
       );
       // The server filtered already; the same rules again locally keep us from renting an unfit machine.
-      return selectOffers(offers, criteria, costBasisOf(opts)).filter((o) => !exclude.has(o.id));
+      const gpu = opts.request.gpu_name;
+      return selectOffers(offers, criteria, costBasisOf(opts)).filter((o) => !exclude.has(o.id) && (!gpu || sameGpuName(o.gpu_name, gpu)));
     },
     (fit) => ({
       message: fit.length === 1 ? '1 offer fits' : `${fit.length} offers fit`,

@@ -412,6 +412,11 @@ class FileJobStore implements JobStore {
     return rec;
   }
 
+  reserveSeq(): number {
+    this.assertWritable();
+    return this.stampEvent({ job_id: '', event: 'seq', status: 'info', message: null, duration_ms: null, error_type: null, labels: {} }).seq;
+  }
+
   async appendEvent(event: NewJobEvent): Promise<JobEvent> {
     this.assertWritable();
     if (!this.index.has(event.job_id)) throw new JobNotFoundError(event.job_id);

@@ -81,6 +81,12 @@ export interface JobStore {
 
   /** Assigns the next global seq (monotonic across restarts) and appends to the job's log; durable on resolve. */
   appendEvent(event: NewJobEvent): Promise<JobEvent>;
+  /**
+   * The next global seq for an event kept outside the job logs (a sweep's events on the tenant
+   * feed): unique and increasing with the job events, across restarts. Throws
+   * InsufficientStorageError when the seq reservation cannot be written.
+   */
+  reserveSeq(): number;
   /** The job's events in seq order, those with seq > after when given. */
   listEvents(jobId: string, after?: number): Promise<JobEvent[]>;
   /** Events of all of one tenant's jobs (or one job), for the metrics summary. */

@@ -44,6 +44,18 @@ describe('createFeedApplier', () => {
     applier.dispose();
   });
 
+  it("a sweep's events refresh the sweeps, and its machines when one is rented or released; no job is touched", () => {
+    const qc = new QueryClient();
+    const spy = vi.spyOn(qc, 'invalidateQueries');
+    const applier = createFeedApplier(qc, 10);
+    const keys = () => spy.mock.calls.map(([f]) => JSON.stringify(f?.queryKey));
+    applier.apply({ ...ev(5, 'sweep.cell.succeeded', 'ok', { job_id: 'sw-abc' }), labels: { sweep_id: 'sw-abc' } });
+    expect(keys()).toEqual(['["sweeps"]']);
+    applier.apply({ ...ev(6, 'sweep.machine.released', 'ok', { job_id: 'sw-abc' }), labels: { sweep_id: 'sw-abc' } });
+    expect(keys()).toEqual(['["sweeps"]', '["sweeps"]', '["instances"]']);
+    applier.dispose();
+  });
+
   it('coalesces a burst of status changes into one list invalidation', () => {
     vi.useFakeTimers();
     const qc = new QueryClient();

@@ -40,6 +40,14 @@ export function createFeedApplier(qc: QueryClient, coalesceMs = 250): { apply(ev
   let listTimer: ReturnType<typeof setTimeout> | null = null;
   return {
     apply(event) {
+      // A sweep's events (its matrix, spend and machines changed): read it again.
+      if (typeof event.labels.sweep_id === 'string') {
+        void qc.invalidateQueries({ queryKey: ['sweeps'] });
+        if (event.event.startsWith('sweep.machine.') || event.event === 'sweep.succeeded' || event.event === 'sweep.failed' || event.event === 'sweep.cancelled') {
+          void qc.invalidateQueries({ queryKey: ['instances'] });
+        }
+        if (event.job_id === event.labels.sweep_id) return;
+      }
       const action = feedAction(event);
       if (action.status) {
         const status = action.status;

@@ -15,6 +15,7 @@ const ComparePage = lazy(() => import('../pages/compare/ComparePage').then((m) =
 const SettingsPage = lazy(() => import('../pages/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
 const SuitesPage = lazy(() => import('../pages/suites/SuitesPage').then((m) => ({ default: m.SuitesPage })));
 const SnapshotPage = lazy(() => import('../pages/suites/SnapshotPage').then((m) => ({ default: m.SnapshotPage })));
+const SweepsPage = lazy(() => import('../pages/sweeps/SweepsPage').then((m) => ({ default: m.SweepsPage })));
 
 /**
  * Moves focus to the new page's heading after navigation, so keyboard and screen-reader users land
@@ -89,6 +90,8 @@ export function AppRoutes() {
           <Route path={ROUTES.settings} component={SettingsPage} />
           <Route path={ROUTES.suites} component={SuitesPage} />
           <Route path={ROUTES.snapshot}>{(params) => <SnapshotPage key={params.id} snapshotId={decodeURIComponent(params.id)} />}</Route>
+          <Route path={ROUTES.sweeps}>{() => <SweepsPage />}</Route>
+          <Route path={ROUTES.sweep}>{(params) => <SweepsPage key={params.id} sweepId={decodeURIComponent(params.id)} />}</Route>
           <Route component={NotFound} />
         </Switch>
       </Suspense>

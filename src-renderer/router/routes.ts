@@ -10,6 +10,8 @@ export const ROUTES = {
   settings: '/settings',
   snapshot: '/snapshots/:id',
   suites: '/suites',
+  sweeps: '/sweeps',
+  sweep: '/sweeps/:id',
 } as const;
 
 export type NavItem = { id: string; label: string; path: string };
@@ -23,6 +25,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { id: 'models', label: 'Models', path: ROUTES.models },
   { id: 'compare', label: 'Compare', path: ROUTES.compare },
   { id: 'suites', label: 'Suites', path: ROUTES.suites },
+  { id: 'sweeps', label: 'Sweeps', path: ROUTES.sweeps },
   { id: 'settings', label: 'Settings', path: ROUTES.settings },
 ];
 
@@ -33,6 +36,11 @@ export function jobPath(jobId: string): string {
 /** A recorded cluster's read-only browser (pods, events, logs). */
 export function snapshotPath(snapshotId: string): string {
   return `/snapshots/${encodeURIComponent(snapshotId)}`;
+}
+
+/** One sweep: its matrix, ranking and machines. */
+export function sweepPath(sweepId: string): string {
+  return `/sweeps/${encodeURIComponent(sweepId)}`;
 }
 
 /** An href for an <a> under the hash router. */

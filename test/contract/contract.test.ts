@@ -14,6 +14,8 @@ import { SNAPSHOT_FORMAT, SUITE_FORMAT, type Suite, type SnapshotSummary } from 
 import { startFakeKubernetes, type FakeKubernetes } from '../fakes/kubernetes';
 import { TOKENS, makeBench, removeDir, waitForStatus, type TestBench } from '../helpers/bench';
 import { threeTransports, type TransportName } from './transports';
+import { heldRunner } from '../sweeps/helpers';
+import { inTestMachines } from '../sweeps/fake-machines';
 
 /**
  * One contract, three transports: the typed HTTP client against the real server, the in-process
@@ -54,6 +56,8 @@ let clients: Record<TransportName, BenchdeskClient>;
 let removeIpc: () => void;
 const TRANSPORTS: TransportName[] = ['http', 'in-process', 'ipc'];
 const covered = new Set<OperationName>();
+/** The sweeps' jobs, held until the test lets them finish (the sweep engine itself is real). */
+const sweepJobs = heldRunner({ hold: true });
 
 /** Runs one call on all three transports and expects identical outcomes; returns it. */
 async function same(op: OperationName, call: (c: BenchdeskClient) => Promise<unknown>): Promise<Outcome> {
@@ -72,7 +76,7 @@ function problemOf(o: Outcome): Problem {
 
 beforeAll(async () => {
   k8s = await startFakeKubernetes();
-  t = await makeBench({ start: true, sseHeartbeatMs: 200 });
+  t = await makeBench({ start: true, sseHeartbeatMs: 200, extra: { sweepTuning: { runner: sweepJobs.runner, machines: inTestMachines().machines } } });
   const bd = t.bd as typeof t.bd & { apiUrl: string };
   ({ clients, removeIpc } = threeTransports(bd, TOKENS.default));
 });
@@ -344,6 +348,57 @@ describe('suites', () => {
     await expect(acmeInProcess.createSuite({ name: 'x', scenarios: [scenario('starter-oomkilled')] })).rejects.toMatchObject({ problem: { status: 403, code: 'forbidden_tenant' } });
     await expect(acmeInProcess.deleteSuite({ suite_id: 'starter' })).rejects.toMatchObject({ problem: { status: 403 } });
     expect((await acmeInProcess.getSuite({ suite_id: 'starter' })).read_only).toBe(true);
+  });
+});
+
+describe('sweeps', () => {
+  const sweepBody = { name: 'contract sweep', models: ['llama3.1:8b'], gpus: ['RTX 3090'], suite_id: 'starter', template_hash: 'abc', max_dph: 1, max_total_cost_usd: 5 };
+
+  it('createSweep, getSweep, listSweeps, getSweepReport (json, md, csv), cancelSweep: the same answers and problems on every transport', async () => {
+    const invalid = problemOf(await same('createSweep', (c) => c.createSweep({ ...sweepBody, suite_id: undefined })));
+    expect(invalid).toMatchObject({ status: 422, code: 'validation_failed', errors: [{ path: 'suite_id' }] });
+    // Sweep events reach the tenant feed on every transport (SSE, IPC push, in process).
+    const stop = new AbortController();
+    const feeds = TRANSPORTS.map((name) =>
+      (async () => {
+        const seen: string[] = [];
+        for await (const item of clients[name].streamEvents({}, { signal: stop.signal })) {
+          const e = eventOf(item);
+          if (e.labels.sweep_id === undefined) continue;
+          seen.push(`${e.job_id}:${e.event}`);
+          if (e.event === 'sweep.cell.job') break;
+        }
+        return seen;
+      })(),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    const accepted = await clients.http.createSweep(sweepBody);
+    expect(accepted.status).toBe('accepted');
+    const id = accepted.sweep_id;
+    const seen = await Promise.all(feeds);
+    stop.abort();
+    for (const events of seen) expect(events).toEqual(expect.arrayContaining([`${id}:sweep.queued`, `${id}:sweep.running`, `${id}:sweep.machine.rented`, `${id}:sweep.cell.job`]));
+    const ended = (await clients['in-process'].getSweep({ sweep_id: id })).status;
+    expect(['queued', 'running']).toContain(ended);
+    // Cancelled while its first job is held: every transport then reads the same finished sweep.
+    for (let i = 0; i < 500 && sweepJobs.jobs.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(await same('cancelSweep', (c) => c.cancelSweep({ sweep_id: 'sw-none' }))).toMatchObject({ problem: { status: 404, code: 'sweep_not_found' } });
+    expect((await clients.ipc.cancelSweep({ sweep_id: id })).sweep_id).toBe(id);
+    for (let i = 0; i < 500; i++) {
+      if ((await clients.http.getSweep({ sweep_id: id })).status === 'cancelled') break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const got = await same('getSweep', (c) => c.getSweep({ sweep_id: id }));
+    expect(got).toMatchObject({ ok: { sweep_id: id, status: 'cancelled', cells: [{ status: 'cancelled' }] } });
+    expect(await same('listSweeps', (c) => c.listSweeps({}))).toMatchObject({ ok: { sweeps: [{ sweep_id: id }] } });
+    expect(problemOf(await same('cancelSweep', (c) => c.cancelSweep({ sweep_id: id })))).toMatchObject({ status: 409, code: 'sweep_not_cancellable' });
+    const json = await same('getSweepReport', (c) => c.getSweepReport({ sweep_id: id }));
+    expect(json).toMatchObject({ ok: { sweep_id: id, ranked_by: 'accuracy', rows: [{ status: 'cancelled' }] } });
+    const md = (await same('getSweepReport', (c) => c.getSweepReport({ sweep_id: id, format: 'md' }))) as { ok: unknown };
+    expect(String(md.ok)).toMatch(/^## Sweep: contract sweep/);
+    const csv = (await same('getSweepReport', (c) => c.getSweepReport({ sweep_id: id, format: 'csv' }))) as { ok: unknown };
+    expect(String(csv.ok)).toMatch(/^rank,model,gpu,status/);
+    expect(problemOf(await same('getSweep', (c) => c.getSweep({ sweep_id: 'sw-none' })))).toMatchObject({ status: 404 });
   });
 });
 

@@ -169,6 +169,10 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
           const ctx: OperationContext = { tenantId: request.tenantId, responseHeaders: {} };
           const result = await handler(ctx, inputOf(name, request, route));
           if (op.status === 204) return reply.code(204).headers(ctx.responseHeaders ?? {}).send();
+          // An answer that is a document of its own (a report as Markdown or CSV): sent as it is, with the media type the handler set.
+          if (typeof result === 'string' && ctx.responseHeaders?.['content-type']) {
+            return reply.code(op.status).headers(ctx.responseHeaders).serializer((text: string) => text).send(result);
+          }
           return reply.code(op.status).headers(ctx.responseHeaders ?? {}).send(result);
         },
       });

@@ -95,11 +95,13 @@ export async function provisionInstance(
   request: RentRequest & SpendRequest & { model: string },
   /** Release after a crash (benchmark: its marketplace_stop_instance; llm-instance: yes until it succeeded). */
   releaseIfInterrupted: boolean,
+  /** What the machine must hold when it is not one catalog model (a sweep's machine holds several). */
+  sizing?: CatalogEntry,
 ): Promise<ProvisionedInstance> {
   const keyed = deps.access.current();
   if (!keyed) throw new Error('no marketplace key is configured (set VAST_API_KEY)');
   const { client } = keyed;
-  const model = resolveCatalogModel(request.model, deps.catalog());
+  const model = sizing ?? resolveCatalogModel(request.model, deps.catalog());
   if (!model) throw new Error(`model '${request.model}' is not in the marketplace catalog`);
   await ctx.setProgress('provision', `renting a machine for ${model.name}`);
   // The job keeps this key until its machine is confirmed gone (in memory, and sealed in the data dir

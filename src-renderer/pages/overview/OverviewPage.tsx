@@ -16,7 +16,7 @@ import { KIND_LABELS } from '../../lib/job';
 import { useHealth } from '../../queries/health';
 import { useJobCounts, useJobList } from '../../queries/jobs';
 import { settingsKeys, useInstances, useSettings, useSpend } from '../../queries/settings';
-import { hrefOf, jobPath, ROUTES } from '../../router/routes';
+import { hrefOf, jobPath, ROUTES, sweepPath } from '../../router/routes';
 import { OrphanBanner } from './OrphanBanner';
 import './common.css';
 import './overview.css';
@@ -127,7 +127,15 @@ function CancelJobButton({ job }: { job: InstanceJob }) {
 }
 
 function MachineAction({ machine }: { machine: MarketplaceInstanceEntry }) {
-  if (machine.classification === 'active') return machine.job ? <CancelJobButton job={machine.job} /> : null;
+  if (machine.classification === 'active') {
+    if (machine.job) return <CancelJobButton job={machine.job} />;
+    // A sweep's machine: its sweep releases it (cancel the sweep on its page).
+    return machine.sweep ? (
+      <a className="button button-small" href={hrefOf(sweepPath(machine.sweep.sweep_id))} data-testid={`machine-sweep-${machine.instance_id}`}>
+        Open the sweep
+      </a>
+    ) : null;
+  }
   return (
     <ReleaseMachineButton
       target={{ instance_id: machine.instance_id, gpu: gpuOf(machine), dph: machine.dph_total, rentedAt: machine.rented_at, costSoFar: machine.cost_usd_so_far, downloadUsd: machine.download_usd ?? null, classification: machine.classification, label: machine.label }}
@@ -177,9 +185,17 @@ function machineColumns(foreign: boolean): Column<MarketplaceInstanceEntry>[] {
           cell: (i) => (
             <span className="cell-stack">
               <span>
-                <span className={`badge ${CLASS_TONE[i.classification]}`}>{CLASS_TEXT[i.classification]}</span>
+                <span className={`badge ${CLASS_TONE[i.classification]}`}>{i.sweep && i.classification === 'active' ? 'its sweep is running' : CLASS_TEXT[i.classification]}</span>
               </span>
-              {i.job ? <JobLink job={i.job} /> : <span className="muted">job unknown here</span>}
+              {i.job ? (
+                <JobLink job={i.job} />
+              ) : i.sweep ? (
+                <a href={hrefOf(sweepPath(i.sweep.sweep_id))} data-testid={`machine-sweep-link-${i.instance_id}`}>
+                  sweep “{i.sweep.name}”{i.sweep.model ? ` · running ${i.sweep.model}` : ''}
+                </a>
+              ) : (
+                <span className="muted">job unknown here</span>
+              )}
               <ReleaseError machine={i} />
             </span>
           ),

@@ -1,0 +1,143 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_FAKE_MODELS } from '../test/fakes/ollama';
+import { OLLAMA_TEMPLATE_HASH } from '../test/fakes/vast';
+import { heldRunner } from '../test/sweeps/helpers';
+import { mustVast } from '../test/workflows/harness';
+import { apiCall, go, launchBrowser, openApp, shootBothThemes, startUiServer, type UiPage, type UiServer } from './ui-support';
+
+/**
+ * The Sweeps page in the browser against the real server on the fake Vast.ai and Ollama: the
+ * empty page, a sweep created from the form (catalog models, GPUs from live offers, the pre-flight
+ * estimate, the confirmation), its matrix following pushed events while it runs, the Overview
+ * showing the sweep's machine, and the finished sweep ranked with its Pareto chart. The suite jobs
+ * are held by an in-test runner so the test decides when each cell ends. Screenshots in both
+ * themes land in screenshots/.
+ */
+
+const jobs = heldRunner({ hold: true });
+let server: UiServer;
+let browser: Browser;
+let app: UiPage;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startUiServer({ vast: true, ollama: { models: DEFAULT_FAKE_MODELS }, extra: { sweepTuning: { runner: jobs.runner } } });
+  browser = await launchBrowser();
+  app = await openApp(browser, server);
+  page = app.page;
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('Sweeps page', () => {
+  it('empty: the nav entry, the form open, an empty list that says what to do', async () => {
+    await page.locator('[data-testid="nav-sweeps"]').click();
+    await page.locator('[data-testid="sweeps-empty"]').waitFor();
+    await page.locator('[data-testid="sweep-form"]').waitFor();
+    // GPU names come from the live offers, each with its cheapest rate.
+    await page.locator('[data-testid="sweep-gpu-RTX 3090"]').waitFor();
+    expect(await page.locator('[data-testid="sweep-gpus"]').innerText()).toMatch(/RTX 3090\s+from \$0\.\d+\/h/);
+    await shootBothThemes(page, 'sweeps-empty');
+  });
+
+  it('creates a sweep: validation on the fields, the pre-flight estimate, a confirmation, then its page', async () => {
+    await page.locator('[data-testid="sweep-submit"]').click();
+    expect(await page.locator('.field', { has: page.locator('[data-testid="sweep-name"]') }).locator('.field-error').innerText()).toContain('Name the sweep');
+    await page.locator('[data-testid="sweep-name"]').fill('8B models for triage');
+    await page.locator('[data-testid="sweep-model-llama3.1:8b"]').check();
+    await page.locator('[data-testid="sweep-model-qwen2.5:7b"]').check();
+    // A dearer ceiling brings more GPUs into the list.
+    await page.locator('[data-testid="sweep-max-dph"]').fill('2');
+    await page.locator('[data-testid="sweep-gpu-RTX 3090"]').check();
+    await page.locator('[data-testid="sweep-gpu-A100 SXM4"]').check();
+    await page.locator('[data-testid="sweep-template"]').fill(OLLAMA_TEMPLATE_HASH);
+    expect(await page.locator('[data-testid="sweep-preflight"]').innerText()).toMatch(/machine-hours ≈ \$\d/);
+    const rents = mustVast(server.h).callsTo('asks').length;
+    await page.locator('[data-testid="sweep-submit"]').click();
+    await page.locator('[data-testid="sweep-confirm"]').waitFor();
+    expect(await page.locator('[data-testid="sweep-confirm"]').innerText()).toContain('one machine is rented per GPU');
+    // Nothing is rented before the confirmation.
+    expect(mustVast(server.h).callsTo('asks').length).toBe(rents);
+    await page.getByRole('button', { name: 'Rent and start' }).click();
+    await page.locator('[data-testid="sweep-detail"]').waitFor();
+    expect(await page.locator('[data-testid="sweep-matrix"] tbody tr').count()).toBe(2);
+  });
+
+  it('running: the matrix follows pushed events without a reload; the Overview shows the sweep’s machine and its cost', async () => {
+    await expect.poll(() => jobs.jobs.length, { timeout: 20_000 }).toBe(1);
+    await page.locator('[data-testid="sweep-cell-0"][data-status="running"]').waitFor();
+    const box = await page.locator('[data-testid="sweep-cell-1"]').boundingBox();
+    await shootBothThemes(page, 'sweeps-running');
+
+    // The first cell ends: the page learns it from the feed.
+    jobs.jobs[0]?.finish();
+    await page.locator('[data-testid="sweep-cell-0"][data-status="succeeded"]').waitFor();
+    // Fixed-size cells: a neighbour changing status did not move this one.
+    expect(await page.locator('[data-testid="sweep-cell-1"]').boundingBox()).toEqual(box);
+
+    await go(page, '/');
+    const machine = page.locator('[data-testid^="machine-sweep-link-"]');
+    await machine.first().waitFor({ timeout: 20_000 });
+    expect(await machine.first().innerText()).toContain('8B models for triage');
+    await shootBothThemes(page, 'overview-sweep-machine');
+    await page.goBack();
+    await page.locator('[data-testid="sweep-detail"]').waitFor();
+  });
+
+  it('finished: every cell scored and costed, the ranked table, the Pareto chart, the cell detail from the keyboard', async () => {
+    for (let n = 2; n <= 4; n++) {
+      await expect.poll(() => jobs.jobs.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(n);
+      jobs.jobs[n - 1]?.finish();
+    }
+    await page.locator('[data-testid="sweep-detail"][data-status="succeeded"]').waitFor({ timeout: 20_000 });
+    expect(mustVast(server.h).liveInstances()).toHaveLength(0);
+    await page.locator('[data-testid="sweep-ranked"] tbody tr').first().waitFor();
+    expect(await page.locator('[data-testid="sweep-ranked"] tbody tr').count()).toBe(4);
+    expect(await page.locator('[data-testid="sweep-ranked"] tbody tr').first().innerText()).toContain('llama3.1:8b');
+    await page.locator('[data-testid="sweep-pareto"] canvas').waitFor();
+    // Keyboard: focus a cell and press Enter.
+    await page.locator('[data-testid="sweep-cell-2"]').focus();
+    await page.keyboard.press('Enter');
+    expect(await page.locator('[data-testid="sweep-cell-detail"]').innerText()).toMatch(/qwen2\.5:7b on RTX 3090[\s\S]*correct/);
+    await shootBothThemes(page, 'sweeps-finished');
+    // Accessibility of the finished sweep's page, in both themes: no serious or critical violation.
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.waitForTimeout(200);
+      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      const blocking = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+      expect(blocking, scheme).toEqual([]);
+    }
+    expect(app.errors).toEqual([]);
+  });
+
+  it('a serving sweep: the heat map of $ per million output tokens, ranked by it', async () => {
+    const created = await apiCall(server, 'POST', '/v1/sweeps', {
+      name: 'Serving cost per GPU',
+      models: ['llama3.1:8b', 'qwen2.5:7b'],
+      gpus: ['RTX 3090', 'RTX 4090'],
+      serving: { concurrency: [1, 8], requests_per_level: 16 },
+      template_hash: OLLAMA_TEMPLATE_HASH,
+      max_dph: 1,
+      max_total_cost_usd: 5,
+      machines_at_once: 2,
+    });
+    expect(created.status).toBe(202);
+    const before = jobs.jobs.length;
+    await go(page, `/sweeps/${String(created.body.sweep_id)}`);
+    for (let n = before + 1; n <= before + 4; n++) {
+      await expect.poll(() => jobs.jobs.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(n);
+      jobs.jobs[n - 1]?.finish();
+    }
+    await page.locator('[data-testid="sweep-detail"][data-status="succeeded"]').waitFor({ timeout: 20_000 });
+    expect(await page.locator('[data-testid="metric-usd"]').getAttribute('aria-checked')).toBe('true');
+    expect(await page.locator('[data-testid="sweep-cell-0"]').innerText()).toMatch(/\$[\d.]+ \/1M/);
+    expect(await page.locator('[data-testid="sweep-ranked"] thead').innerText()).toContain('$ / 1M output tokens');
+    await shootBothThemes(page, 'sweeps-serving');
+  });
+});

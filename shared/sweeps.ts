@@ -1,0 +1,230 @@
+import { z } from 'zod';
+import { Rfc3339Schema } from './jobs';
+import { AgentNameSchema, DEFAULT_RELIABILITY } from './requests';
+
+/**
+ * Sweeps (design §14): one request runs models × GPUs, renting one machine per GPU name, and
+ * answers with every cell scored and costed, ranked. Records shared by the API, the CLI and the
+ * Sweeps page.
+ */
+
+const SweepModelSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'model names use letters, digits and . _ : / -');
+/** A GPU name as the marketplace spells it (`RTX 4090`, `A100 SXM4`). */
+const GpuNameSchema = z.string().trim().min(1).max(100);
+const DphSchema = z.number().nonnegative().max(1000);
+
+/** A sweep id names a file: `sw-` then 20 lower-case letters and digits. */
+export const SweepIdSchema = z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9-]*$/, 'a sweep id is lower-case letters, digits and -');
+
+export const MAX_SWEEP_MODELS = 20;
+export const MAX_SWEEP_GPUS = 10;
+export const MAX_MACHINES_AT_ONCE = 8;
+
+export const SweepServingSchema = z
+  .object({
+    concurrency: z.array(z.number().int().min(1).max(256)).min(1).max(8).default([1, 2, 4, 8]).describe('the concurrency levels, one load run each'),
+    requests_per_level: z.number().int().min(1).max(10_000).default(32).describe('requests per level (at least the level’s concurrency)'),
+    prompt_tokens: z.number().int().min(1).max(32_768).default(256),
+    output_tokens: z.number().int().min(1).max(32_768).default(128),
+  })
+  .strict();
+export type SweepServing = z.infer<typeof SweepServingSchema>;
+
+function unique(list: readonly string[]): boolean {
+  return new Set(list.map((s) => s.toLowerCase())).size === list.length;
+}
+
+const SweepRequestShape = {
+    name: z.string().trim().min(1).max(200).describe('what the sweep is for, shown in lists and reports'),
+    models: z.array(SweepModelSchema).min(1).max(MAX_SWEEP_MODELS).refine(unique, 'each model once').describe('models from the marketplace catalog'),
+    gpus: z.array(GpuNameSchema).min(1).max(MAX_SWEEP_GPUS).refine(unique, 'each GPU name once').describe('GPU names as the marketplace spells them; one machine is rented per name'),
+    agent: AgentNameSchema.default('builtin').describe('the agent that answers the suite’s scenarios'),
+    suite_id: z.string().trim().min(1).max(64).optional().describe('the suite every model runs (accuracy, cost per correct answer)'),
+    serving: SweepServingSchema.optional().describe('the serving benchmark every model runs (throughput, TTFT, $ per million output tokens)'),
+    repeat: z.number().int().min(1).max(10).default(1).describe('how many times each scenario is asked'),
+    min_dph: DphSchema.default(0).describe('the lowest price per hour of the machines to consider ($/h)'),
+    max_dph: DphSchema.positive().optional().describe('the highest price per hour to pay ($/h); default: max_total_cost_usd'),
+    reliability: z.number().min(0).max(1).default(DEFAULT_RELIABILITY),
+    template_hash: z
+      .string()
+      .trim()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9_-]+$/, 'template_hash is an identifier of letters, digits, _ and -')
+      .optional()
+      .describe('the marketplace template the machines run (Ollama); required'),
+    max_total_cost_usd: z.number().positive().max(1_000_000).describe('the sweep’s spend limit ($): reaching it releases every machine and stops the sweep'),
+    machines_at_once: z.number().int().min(1).max(MAX_MACHINES_AT_ONCE).default(1).describe('how many GPUs (machines) run at the same time'),
+};
+
+export const SweepRequestSchema = z
+  .object(SweepRequestShape)
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.suite_id === undefined && v.serving === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['suite_id'], message: 'give suite_id (a suite to score), serving (a load profile), or both' });
+    }
+    if (!v.template_hash) ctx.addIssue({ code: 'custom', path: ['template_hash'], message: 'required: the marketplace template the machines run' });
+    if (v.max_dph !== undefined && v.max_dph < v.min_dph) ctx.addIssue({ code: 'custom', path: ['max_dph'], message: 'must be >= min_dph' });
+    if (v.serving) {
+      const top = Math.max(...v.serving.concurrency);
+      if (v.serving.requests_per_level < top) ctx.addIssue({ code: 'custom', path: ['serving', 'requests_per_level'], message: `must be at least the highest concurrency (${top})` });
+    }
+  });
+export type SweepRequest = z.infer<typeof SweepRequestSchema>;
+export type SweepRequestInput = z.input<typeof SweepRequestSchema>;
+
+export const SWEEP_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export const SweepStatusSchema = z.enum(SWEEP_STATUSES);
+export type SweepStatus = z.infer<typeof SweepStatusSchema>;
+
+export const CELL_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'skipped', 'cancelled', 'budget_exceeded'] as const;
+export const CellStatusSchema = z.enum(CELL_STATUSES);
+export type CellStatus = z.infer<typeof CellStatusSchema>;
+
+export const FINISHED_CELL_STATUSES: readonly CellStatus[] = ['succeeded', 'failed', 'skipped', 'cancelled', 'budget_exceeded'];
+export function isCellFinished(status: CellStatus): boolean {
+  return FINISHED_CELL_STATUSES.includes(status);
+}
+export function isSweepFinished(status: SweepStatus): boolean {
+  return status === 'succeeded' || status === 'failed' || status === 'cancelled';
+}
+
+export const TagAccuracySchema = z.object({ passed: z.number().int().nonnegative(), total: z.number().int().nonnegative(), accuracy: z.number().min(0).max(1) });
+export type TagAccuracy = z.infer<typeof TagAccuracySchema>;
+
+export const SweepCellSchema = z.object({
+  model: z.string(),
+  gpu: z.string(),
+  status: CellStatusSchema,
+  /** Why the cell was skipped, failed or not run. */
+  reason: z.string().optional(),
+  /** The jobs the cell ran (suite and/or serving-benchmark), oldest first. */
+  job_ids: z.array(z.string()),
+  /** Suite: passed ÷ total. */
+  accuracy: z.number().min(0).max(1).optional(),
+  passed: z.number().int().nonnegative().optional(),
+  total: z.number().int().nonnegative().optional(),
+  /** The machine's $/h × the time the cell held it ($). */
+  cost_usd: z.number().nonnegative().describe('the machine’s $/h × the time this cell held it ($)'),
+  cost_per_correct_usd: z.number().nonnegative().optional().describe('cost_usd ÷ correct answers ($)'),
+  output_tokens_per_s: z.number().nonnegative().optional().describe('the serving benchmark’s best level (tokens/s)'),
+  ttft_p50_ms: z.number().nonnegative().optional().describe('time to first token at that level, median (ms)'),
+  usd_per_million_output_tokens: z.number().nonnegative().optional().describe('$/h ÷ (output tokens/s × 3600) × 10⁶ ($)'),
+  /** Suite accuracy per scenario tag. */
+  tags: z.record(z.string(), TagAccuracySchema).optional(),
+  started_at: Rfc3339Schema.optional(),
+  finished_at: Rfc3339Schema.optional(),
+});
+export type SweepCell = z.infer<typeof SweepCellSchema>;
+
+export const MACHINE_STATUSES = ['pending', 'renting', 'running', 'released', 'skipped', 'failed'] as const;
+export const SweepMachineStatusSchema = z.enum(MACHINE_STATUSES);
+
+/** One GPU name's machine: rented once, every model of the sweep in turn, then released. */
+export const SweepMachineSchema = z.object({
+  gpu: z.string(),
+  status: SweepMachineStatusSchema,
+  /** The id in the machine's label (`benchdesk:<install>:<machine_id>`). */
+  machine_id: z.string(),
+  instance_id: z.number().int().optional(),
+  offer_id: z.number().int().optional(),
+  num_gpus: z.number().int().optional(),
+  gpu_ram_mb: z.number().optional(),
+  dph_total: z.number().nonnegative().optional().describe('$/h'),
+  rented_at: Rfc3339Schema.optional(),
+  released_at: Rfc3339Schema.optional(),
+  /** False when a release could not be confirmed: the machine may still bill. */
+  released: z.boolean().optional(),
+  release_error: z.string().optional(),
+  cost_usd: z.number().nonnegative().describe('$/h × the time it was held ($)'),
+  /** The cell it is running now (index into cells). */
+  current_cell: z.number().int().optional(),
+  reason: z.string().optional(),
+});
+export type SweepMachine = z.infer<typeof SweepMachineSchema>;
+
+export const SweepRecordSchema = z.object({
+  sweep_id: z.string(),
+  tenant_id: z.string(),
+  name: z.string(),
+  status: SweepStatusSchema,
+  message: z.string(),
+  created_at: Rfc3339Schema,
+  started_at: Rfc3339Schema.nullable(),
+  finished_at: Rfc3339Schema.nullable(),
+  updated_at: Rfc3339Schema,
+  /** The request as validated (defaults applied). */
+  request: z.looseObject(SweepRequestShape),
+  /** The sum of its machines' running costs ($). */
+  spend_usd: z.number().nonnegative().describe('the sum of its machines’ running costs ($)'),
+  max_total_cost_usd: z.number().positive(),
+  cells: z.array(SweepCellSchema),
+  machines: z.array(SweepMachineSchema),
+  /** Machines of an earlier run of this sweep (before a server stop), released then; their cost stays in spend_usd. */
+  earlier_machines: z.array(SweepMachineSchema).default([]),
+  /** Cell indexes, best first (finished, scored cells only). */
+  ranking: z.array(z.number().int().nonnegative()),
+  error: z.string().nullable(),
+  error_code: z.string().nullable(),
+});
+export type SweepRecord = z.infer<typeof SweepRecordSchema>;
+
+export const SweepAcceptedSchema = z.object({ sweep_id: z.string(), status: z.literal('accepted') });
+export type SweepAccepted = z.infer<typeof SweepAcceptedSchema>;
+
+export const SweepListSchema = z.object({ sweeps: z.array(SweepRecordSchema) });
+export type SweepList = z.infer<typeof SweepListSchema>;
+
+export const SweepRefSchema = z.object({ sweep_id: SweepIdSchema }).strict();
+export const CancelSweepResponseSchema = z.object({ sweep_id: z.string(), status: SweepStatusSchema });
+
+export const REPORT_FORMATS = ['json', 'md', 'csv'] as const;
+export const SweepReportInputSchema = z.object({ sweep_id: SweepIdSchema, format: z.enum(REPORT_FORMATS).default('json') }).strict();
+export type SweepReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** One row of the ranked table. */
+export const ReportRowSchema = z.object({
+  rank: z.number().int().positive().nullable().describe('1 = best; null for cells without a score'),
+  cell: z.number().int().nonnegative(),
+  model: z.string(),
+  gpu: z.string(),
+  status: CellStatusSchema,
+  reason: z.string().nullable(),
+  accuracy: z.number().nullable(),
+  passed: z.number().int().nullable(),
+  total: z.number().int().nullable(),
+  cost_usd: z.number(),
+  cost_per_correct_usd: z.number().nullable(),
+  output_tokens_per_s: z.number().nullable(),
+  ttft_p50_ms: z.number().nullable(),
+  usd_per_million_output_tokens: z.number().nullable(),
+  pareto: z.boolean().describe('on the Pareto front of accuracy against cost'),
+});
+export type ReportRow = z.infer<typeof ReportRowSchema>;
+
+export const SweepReportSchema = z.object({
+  sweep_id: z.string(),
+  name: z.string(),
+  status: SweepStatusSchema,
+  /** `accuracy`: ranked by accuracy then cost per correct answer; `serving`: by $ per million output tokens. */
+  ranked_by: z.enum(['accuracy', 'serving']),
+  spend_usd: z.number(),
+  max_total_cost_usd: z.number(),
+  /** The time of the sweep record the report was made from. */
+  as_of: Rfc3339Schema,
+  rows: z.array(ReportRowSchema),
+  /** Accuracy per scenario tag, per scored cell. */
+  tags: z.array(z.object({ tag: z.string(), cells: z.array(z.object({ cell: z.number().int(), model: z.string(), gpu: z.string(), passed: z.number().int(), total: z.number().int(), accuracy: z.number() })) })),
+  /** Cells no other cell beats on both accuracy (higher) and cost (lower), cheapest first. */
+  pareto: z.array(z.object({ cell: z.number().int(), model: z.string(), gpu: z.string(), accuracy: z.number(), cost_usd: z.number() })),
+});
+export type SweepReport = z.infer<typeof SweepReportSchema>;
+
+/** The report operation's answer: the JSON report, or the Markdown/CSV text (over HTTP, the body itself). */
+export const SweepReportOutputSchema = z.union([SweepReportSchema, z.string()]);

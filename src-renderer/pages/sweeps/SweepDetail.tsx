@@ -1,0 +1,289 @@
+import { useState } from 'react';
+import { isSweepFinished, type ReportRow, type SweepCell, type SweepMachine, type SweepRecord, type SweepReportFormat } from '../../../shared';
+import { useApi, type RendererApi } from '../../bridge';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable, type Column } from '../../components/DataTable';
+import { Money, RelativeTime, RunningCost } from '../../components/Format';
+import { Panel, Stat } from '../../components/Page';
+import { ErrorState, Loading } from '../../components/States';
+import { StatusBadge } from '../../components/StatusBadge';
+import { ToggleGroup } from '../../components/ToggleGroup';
+import { formatCount, formatDph, formatPercent, formatUsd } from '../../lib/format';
+import { useCancelSweep, useSweep, useSweepReport } from '../../queries/sweeps';
+import { hrefOf, jobPath } from '../../router/routes';
+import { ParetoChart } from './ParetoChart';
+import { SweepMatrix } from './SweepMatrix';
+import { defaultMetric, type HeatMetric } from './sweep-model';
+
+const MIME: Record<SweepReportFormat, string> = { csv: 'text/csv', md: 'text/markdown', json: 'application/json' };
+
+/** Saves through the native dialog in the app, or as a download in browser mode. */
+async function saveReport(api: RendererApi, name: string, content: string, format: SweepReportFormat): Promise<void> {
+  if (api.desktop) {
+    await api.desktop.saveFile({ suggested_name: name, content });
+    return;
+  }
+  const url = URL.createObjectURL(new Blob([content], { type: `${MIME[format]};charset=utf-8` }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function Exports({ sweepId }: { sweepId: string }) {
+  const api = useApi();
+  const [error, setError] = useState<string | null>(null);
+  const save = async (format: SweepReportFormat) => {
+    setError(null);
+    try {
+      const report = await api.getSweepReport({ sweep_id: sweepId, format });
+      await saveReport(api, `${sweepId}.${format}`, typeof report === 'string' ? report : JSON.stringify(report, null, 2), format);
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+    }
+  };
+  return (
+    <div className="sweep-exports" role="group" aria-label="Export the report">
+      <button type="button" className="button" onClick={() => void save('md')} data-testid="sweep-export-md">
+        Markdown
+      </button>
+      <button type="button" className="button" onClick={() => void save('csv')} data-testid="sweep-export-csv">
+        CSV
+      </button>
+      <button type="button" className="button" onClick={() => void save('json')} data-testid="sweep-export-json">
+        JSON
+      </button>
+      {error ? <span className="field-error" role="alert">{error}</span> : null}
+    </div>
+  );
+}
+
+function CellDetail({ sweep, index }: { sweep: SweepRecord; index: number | null }) {
+  const cell: SweepCell | undefined = index === null ? undefined : sweep.cells[index];
+  if (!cell) return <p className="muted sweep-cell-detail-empty">Choose a cell of the matrix to see its jobs, figures and cost.</p>;
+  return (
+    <div className="sweep-cell-detail" data-testid="sweep-cell-detail">
+      <h3>
+        {cell.model} on {cell.gpu}
+      </h3>
+      <dl className="sweep-facts">
+        <dt>Status</dt>
+        <dd data-testid="sweep-cell-status">{cell.status.replace('_', ' ')}</dd>
+        {cell.reason ? (
+          <>
+            <dt>Why</dt>
+            <dd>{cell.reason}</dd>
+          </>
+        ) : null}
+        <dt>Accuracy</dt>
+        <dd>{cell.accuracy !== undefined ? `${formatPercent(cell.accuracy)} (${cell.passed ?? 0} of ${cell.total ?? 0} correct)` : '–'}</dd>
+        <dt>Cost</dt>
+        <dd>
+          {formatUsd(cell.cost_usd)}
+          {cell.cost_per_correct_usd !== undefined ? ` · ${formatUsd(cell.cost_per_correct_usd)} per correct answer` : ''}
+        </dd>
+        <dt>Serving</dt>
+        <dd>
+          {cell.output_tokens_per_s !== undefined
+            ? `${cell.output_tokens_per_s.toFixed(1)} tok/s · TTFT p50 ${cell.ttft_p50_ms?.toFixed(0) ?? '–'} ms · ${formatUsd(cell.usd_per_million_output_tokens)} per 1M output tokens`
+            : '–'}
+        </dd>
+        {cell.tags ? (
+          <>
+            <dt>Per tag</dt>
+            <dd>
+              {Object.entries(cell.tags)
+                .map(([tag, t]) => `${tag} ${formatPercent(t.accuracy)}`)
+                .join(' · ')}
+            </dd>
+          </>
+        ) : null}
+        <dt>Jobs</dt>
+        <dd>
+          {cell.job_ids.length === 0
+            ? 'none'
+            : cell.job_ids.map((id) => (
+                <a key={id} className="code-id sweep-job-link" href={hrefOf(jobPath(id))}>
+                  {id.slice(0, 8)}
+                </a>
+              ))}
+        </dd>
+      </dl>
+    </div>
+  );
+}
+
+function rankedColumns(servingOnly: boolean, withServing: boolean): Column<ReportRow>[] {
+  const common: Column<ReportRow>[] = [
+    { id: 'rank', header: '#', width: '48px', cell: (r) => r.rank ?? '–', sortValue: (r) => r.rank },
+    { id: 'model', header: 'Model', cell: (r) => r.model, sortValue: (r) => r.model },
+    { id: 'gpu', header: 'GPU', cell: (r) => r.gpu, sortValue: (r) => r.gpu },
+  ];
+  const status: Column<ReportRow> = {
+    id: 'status',
+    header: 'Status',
+    cell: (r) => (r.status === 'succeeded' ? (r.pareto ? <span className="badge badge-ok">Pareto front</span> : 'scored') : <span className="muted" title={r.reason ?? undefined}>{r.status.replace('_', ' ')}</span>),
+  };
+  if (servingOnly) {
+    return [
+      ...common,
+      { id: 'per-million', header: '$ / 1M output tokens', align: 'right', cell: (r) => formatUsd(r.usd_per_million_output_tokens), sortValue: (r) => r.usd_per_million_output_tokens },
+      { id: 'tps', header: 'Output tok/s', align: 'right', cell: (r) => r.output_tokens_per_s?.toFixed(1) ?? '–', sortValue: (r) => r.output_tokens_per_s },
+      { id: 'ttft', header: 'TTFT p50', align: 'right', cell: (r) => (r.ttft_p50_ms === null ? '–' : `${r.ttft_p50_ms.toFixed(0)} ms`), sortValue: (r) => r.ttft_p50_ms },
+      { id: 'cost', header: 'Cost', align: 'right', cell: (r) => <Money usd={r.cost_usd} />, sortValue: (r) => r.cost_usd },
+      status,
+    ];
+  }
+  return [
+    ...common,
+    { id: 'accuracy', header: 'Accuracy', align: 'right', cell: (r) => formatPercent(r.accuracy), sortValue: (r) => r.accuracy },
+    { id: 'correct', header: 'Correct', align: 'right', cell: (r) => (r.passed === null ? '–' : `${r.passed}/${r.total ?? 0}`) },
+    { id: 'cost', header: 'Cost', align: 'right', cell: (r) => <Money usd={r.cost_usd} />, sortValue: (r) => r.cost_usd },
+    { id: 'per-correct', header: '$ / correct', align: 'right', cell: (r) => formatUsd(r.cost_per_correct_usd), sortValue: (r) => r.cost_per_correct_usd },
+    ...(withServing
+      ? [
+          { id: 'tps', header: 'Output tok/s', align: 'right' as const, cell: (r: ReportRow) => r.output_tokens_per_s?.toFixed(1) ?? '–' },
+          { id: 'per-million', header: '$ / 1M tok', align: 'right' as const, cell: (r: ReportRow) => formatUsd(r.usd_per_million_output_tokens) },
+        ]
+      : []),
+    status,
+  ];
+}
+
+function machineColumns(): Column<SweepMachine>[] {
+  return [
+    { id: 'gpu', header: 'GPU', cell: (m) => m.gpu },
+    { id: 'instance', header: 'Instance', cell: (m) => (m.instance_id !== undefined ? <span className="code-id">{m.instance_id}</span> : <span className="muted">–</span>) },
+    { id: 'status', header: 'State', cell: (m) => <span title={m.release_error ?? m.reason}>{m.status}</span> },
+    { id: 'dph', header: 'Rate', align: 'right', cell: (m) => formatDph(m.dph_total) },
+    {
+      id: 'cost',
+      header: 'Cost',
+      align: 'right',
+      cell: (m) => (m.status === 'running' && m.dph_total !== undefined && m.rented_at ? <RunningCost dph={m.dph_total} since={m.rented_at} /> : <Money usd={m.cost_usd} />),
+    },
+  ];
+}
+
+/** One sweep: live matrix, cell detail, spend, machines, the ranked table, the Pareto chart, export. */
+export function SweepDetail({ sweepId }: { sweepId: string }) {
+  const sweep = useSweep(sweepId);
+  const report = useSweepReport(sweepId);
+  const cancel = useCancelSweep();
+  const [metric, setMetric] = useState<HeatMetric | null>(null);
+  const [selected, setSelected] = useState<number | null>(null);
+  const [confirming, setConfirming] = useState(false);
+
+  if (sweep.isError) return <ErrorState error={sweep.error} onRetry={() => void sweep.refetch()} testId="sweep-error" />;
+  if (sweep.isPending) return <Loading height={420} label="Loading the sweep…" />;
+  const s = sweep.data;
+  const shown = metric ?? defaultMetric(s);
+  const servingOnly = s.request.suite_id === undefined;
+  const finished = isSweepFinished(s.status);
+  const done = s.cells.filter((c) => c.status !== 'pending' && c.status !== 'running').length;
+  const held = s.machines.filter((m) => m.status === 'running' || m.status === 'renting');
+  const spendShare = Math.min(1, s.spend_usd / s.max_total_cost_usd);
+
+  return (
+    <div className="sweep-detail" data-testid="sweep-detail" data-status={s.status}>
+      <div className="sweep-head">
+        <div className="sweep-title">
+          <h2>{s.name}</h2>
+          <StatusBadge status={s.status} />
+          <span className="muted code-id">{s.sweep_id}</span>
+        </div>
+        <div className="sweep-actions">
+          <Exports sweepId={sweepId} />
+          {!finished ? (
+            <button type="button" className="button button-danger" onClick={() => setConfirming(true)} data-testid="sweep-cancel">
+              Cancel sweep
+            </button>
+          ) : null}
+        </div>
+      </div>
+      {s.error ? <p className="sweep-error-line" data-testid="sweep-error-line">{s.error}</p> : null}
+      <div className="stats sweep-stats">
+        <Stat label="Cells finished" value={`${done} of ${formatCount(s.cells.length)}`} testId="sweep-progress" />
+        <Stat
+          label="Spend"
+          value={
+            <>
+              <Money usd={s.spend_usd} /> <span className="muted">of {formatUsd(s.max_total_cost_usd)}</span>
+            </>
+          }
+          hint={
+            <span className="spend-bar" aria-hidden="true">
+              <span style={{ width: `${(spendShare * 100).toFixed(1)}%` }} />
+            </span>
+          }
+          testId="sweep-spend"
+        />
+        <Stat label="Machines held now" value={held.length === 0 ? 'none' : held.map((m) => m.gpu).join(', ')} hint={`${s.request.machines_at_once} at a time`} testId="sweep-held" />
+        <Stat label="Started" value={<RelativeTime iso={s.started_at ?? s.created_at} />} />
+      </div>
+
+      <Panel
+        title="Matrix"
+        actions={
+          <ToggleGroup
+            label="Colour the matrix by"
+            value={shown}
+            onChange={setMetric}
+            options={[
+              { value: 'accuracy', label: 'Accuracy', disabled: servingOnly, testId: 'metric-accuracy' },
+              { value: 'usd_per_million', label: '$ / 1M tokens', disabled: s.request.serving === undefined, testId: 'metric-usd' },
+            ]}
+          />
+        }
+        testId="sweep-matrix-panel"
+      >
+        <div className="sweep-matrix-row">
+          <SweepMatrix sweep={s} metric={shown} selected={selected} onSelect={setSelected} />
+          <CellDetail sweep={s} index={selected} />
+        </div>
+        <p className="muted note-small">
+          {shown === 'accuracy' ? 'Greener is more accurate.' : 'Greener is cheaper per million output tokens.'} A cell’s cost is its machine’s rate × the time the cell held it.
+        </p>
+      </Panel>
+
+      <Panel title={servingOnly ? 'Ranked by $ per million output tokens' : 'Ranked by accuracy, then cost per correct answer'} testId="sweep-ranked-panel">
+        {report.isError ? (
+          <ErrorState error={report.error} onRetry={() => void report.refetch()} />
+        ) : !report.data ? (
+          <Loading height={160} label="Ranking…" />
+        ) : (
+          <DataTable columns={rankedColumns(servingOnly, s.request.serving !== undefined)} rows={report.data.rows} rowKey={(r) => String(r.cell)} testId="sweep-ranked" />
+        )}
+      </Panel>
+
+      {!servingOnly ? (
+        <Panel title="Accuracy against cost (Pareto front)" testId="sweep-pareto-panel">
+          {report.data ? <ParetoChart report={report.data} /> : <Loading height={300} />}
+        </Panel>
+      ) : null}
+
+      <Panel title="Machines" testId="sweep-machines-panel">
+        <DataTable columns={machineColumns()} rows={[...s.earlier_machines, ...s.machines]} rowKey={(m) => m.machine_id} testId="sweep-machines" />
+      </Panel>
+
+      <ConfirmDialog
+        open={confirming}
+        title="Cancel this sweep?"
+        confirmLabel="Cancel the sweep"
+        cancelLabel="Keep it running"
+        tone="danger"
+        busy={cancel.isPending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => {
+          cancel.mutate(sweepId, { onSettled: () => setConfirming(false) });
+        }}
+        testId="sweep-cancel-dialog"
+      >
+        <p>Its running jobs stop, every machine it holds is released, and the cells not finished end cancelled. Finished cells keep their figures.</p>
+      </ConfirmDialog>
+    </div>
+  );
+}
