@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { SnapshotSummarySchema, type SnapshotSummary } from '../../shared/snapshots';
 import { DIR_MODE, isErrno, isOutOfSpace, writeFileAtomic } from '../store/atomic-file';
+import { idOfFile, LoadOnce, namesIn, readRecordFile } from '../store/id-files';
 import { Quarantine } from '../store/quarantine';
 import { InsufficientStorageError, type StoreLogger } from '../store/types';
 import { canonicalSnapshot, contentHash, countsOf, sourceHost, SnapshotDocumentError, type CanonicalSnapshot } from './document';
@@ -24,12 +25,9 @@ const StoredSummarySchema = SnapshotSummarySchema.omit({ used_by: true }).extend
 
 export type StoredSnapshot = CanonicalSnapshot & { snapshot_id: string };
 
-const ID_FILE = /^([a-z0-9][a-z0-9-]{0,63})\.json$/;
-
 export class SnapshotStore {
   readonly dir: string;
-  private summaries: Map<string, StoredSummary> | undefined;
-  private loading: Promise<Map<string, StoredSummary>> | undefined;
+  private readonly summaries = new LoadOnce(() => this.scan());
   private readonly quarantine: Quarantine;
 
   constructor(
@@ -106,28 +104,16 @@ export class SnapshotStore {
   }
 
   private load(): Promise<Map<string, StoredSummary>> {
-    if (this.summaries) return Promise.resolve(this.summaries);
-    this.loading ??= this.scan().then((map) => {
-      this.summaries = map;
-      return map;
-    });
-    return this.loading;
+    return this.summaries.get();
   }
 
   private async scan(): Promise<Map<string, StoredSummary>> {
     const map = new Map<string, StoredSummary>();
-    let names: string[];
-    try {
-      names = await fsp.readdir(this.dir);
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) return map;
-      throw err;
-    }
+    const names = await namesIn(this.dir);
     const present = new Set(names);
     for (const name of names) {
-      const m = ID_FILE.exec(name);
-      if (!m || name.endsWith('.meta.json')) continue;
-      const id = m[1] as string;
+      const id = name.endsWith('.meta.json') ? null : idOfFile(name);
+      if (!id) continue;
       const summary = present.has(`${id}.meta.json`) ? await this.readSummary(id) : undefined;
       if (summary) {
         map.set(id, summary);
@@ -151,12 +137,8 @@ export class SnapshotStore {
   }
 
   private async readSummary(id: string): Promise<StoredSummary | undefined> {
-    try {
-      const parsed = StoredSummarySchema.safeParse(JSON.parse(await fsp.readFile(this.metaPath(id), 'utf8')));
-      return parsed.success && parsed.data.snapshot_id === id ? parsed.data : undefined;
-    } catch {
-      return undefined;
-    }
+    const read = await readRecordFile(this.metaPath(id), StoredSummarySchema, (s) => s.snapshot_id, id);
+    return 'record' in read ? read.record : undefined;
   }
 
   private async readDocument(id: string): Promise<StoredSnapshot | undefined> {

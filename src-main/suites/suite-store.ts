@@ -1,7 +1,8 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { SuiteSchema, type Suite } from '../../shared/suites';
-import { DIR_MODE, isErrno, isOutOfSpace, writeFileAtomic } from '../store/atomic-file';
+import { DIR_MODE, isOutOfSpace, writeFileAtomic } from '../store/atomic-file';
+import { idOfFile, LoadOnce, namesIn, readRecordFile } from '../store/id-files';
 import { Quarantine } from '../store/quarantine';
 import { InsufficientStorageError, type StoreLogger } from '../store/types';
 
@@ -12,12 +13,9 @@ import { InsufficientStorageError, type StoreLogger } from '../store/types';
  */
 
 export const SUITES_DIR = 'suites';
-const ID_FILE = /^([a-z0-9][a-z0-9-]{0,63})\.json$/;
-
 export class SuiteStore {
   readonly dir: string;
-  private suites: Map<string, Suite> | undefined;
-  private loading: Promise<Map<string, Suite>> | undefined;
+  private readonly suites = new LoadOnce(() => this.scan());
   private readonly quarantine: Quarantine;
 
   constructor(
@@ -38,7 +36,7 @@ export class SuiteStore {
 
   /** Every stored suite, synchronously (the snapshot service asks who uses a snapshot); empty before the first load. */
   loaded(): readonly Suite[] {
-    return this.suites ? [...this.suites.values()] : [];
+    return [...(this.suites.peek()?.values() ?? [])];
   }
 
   async write(suite: Suite): Promise<void> {
@@ -62,40 +60,18 @@ export class SuiteStore {
   }
 
   load(): Promise<Map<string, Suite>> {
-    if (this.suites) return Promise.resolve(this.suites);
-    this.loading ??= this.scan().then((map) => {
-      this.suites = map;
-      return map;
-    });
-    return this.loading;
+    return this.suites.get();
   }
 
   private async scan(): Promise<Map<string, Suite>> {
     const map = new Map<string, Suite>();
-    let names: string[];
-    try {
-      names = await fsp.readdir(this.dir);
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) return map;
-      throw err;
-    }
-    for (const name of names) {
-      const m = ID_FILE.exec(name);
-      if (!m) continue;
-      const id = m[1] as string;
+    for (const name of await namesIn(this.dir)) {
+      const id = idOfFile(name);
+      if (!id) continue;
       const file = path.join(this.dir, name);
-      let reason: string;
-      try {
-        const parsed = SuiteSchema.safeParse(JSON.parse(await fsp.readFile(file, 'utf8')));
-        if (parsed.success && parsed.data.suite_id === id) {
-          map.set(id, parsed.data);
-          continue;
-        }
-        reason = parsed.success ? `its suite_id is ${parsed.data.suite_id}` : (parsed.error.issues[0]?.message ?? 'invalid');
-      } catch (err) {
-        reason = err instanceof SyntaxError ? 'not JSON' : String(err);
-      }
-      await this.quarantine.moveAside(file, `suite ${id} does not read (${reason.slice(0, 300)})`, { suite_id: id });
+      const read = await readRecordFile(file, SuiteSchema, (s) => s.suite_id, id);
+      if ('record' in read) map.set(id, read.record);
+      else await this.quarantine.moveAside(file, `suite ${id} does not read (${read.reason.slice(0, 300)})`, { suite_id: id });
     }
     return map;
   }

@@ -1,7 +1,8 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { SweepRecordSchema, type SweepRecord } from '../../shared/sweeps';
-import { DIR_MODE, fsyncPath, isErrno, isOutOfSpace, writeFileAtomic } from '../store/atomic-file';
+import { DIR_MODE, fsyncPath, isOutOfSpace, writeFileAtomic } from '../store/atomic-file';
+import { idOfFile, LoadOnce, namesIn, readRecordFile } from '../store/id-files';
 import { Quarantine } from '../store/quarantine';
 import { InsufficientStorageError, type StoreLogger } from '../store/types';
 
@@ -15,12 +16,9 @@ import { InsufficientStorageError, type StoreLogger } from '../store/types';
  */
 
 export const SWEEPS_DIR = 'sweeps';
-const ID_FILE = /^([a-z0-9][a-z0-9-]{0,63})\.json$/;
-
 export class SweepStore {
   readonly dir: string;
-  private records: Map<string, SweepRecord> | undefined;
-  private loading: Promise<Map<string, SweepRecord>> | undefined;
+  private readonly records = new LoadOnce(() => this.scan());
   private readonly quarantine: Quarantine;
   /** Writes of one sweep, in call order (the last one wins on disk as in memory). */
   private readonly chains = new Map<string, Promise<unknown>>();
@@ -48,7 +46,7 @@ export class SweepStore {
 
   /** The latest version in memory (after the first load); undefined before it or when unknown. */
   peek(id: string): SweepRecord | undefined {
-    return this.records?.get(id);
+    return this.records.peek()?.get(id);
   }
 
   /** Stores a new sweep durably (file and directory entry) before it resolves. */
@@ -90,37 +88,18 @@ export class SweepStore {
   }
 
   private load(): Promise<Map<string, SweepRecord>> {
-    if (this.records) return Promise.resolve(this.records);
-    this.loading ??= this.scan().then((map) => {
-      this.records = map;
-      return map;
-    });
-    return this.loading;
+    return this.records.get();
   }
 
   private async scan(): Promise<Map<string, SweepRecord>> {
     const map = new Map<string, SweepRecord>();
-    let names: string[];
-    try {
-      names = await fsp.readdir(this.dir);
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) return map;
-      throw err;
-    }
-    for (const name of names) {
-      const m = ID_FILE.exec(name);
-      if (!m) continue;
-      const id = m[1] as string;
+    for (const name of await namesIn(this.dir)) {
+      const id = idOfFile(name);
+      if (!id) continue;
       const file = this.filePath(id);
-      let parsed: SweepRecord | undefined;
-      try {
-        const result = SweepRecordSchema.safeParse(JSON.parse(await fsp.readFile(file, 'utf8')));
-        if (result.success && result.data.sweep_id === id) parsed = result.data;
-      } catch {
-        parsed = undefined;
-      }
-      if (parsed) map.set(id, parsed);
-      else await this.quarantine.moveAside(file, `sweep ${id} does not read as a sweep record`, { sweep_id: id });
+      const read = await readRecordFile(file, SweepRecordSchema, (r) => r.sweep_id, id);
+      if ('record' in read) map.set(id, read.record);
+      else await this.quarantine.moveAside(file, `sweep ${id} does not read as a sweep record (${read.reason.slice(0, 300)})`, { sweep_id: id });
     }
     return map;
   }

@@ -1,58 +1,17 @@
-import type { AgentResult, BenchmarkPhase, BenchmarkRequest, BenchmarkResult, PhaseRecord } from '../../../shared';
-import type { ReleaseResult } from '../../marketplace/provisioning';
-import { elapsedMs } from '../timed';
-import { JobFailure, type JobContext, type JobHandler } from '../types';
+import type { AgentResult, BenchmarkPhase, BenchmarkRequest, BenchmarkResult } from '../../../shared';
+import type { JobContext, JobHandler } from '../types';
 import { agentRequestIssues, askAgent, type AgentWorkflowDeps } from './agentic-agent';
 import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
 import { withRequestCluster } from './cluster';
 import { pullOnInstance } from './ensure-model';
+import { endMachine, phaseRunner } from './machine-phases';
 import {
   marketplaceIssues,
   provisionInstance,
   recoverInstances,
-  releaseJobInstance,
   type MarketplaceDeps,
   type ProvisionedInstance,
 } from './marketplace-instance';
-import type { CostMeter } from './cost-meter';
-
-/**
- * Each phase is a timed `phase.<name>` step and a row of the result's `phases`. While a rented
- * machine is held, each phase boundary also reports its running cost (`cost.update`).
- */
-export function phaseRunner(ctx: JobContext, meter: () => CostMeter | null) {
-  const phases: PhaseRecord[] = [];
-  async function run<T>(name: BenchmarkPhase, fn: () => Promise<T>): Promise<T> {
-    const startedAt = new Date().toISOString();
-    const t0 = performance.now();
-    await ctx.setProgress(name);
-    await meter()?.tick(`phase:${name}:started`);
-    try {
-      const value = await ctx.step(`phase.${name}`, fn);
-      phases.push({ name, status: 'ok', started_at: startedAt, duration_ms: elapsedMs(t0) });
-      await meter()?.tick(`phase:${name}:ok`);
-      return value;
-    } catch (err) {
-      phases.push({ name, status: 'error', started_at: startedAt, duration_ms: elapsedMs(t0) });
-      throw err;
-    }
-  }
-  function skip(name: BenchmarkPhase): void {
-    phases.push({ name, status: 'skipped', started_at: new Date().toISOString(), duration_ms: 0 });
-  }
-  return { phases, run, skip };
-}
-
-/** Destroy-and-verify; a second full round when the first could not confirm the release. */
-export async function teardown(ctx: JobContext, deps: MarketplaceDeps, instance: ProvisionedInstance): Promise<ReleaseResult> {
-  let result = await releaseJobInstance(ctx, deps, instance.instanceId, instance.keyed);
-  // A refused key will not be accepted a moment later: only an unconfirmed release is worth a second round.
-  if (!result.verified && !result.authFailed) {
-    await ctx.info('marketplace.instance.destroy', `retrying the release of instance ${instance.instanceId}: ${result.message}`, { instance_id: instance.instanceId });
-    result = await releaseJobInstance(ctx, deps, instance.instanceId, instance.keyed);
-  }
-  return result;
-}
 
 /**
  * benchmark (design §4): provision → warmup → analysis → teardown, each timed. Teardown runs on
@@ -73,7 +32,7 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
   async function runBenchmark(ctx: JobContext<'benchmark'>, kubeconfig: string | undefined): Promise<BenchmarkResult> {
     const { request } = ctx;
     let instance: ProvisionedInstance | null = null;
-    const { phases, run, skip } = phaseRunner(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
+    const { phases, run, skip } = phaseRunner<BenchmarkPhase>(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
     let target: BackendTarget | null = null;
     let answer: AgentResult | null = null;
     let failure: unknown = null;
@@ -107,28 +66,7 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
     }
 
     const provisioned = instance as ProvisionedInstance | null;
-    let release: ReleaseResult | null = null;
-    let releasedAt = Date.now();
-    // A job stopped by its spend limit gives the machine back even when it was meant to be kept.
-    if (provisioned && (request.marketplace_stop_instance || provisioned.meter.exceeded)) {
-      const outcome: { result: ReleaseResult | null } = { result: null };
-      // An unconfirmed release is a failed phase (event + phases row), but not a failed job.
-      await run('teardown', async () => {
-        provisioned.meter.stop();
-        outcome.result = await teardown(ctx, deps, provisioned);
-        releasedAt = Date.now();
-        if (!outcome.result.verified) throw new JobFailure('teardown_failed', outcome.result.message);
-      }).catch(() => undefined);
-      release = outcome.result;
-    } else {
-      if (provisioned) {
-        provisioned.meter.stop();
-        await ctx.info('marketplace.instance.kept', `instance ${provisioned.instanceId} left running as the request asked (keep the machine after the job); it bills $${provisioned.dphTotal}/h until you release it`, {
-          instance_id: provisioned.instanceId,
-        });
-      }
-      skip('teardown');
-    }
+    const { release, releasedAt } = await endMachine(ctx, deps, provisioned, request.marketplace_stop_instance, { run, skip });
     if (failure) throw failure;
     // Without a failure every phase up to analysis ran, so both are set.
     if (!answer || !target) throw new Error('benchmark ended without an answer');

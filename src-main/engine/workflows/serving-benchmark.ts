@@ -1,12 +1,10 @@
-import type { ServingBenchmarkRequest, ServingBenchmarkResult, ServingLevel, ServingPhase, ServingPhaseRecord } from '../../../shared';
-import type { ReleaseResult } from '../../marketplace/provisioning';
+import type { ServingBenchmarkRequest, ServingBenchmarkResult, ServingLevel, ServingPhase } from '../../../shared';
 import { runServingLoad } from '../../serving/generator';
 import { bestLevels, levelLabels } from '../../serving/summary';
 import { elapsedMs } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
-import { teardown } from './benchmark';
-import type { CostMeter } from './cost-meter';
+import { endMachine, phaseRunner } from './machine-phases';
 import { pullOnInstance } from './ensure-model';
 import { marketplaceIssues, provisionInstance, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
 
@@ -17,29 +15,6 @@ import { marketplaceIssues, provisionInstance, recoverInstances, type Marketplac
  * machine each level is priced per million output tokens from the machine's $/h. Teardown runs on
  * success, failure, cancel and a reached spend limit; cancel aborts every request in flight.
  */
-
-function phaseRunner(ctx: JobContext, meter: () => CostMeter | null) {
-  const phases: ServingPhaseRecord[] = [];
-  async function run<T>(name: ServingPhase, fn: () => Promise<T>): Promise<T> {
-    const startedAt = new Date().toISOString();
-    const t0 = performance.now();
-    await ctx.setProgress(name);
-    await meter()?.tick(`phase:${name}:started`);
-    try {
-      const value = await ctx.step(`phase.${name}`, fn);
-      phases.push({ name, status: 'ok', started_at: startedAt, duration_ms: elapsedMs(t0) });
-      await meter()?.tick(`phase:${name}:ok`);
-      return value;
-    } catch (err) {
-      phases.push({ name, status: 'error', started_at: startedAt, duration_ms: elapsedMs(t0) });
-      throw err;
-    }
-  }
-  function skip(name: ServingPhase): void {
-    phases.push({ name, status: 'skipped', started_at: new Date().toISOString(), duration_ms: 0 });
-  }
-  return { phases, run, skip };
-}
 
 export function servingBenchmarkWorkflow(deps: MarketplaceDeps): JobHandler<'serving-benchmark'> {
   return {
@@ -101,7 +76,7 @@ async function runLoad(ctx: JobContext<'serving-benchmark'>, target: BackendTarg
 async function runServing(ctx: JobContext<'serving-benchmark'>, deps: MarketplaceDeps): Promise<ServingBenchmarkResult> {
   const { request } = ctx;
   let instance: ProvisionedInstance | null = null;
-  const { phases, run, skip } = phaseRunner(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
+  const { phases, run, skip } = phaseRunner<ServingPhase>(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
   let target: BackendTarget | null = null;
   let levels: ServingLevel[] | null = null;
   let failure: unknown = null;
@@ -126,26 +101,7 @@ async function runServing(ctx: JobContext<'serving-benchmark'>, deps: Marketplac
   }
 
   const provisioned = instance as ProvisionedInstance | null;
-  let release: ReleaseResult | null = null;
-  let releasedAt = Date.now();
-  if (provisioned && (request.marketplace_stop_instance || provisioned.meter.exceeded)) {
-    const outcome: { result: ReleaseResult | null } = { result: null };
-    await run('teardown', async () => {
-      provisioned.meter.stop();
-      outcome.result = await teardown(ctx, deps, provisioned);
-      releasedAt = Date.now();
-      if (!outcome.result.verified) throw new JobFailure('teardown_failed', outcome.result.message);
-    }).catch(() => undefined);
-    release = outcome.result;
-  } else {
-    if (provisioned) {
-      provisioned.meter.stop();
-      await ctx.info('marketplace.instance.kept', `instance ${provisioned.instanceId} left running as the request asked (keep the machine after the job); it bills $${provisioned.dphTotal}/h until you release it`, {
-        instance_id: provisioned.instanceId,
-      });
-    }
-    skip('teardown');
-  }
+  const { release, releasedAt } = await endMachine(ctx, deps, provisioned, request.marketplace_stop_instance, { run, skip });
   if (failure) throw failure;
   if (!levels || !target) throw new Error('serving benchmark ended without figures');
   if (levels.every((l) => l.requests === 0)) {

@@ -1,5 +1,4 @@
-import type { AgentResult, JudgeVerdict, Scenario, ScenarioResult, Suite, SuiteRequest, SuiteResult, ValidationIssue } from '../../../shared';
-import type { ReleaseResult } from '../../marketplace/provisioning';
+import type { AgentResult, BenchmarkPhase, JudgeVerdict, Scenario, ScenarioResult, Suite, SuiteRequest, SuiteResult, ValidationIssue } from '../../../shared';
 import { judgeAnswer, JudgeOutputError } from '../../suites/judge';
 import { scoreAnswer } from '../../../shared/scoring';
 import { summarise } from '../../suites/summary';
@@ -7,7 +6,7 @@ import { elapsedMs, errorMessageOf } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { askAgent, type AgentWorkflowDeps } from './agentic-agent';
 import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
-import { phaseRunner, teardown } from './benchmark';
+import { endMachine, phaseRunner } from './machine-phases';
 import { withSnapshotServed } from './cluster';
 import { pullOnInstance } from './ensure-model';
 import { marketplaceIssues, provisionInstance, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
@@ -69,7 +68,7 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
   if (!suite) throw new JobFailure('suite_not_found', `no suite ${request.suite_id} (it was deleted after the job was accepted)`);
   const scenarios = selectScenarios(suite, request.scenario_ids);
   let instance: ProvisionedInstance | null = null;
-  const { phases, run, skip } = phaseRunner(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
+  const { phases, run, skip } = phaseRunner<BenchmarkPhase>(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
   let target: BackendTarget | null = null;
   const results: ScenarioResult[] = [];
   let failure: unknown = null;
@@ -102,26 +101,7 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
   }
 
   const provisioned = instance as ProvisionedInstance | null;
-  let release: ReleaseResult | null = null;
-  let releasedAt = Date.now();
-  if (provisioned && (request.marketplace_stop_instance || provisioned.meter.exceeded)) {
-    const outcome: { result: ReleaseResult | null } = { result: null };
-    await run('teardown', async () => {
-      provisioned.meter.stop();
-      outcome.result = await teardown(ctx, deps, provisioned);
-      releasedAt = Date.now();
-      if (!outcome.result.verified) throw new JobFailure('teardown_failed', outcome.result.message);
-    }).catch(() => undefined);
-    release = outcome.result;
-  } else {
-    if (provisioned) {
-      provisioned.meter.stop();
-      await ctx.info('marketplace.instance.kept', `instance ${provisioned.instanceId} left running as requested (marketplace_stop_instance: false); it bills $${provisioned.dphTotal}/h until you destroy it`, {
-        instance_id: provisioned.instanceId,
-      });
-    }
-    skip('teardown');
-  }
+  const { release, releasedAt } = await endMachine(ctx, deps, provisioned, request.marketplace_stop_instance, { run, skip });
   if (failure) throw failure;
   if (!target) throw new Error('suite ended without a backend');
 

@@ -1,0 +1,60 @@
+import { promises as fsp } from 'node:fs';
+import type { z } from 'zod';
+import { isErrno } from './atomic-file';
+
+/**
+ * Folders of one JSON file per record, named by its id (`suites/`, `sweeps/`, `snapshots/`): the
+ * pieces their stores share — which files are records, reading one against its schema, and loading
+ * the folder once, on first use.
+ */
+
+const ID_FILE = /^([a-z0-9][a-z0-9-]{0,63})\.json$/;
+
+/** The id a file name carries (`<id>.json`), or null for any other file. */
+export function idOfFile(name: string): string | null {
+  return ID_FILE.exec(name)?.[1] ?? null;
+}
+
+/** The names in a folder; none while it does not exist yet (nothing was ever stored). */
+export async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return await fsp.readdir(dir);
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return [];
+    throw err;
+  }
+}
+
+/** A record file read against its schema: the record, or why it does not read (to set the file aside). */
+export async function readRecordFile<T>(file: string, schema: z.ZodType<T>, idOf: (record: T) => string, id: string): Promise<{ record: T } | { reason: string }> {
+  try {
+    const parsed = schema.safeParse(JSON.parse(await fsp.readFile(file, 'utf8')));
+    if (!parsed.success) return { reason: parsed.error.issues[0]?.message ?? 'invalid' };
+    const own = idOf(parsed.data);
+    return own === id ? { record: parsed.data } : { reason: `its id is ${own}` };
+  } catch (err) {
+    return { reason: err instanceof SyntaxError ? 'not JSON' : String(err) };
+  }
+}
+
+/** Loads once, on first use; calls made while it loads wait for the same load. */
+export class LoadOnce<T> {
+  #value: T | undefined;
+  #loading: Promise<T> | undefined;
+
+  constructor(private readonly loader: () => Promise<T>) {}
+
+  get(): Promise<T> {
+    if (this.#value !== undefined) return Promise.resolve(this.#value);
+    this.#loading ??= this.loader().then((value) => {
+      this.#value = value;
+      return value;
+    });
+    return this.#loading;
+  }
+
+  /** The loaded value, without loading (undefined before the first load ends). */
+  peek(): T | undefined {
+    return this.#value;
+  }
+}
