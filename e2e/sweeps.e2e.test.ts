@@ -146,6 +146,13 @@ async function servingSweep(server: UiServer, page: Page): Promise<void> {
     await expect.poll(() => jobs.jobs.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(n);
     jobs.jobs[n - 1]?.finish();
   }
+  // The server's account first (a failure names the cells and machines), then the page's.
+  const sweepUrl = `/v1/sweeps/${String(created.body.sweep_id)}`;
+  const serverAccount = async () => {
+    const s = (await apiCall(server, 'GET', sweepUrl)).body;
+    return `${String(s.status)} ${JSON.stringify(s.cells)} ${JSON.stringify(s.machines)}`;
+  };
+  await expect.poll(serverAccount, { timeout: 20_000 }).toMatch(/^succeeded /);
   await page.locator('[data-testid="sweep-detail"][data-status="succeeded"]').waitFor({ timeout: 20_000 });
   expect(await page.locator('[data-testid="metric-usd"]').getAttribute('aria-checked')).toBe('true');
   expect(await page.locator('[data-testid="sweep-cell-0"]').innerText()).toMatch(/\$[\d.]+ \/1M/);

@@ -57,10 +57,14 @@ export function createIpcClient(preload: PreloadApi): RendererApi {
           },
         });
         open.set(streamId, queue);
-        preload.openStream(streamId, name, input ?? {}).catch((err: unknown) => {
-          open.delete(streamId);
-          queue.end(toBenchdeskApiError(err));
-        });
+        preload
+          .openStream(streamId, name, input ?? {})
+          // Main has subscribed by the time the invoke answers: from here nothing is missed.
+          .then(() => options?.onConnection?.('open'))
+          .catch((err: unknown) => {
+            open.delete(streamId);
+            queue.end(toBenchdeskApiError(err));
+          });
         const inner = queue.iterable[Symbol.asyncIterator]();
         return {
           next: async () => {

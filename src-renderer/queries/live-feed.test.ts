@@ -113,13 +113,45 @@ describe('followFeed: whether the server can be heard', () => {
     ]);
     await followFeed(
       feed.api,
-      { apply: (e) => log.push(`event ${e.seq}`), link: (s) => log.push(s), recovered: () => log.push('recovered'), refused: () => log.push('refused') },
+      { apply: (e) => log.push(`event ${e.seq}`), link: (s) => log.push(s), recovered: () => log.push('recovered'), listening: () => log.push('listening'), refused: () => log.push('refused') },
       controller.signal,
       {},
       1,
     );
     expect(log).toEqual(['down', 'up', 'recovered', 'event 1', 'down', 'up', 'recovered', 'event 2']);
     expect(feed.afters).toEqual([undefined, undefined]);
+  });
+
+  it('the first connection re-reads what was read before it listened, once; a feed resumed from a known seq does not', async () => {
+    const controller = new AbortController();
+    const log: string[] = [];
+    const sink = { apply: (e: { seq: number }) => log.push(`event ${e.seq}`), link: (s: string) => log.push(s), recovered: () => log.push('recovered'), listening: () => log.push('listening'), refused: () => log.push('refused') };
+    const feed = fakeFeed([
+      async function* (o) {
+        o.onConnection?.('open');
+        yield ev(1, 'job.queued');
+        o.onConnection?.('lost');
+        o.onConnection?.('open');
+        yield ev(2, 'job.running');
+        controller.abort();
+      },
+    ]);
+    await followFeed(feed.api, sink, controller.signal, {}, 1);
+    // A sweep that ended between the page's first read and the feed's opening is read again.
+    expect(log).toEqual(['up', 'listening', 'event 1', 'down', 'up', 'recovered', 'event 2']);
+
+    const resumed = new AbortController();
+    log.length = 0;
+    const feed2 = fakeFeed([
+      async function* (o) {
+        o.onConnection?.('open');
+        yield ev(8, 'job.queued');
+        resumed.abort();
+      },
+    ]);
+    await followFeed(feed2.api, sink, resumed.signal, { after: 7 }, 1);
+    expect(log).toEqual(['up', 'event 8']);
+    expect(feed2.afters).toEqual([7]);
   });
 
   it('a refused token is not a lost server', async () => {
@@ -132,7 +164,7 @@ describe('followFeed: whether the server can be heard', () => {
         throw clientError(401, 'unauthorized', 'invalid tenant/token combination');
       },
     ]);
-    await followFeed(feed.api, { apply: () => undefined, link: (s) => log.push(s), recovered: () => log.push('recovered'), refused: () => log.push('refused') }, controller.signal, {}, 1);
+    await followFeed(feed.api, { apply: () => undefined, link: (s) => log.push(s), recovered: () => log.push('recovered'), listening: () => log.push('listening'), refused: () => log.push('refused') }, controller.signal, {}, 1);
     expect(log).toEqual([]);
     const again = new AbortController();
     const feed2 = fakeFeed([
@@ -145,7 +177,7 @@ describe('followFeed: whether the server can be heard', () => {
         again.abort();
       },
     ]);
-    await followFeed(feed2.api, { apply: () => undefined, link: (s) => log.push(s), recovered: () => log.push('recovered'), refused: () => log.push('refused') }, again.signal, {}, 1);
+    await followFeed(feed2.api, { apply: () => undefined, link: (s) => log.push(s), recovered: () => log.push('recovered'), listening: () => log.push('listening'), refused: () => log.push('refused') }, again.signal, {}, 1);
     expect(log).toEqual(['refused']);
   });
 });
@@ -172,7 +204,7 @@ describe('followFeed: a reset', () => {
         })();
       },
     };
-    await followFeed(api, { apply: (e) => log.push(`event ${e.seq}`), link: () => undefined, recovered: () => log.push('recovered'), refused: () => log.push('refused') }, controller.signal, {}, 1);
+    await followFeed(api, { apply: (e) => log.push(`event ${e.seq}`), link: () => undefined, recovered: () => log.push('recovered'), listening: () => log.push('listening'), refused: () => log.push('refused') }, controller.signal, {}, 1);
     expect(log).toEqual(['event 3', 'recovered', 'event 42']);
     expect(afters).toEqual([undefined, 42]);
   });

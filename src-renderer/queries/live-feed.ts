@@ -75,6 +75,12 @@ export function createFeedApplier(qc: QueryClient, coalesceMs = 250): { apply(ev
   };
 }
 
+/**
+ * The queries the feed keeps current (what its events invalidate). Read again when the feed starts
+ * listening; the others (offers, models, settings) do not change by job events and cost searches.
+ */
+const FEED_DRIVEN_ROOTS = ['jobs', 'job-counts', 'job', 'instances', 'sweeps', 'spend'] as const;
+
 /** Pause before reopening the feed after its first connection failed (later drops reconnect inside the client). */
 const RETRY_MS = 3000;
 
@@ -84,6 +90,11 @@ export type FeedSink = {
   link(state: 'up' | 'down'): void;
   /** Heard again after a time down: whatever changed meanwhile must be read again. */
   recovered(): void;
+  /**
+   * The first connection from no known position opened: the feed only carries what happens from
+   * now on, so what the pages read before it listened (a sweep that ended in between) is read again.
+   */
+  listening(): void;
   /** The server refused the token (401). */
   refused(): void;
 };
@@ -106,6 +117,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 export async function followFeed(api: Pick<RendererApi, 'streamEvents'>, sink: FeedSink, signal: AbortSignal, start: { after?: number | undefined } = {}, retryMs = RETRY_MS): Promise<void> {
   let after = start.after;
   let wasDown = false;
+  let heardBefore = start.after !== undefined;
   const down = () => {
     wasDown = true;
     sink.link('down');
@@ -115,7 +127,11 @@ export async function followFeed(api: Pick<RendererApi, 'streamEvents'>, sink: F
     sink.link('up');
     if (wasDown) {
       wasDown = false;
+      heardBefore = true;
       sink.recovered();
+    } else if (!heardBefore) {
+      heardBefore = true;
+      sink.listening();
     }
   };
   while (!signal.aborted) {
@@ -166,6 +182,9 @@ export function useLiveFeed(): void {
         },
         // Everything on screen may be stale: read it again (the costs resume ticking with it).
         recovered: () => void qc.invalidateQueries(),
+        listening: () => {
+          for (const root of FEED_DRIVEN_ROOTS) void qc.invalidateQueries({ queryKey: [root] });
+        },
         refused: () => useSession.getState().refused(),
       },
       controller.signal,

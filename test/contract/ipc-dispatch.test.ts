@@ -59,6 +59,19 @@ describe('IPC dispatch', () => {
     void feed;
   });
 
+  it('reports the stream open once main has subscribed, so the app knows from when nothing is missed', async () => {
+    const api = createIpcClient(createPreloadApi(ipc.ipcRenderer));
+    const listenersWhenOpen: number[] = [];
+    const stop = new AbortController();
+    const reading = (async () => {
+      for await (const _ of api.streamEvents({}, { signal: stop.signal, onConnection: (state) => state === 'open' && listenersWhenOpen.push(t.bd.engine.bus.listenerCount()) })) void _;
+    })();
+    await waitFor(() => listenersWhenOpen.length === 1, 'the open report');
+    expect(listenersWhenOpen).toEqual([1]);
+    stop.abort();
+    await reading;
+  });
+
   it('unsubscribes in main when the renderer stops reading', async () => {
     const api = createIpcClient(createPreloadApi(ipc.ipcRenderer));
     const pushed: unknown[] = [];
