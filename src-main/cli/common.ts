@@ -6,6 +6,7 @@ import { followJob } from './follow';
 import { onInterrupt } from './interrupt';
 import { err, note, print, printJson } from './output';
 import { defaultKubeconfig, expandPath, parseDph, parseHttpUrl, parsePercentage } from './parsers';
+import { confirmSpend } from './spend';
 
 /* Option groups shared by the commands, so every command spells them the same way. */
 
@@ -82,6 +83,73 @@ export function marketplaceFields(o: {
     ...(o.marketplaceMaxDph !== undefined ? { max_dph: o.marketplaceMaxDph } : {}),
     ...(o.marketplaceReliability !== undefined ? { reliability: o.marketplaceReliability } : {}),
   };
+}
+
+type BackendOptions = {
+  marketplace?: true | undefined;
+  marketplaceTemplate?: string | undefined;
+  marketplaceMinDph?: number | undefined;
+  marketplaceMaxDph?: number | undefined;
+  marketplaceReliability?: number | undefined;
+  backendUrl?: string | undefined;
+  backendType: 'llmserver' | 'ollama';
+  llmserverWarmup?: boolean | undefined;
+  marketplaceStopInstance?: boolean | undefined;
+};
+
+export type BackendFields = ReturnType<typeof marketplaceFields> & {
+  backend_url?: string;
+  backend_type: 'llmserver' | 'ollama';
+  backend_warmup?: boolean;
+  marketplace_stop_instance?: boolean;
+};
+
+/**
+ * Where a job that needs an llmserver runs, as request fields: an existing one (--backend-url) or
+ * a rented one (--marketplace), never both and never neither. `choice` ends the both-given message.
+ */
+export function backendFields(o: BackendOptions, choice: string): BackendFields {
+  const market = marketplaceFields(o);
+  if (market.marketplace && o.backendUrl) throw new UsageError(`--backend-url and --marketplace exclude each other: ${choice}`);
+  if (!market.marketplace && !o.backendUrl) throw new UsageError('give --backend-url <url> (an existing llmserver) or --marketplace (rent one)');
+  return {
+    ...market,
+    ...(o.backendUrl ? { backend_url: o.backendUrl } : {}),
+    backend_type: o.backendType,
+    ...(o.llmserverWarmup !== undefined ? { backend_warmup: o.llmserverWarmup } : {}),
+    ...(o.marketplaceStopInstance !== undefined ? { marketplace_stop_instance: o.marketplaceStopInstance } : {}),
+  };
+}
+
+type RunOptions = {
+  apiUrl?: string | undefined;
+  token?: string | undefined;
+  tenant?: string | undefined;
+  local?: true | undefined;
+  yes?: true | undefined;
+  json?: true | undefined;
+  wait: boolean;
+  cancelOnInterrupt?: true | undefined;
+  idempotencyKey?: string | undefined;
+};
+
+/**
+ * Submits a job and follows it. A rent with a price ceiling first shows what the model costs at
+ * today's offers and asks (unless --yes): the one confirmation every renting command shares.
+ */
+export async function runJob(o: RunOptions, input: CreateJobInput, spend: { target: BackendFields; model: string | undefined }, follow: { jsonResult?: boolean } = {}): Promise<ExitCode> {
+  const { target, model } = spend;
+  return withConnectionOpen(connectionOf(o), 'run', async (conn) => {
+    if (target.marketplace && target.max_dph !== undefined && model) {
+      await confirmSpend(conn.client, { min_dph: target.min_dph ?? 0, max_dph: target.max_dph, reliability: target.reliability ?? 0.99, model }, { yes: o.yes === true });
+    }
+    return submitAndFollow(conn, { ...input, ...(o.idempotencyKey ? { idempotency_key: o.idempotencyKey } : {}) }, {
+      json: o.json === true,
+      ...(follow.jsonResult ? { jsonResult: true } : {}),
+      wait: o.wait,
+      cancelOnInterrupt: o.cancelOnInterrupt === true,
+    });
+  });
 }
 
 export function connectionOf(o: { apiUrl?: string | undefined; token?: string | undefined; tenant?: string | undefined; local?: true | undefined }): ConnectionOptions {

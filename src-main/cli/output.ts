@@ -48,6 +48,12 @@ export function table(head: readonly string[], rows: readonly (readonly (string 
   return rows.length === 0 ? lines.join('\n') : [...lines.slice(0, 2), rule, ...lines.slice(2)].join('\n');
 }
 
+/** ["a", "b", "c", "d"], 2 → "a, b +2 more": a long list kept to one short table cell. */
+export function firstOf(items: readonly string[], count: number): string {
+  const shown = items.slice(0, count).join(', ');
+  return items.length > count ? `${shown} +${items.length - count} more` : shown;
+}
+
 export function formatBytes(bytes: number | null | undefined): string {
   if (bytes === null || bytes === undefined) return '-';
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];

@@ -68,3 +68,10 @@ export function defaultKubeconfig(env: NodeJS.ProcessEnv = process.env): string 
   const first = env.KUBECONFIG?.split(path.delimiter)[0]?.trim();
   return expandPath(first || '~/.kube/config');
 }
+
+/** `--max-cost 2.5`: a spend limit above 0. */
+export function parseUsd(value: string): number {
+  const n = Number(value.trim());
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0)) throw new InvalidArgumentError('must be an amount in $ above 0, e.g. 2.5');
+  return n;
+}

@@ -8,6 +8,7 @@ import { defaultKubeconfig, expandPath, parsePercentage } from '../../src-main/c
 import { applyEvent, costNow, initialState } from '../../src-main/cli/progress';
 import { closest } from '../../src-main/cli/suggest';
 import { printJob } from '../../src-main/cli/render';
+import { firstOf } from '../../src-main/cli/output';
 import { makeJob } from '../helpers/store';
 
 /** The CLI's pure parts, in-process (the child-process tests cover the behaviour end to end). */
@@ -155,5 +156,13 @@ describe('a failed job in `jobs show`', () => {
 
   it('an unknown code is shown as it is', () => {
     expect(shown(failed('something_new'))).toContain("error [something_new]: driver 'holmes' reported an error: nope\n");
+  });
+});
+
+describe('a long list in one table cell', () => {
+  it('shows the first few and how many more there are', () => {
+    expect(firstOf(['pods', 'network', 'storage', 'dns', 'rbac', 'oom'], 4)).toBe('pods, network, storage, dns +2 more');
+    expect(firstOf(['pods', 'network'], 4)).toBe('pods, network');
+    expect(firstOf([], 4)).toBe('');
   });
 });

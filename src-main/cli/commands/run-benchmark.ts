@@ -1,20 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import type { BenchmarkRequestInput } from '../../../shared';
-import {
-  connectionOf,
-  examples,
-  clusterOf,
-  marketplaceFields,
-  submitAndFollow,
-  withAgent,
-  withBackend,
-  withConnection,
-  withConnectionOpen,
-  withJobSubmit,
-  withMarketplace,
-} from '../common';
-import { UsageError } from '../exit-codes';
-import { confirmSpend } from '../spend';
+import { backendFields, clusterOf, examples, runJob, withAgent, withBackend, withConnection, withJobSubmit, withMarketplace } from '../common';
 
 /** `run-benchmark`: provision → warm up → analyse → tear down, timed, with cost. */
 export function runBenchmarkCommand(setExit: (code: number) => void) {
@@ -35,30 +21,9 @@ export function runBenchmarkCommand(setExit: (code: number) => void) {
       ),
     )
     .action(async (o) => {
-      const market = marketplaceFields(o);
-      if (market.marketplace && o.backendUrl) throw new UsageError('--backend-url and --marketplace exclude each other: benchmark an existing llmserver or rent one');
-      if (!market.marketplace && !o.backendUrl) throw new UsageError('give --backend-url <url> (an existing llmserver) or --marketplace (rent one)');
-      const request: BenchmarkRequestInput = {
-        ...market,
-        question: o.question,
-        model: o.model,
-        agent: o.agent,
-        ...clusterOf(o),
-        ...(o.backendUrl ? { backend_url: o.backendUrl } : {}),
-        backend_type: o.backendType,
-        ...(o.llmserverWarmup !== undefined ? { backend_warmup: o.llmserverWarmup } : {}),
-        ...(o.marketplaceStopInstance !== undefined ? { marketplace_stop_instance: o.marketplaceStopInstance } : {}),
-      };
-      const code = await withConnectionOpen(connectionOf(o), 'run', async (conn) => {
-        if (market.marketplace && market.max_dph !== undefined) {
-          await confirmSpend(conn.client, { min_dph: market.min_dph ?? 0, max_dph: market.max_dph, reliability: market.reliability ?? 0.99, model: o.model }, { yes: o.yes === true });
-        }
-        return submitAndFollow(conn, { kind: 'benchmark', request, ...(o.idempotencyKey ? { idempotency_key: o.idempotencyKey } : {}) }, {
-          json: o.json === true,
-          wait: o.wait,
-          cancelOnInterrupt: o.cancelOnInterrupt === true,
-        });
-      });
+      const target = backendFields(o, 'benchmark an existing llmserver or rent one');
+      const request: BenchmarkRequestInput = { ...target, question: o.question, model: o.model, agent: o.agent, ...clusterOf(o) };
+      const code = await runJob(o, { kind: 'benchmark', request }, { target, model: o.model });
       setExit(code);
     });
 }

@@ -1,8 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import type { LlmInstanceRequestInput } from '../../../shared';
-import { connectionOf, examples, marketplaceFields, submitAndFollow, withBackend, withConnection, withConnectionOpen, withJobSubmit, withMarketplace } from '../common';
-import { UsageError } from '../exit-codes';
-import { confirmSpend } from '../spend';
+import { backendFields, examples, runJob, withBackend, withConnection, withJobSubmit, withMarketplace } from '../common';
 
 /** `run-llmserver-instance`: an llm-instance job (rent a machine running Ollama, or check an existing one). */
 export function runLlmserverInstanceCommand(setExit: (code: number) => void) {
@@ -22,26 +20,9 @@ export function runLlmserverInstanceCommand(setExit: (code: number) => void) {
       ),
     )
     .action(async (o) => {
-      const market = marketplaceFields(o);
-      if (market.marketplace && o.backendUrl) throw new UsageError('--backend-url and --marketplace exclude each other: either use an existing llmserver or rent one');
-      if (!market.marketplace && !o.backendUrl) throw new UsageError('give --backend-url <url> (an existing llmserver) or --marketplace (rent one)');
-      const request: LlmInstanceRequestInput = {
-        ...market,
-        ...(o.model ? { model: o.model } : {}),
-        ...(o.backendUrl ? { backend_url: o.backendUrl } : {}),
-        backend_type: o.backendType,
-        ...(o.llmserverWarmup !== undefined ? { backend_warmup: o.llmserverWarmup } : {}),
-      };
-      const code = await withConnectionOpen(connectionOf(o), 'run', async (conn) => {
-        if (market.marketplace && market.max_dph !== undefined && o.model) {
-          await confirmSpend(conn.client, { min_dph: market.min_dph ?? 0, max_dph: market.max_dph, reliability: market.reliability ?? 0.99, model: o.model }, { yes: o.yes === true });
-        }
-        return submitAndFollow(conn, { kind: 'llm-instance', request, ...(o.idempotencyKey ? { idempotency_key: o.idempotencyKey } : {}) }, {
-          json: o.json === true,
-          wait: o.wait,
-          cancelOnInterrupt: o.cancelOnInterrupt === true,
-        });
-      });
+      const target = backendFields(o, 'either use an existing llmserver or rent one');
+      const request: LlmInstanceRequestInput = { ...target, ...(o.model ? { model: o.model } : {}) };
+      const code = await runJob(o, { kind: 'llm-instance', request }, { target, model: o.model });
       setExit(code);
     });
 }

@@ -1,9 +1,8 @@
 import { Command, InvalidArgumentError } from '@commander-js/extra-typings';
 import type { ServingBenchmarkRequestInput } from '../../../shared';
-import { connectionOf, examples, marketplaceFields, submitAndFollow, withBackend, withConnection, withConnectionOpen, withJobSubmit, withMarketplace } from '../common';
+import { backendFields, examples, runJob, withBackend, withConnection, withJobSubmit, withMarketplace } from '../common';
 import { UsageError } from '../exit-codes';
-import { parseNonNegativeInt, parsePositiveInt } from '../parsers';
-import { confirmSpend } from '../spend';
+import { parseNonNegativeInt, parsePositiveInt, parseUsd } from '../parsers';
 
 /** `--concurrency 1,2,4,8` → [1, 2, 4, 8]: whole numbers ≥ 1, comma-separated. */
 export function parseConcurrency(value: string): number[] {
@@ -12,13 +11,6 @@ export function parseConcurrency(value: string): number[] {
     throw new InvalidArgumentError('must be comma-separated whole numbers ≥ 1 (requests in flight per level), e.g. 1,2,4,8');
   }
   return parts.map(Number);
-}
-
-/** `--max-cost 2.5`: a spend limit above 0. */
-function parseUsd(value: string): number {
-  const n = Number(value.trim());
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0)) throw new InvalidArgumentError('must be an amount in $ above 0, e.g. 2.5');
-  return n;
 }
 
 /** `run-serving-benchmark`: TTFT, TPOT, ITL and throughput per concurrency level, and $ per million tokens when rented. */
@@ -48,15 +40,13 @@ export function runServingBenchmarkCommand(setExit: (code: number) => void) {
       ),
     )
     .action(async (o) => {
-      const market = marketplaceFields(o);
-      if (market.marketplace && o.backendUrl) throw new UsageError('--backend-url and --marketplace exclude each other: measure an existing llmserver or rent one');
-      if (!market.marketplace && !o.backendUrl) throw new UsageError('give --backend-url <url> (an existing llmserver) or --marketplace (rent one)');
+      const target = backendFields(o, 'measure an existing llmserver or rent one');
       const levels = o.concurrency;
       if (levels && o.requests !== undefined && o.requests < Math.max(...levels)) {
         throw new UsageError(`--requests ${o.requests} is below the largest --concurrency level ${Math.max(...levels)}: each level needs at least as many requests as it keeps in flight`);
       }
       const request: ServingBenchmarkRequestInput = {
-        ...market,
+        ...target,
         model: o.model,
         ...(levels ? { concurrency: levels } : {}),
         ...(o.requests !== undefined ? { requests_per_level: o.requests } : {}),
@@ -64,22 +54,8 @@ export function runServingBenchmarkCommand(setExit: (code: number) => void) {
         ...(o.outputTokens !== undefined ? { output_tokens: o.outputTokens } : {}),
         ...(o.warmup !== undefined ? { warmup_requests: o.warmup } : {}),
         ...(o.maxCost !== undefined ? { max_cost_usd: o.maxCost } : {}),
-        ...(o.backendUrl ? { backend_url: o.backendUrl } : {}),
-        backend_type: o.backendType,
-        ...(o.llmserverWarmup !== undefined ? { backend_warmup: o.llmserverWarmup } : {}),
-        ...(o.marketplaceStopInstance !== undefined ? { marketplace_stop_instance: o.marketplaceStopInstance } : {}),
       };
-      const code = await withConnectionOpen(connectionOf(o), 'run', async (conn) => {
-        if (market.marketplace && market.max_dph !== undefined) {
-          await confirmSpend(conn.client, { min_dph: market.min_dph ?? 0, max_dph: market.max_dph, reliability: market.reliability ?? 0.99, model: o.model }, { yes: o.yes === true });
-        }
-        return submitAndFollow(conn, { kind: 'serving-benchmark', request, ...(o.idempotencyKey ? { idempotency_key: o.idempotencyKey } : {}) }, {
-          json: o.json === true,
-          jsonResult: true,
-          wait: o.wait,
-          cancelOnInterrupt: o.cancelOnInterrupt === true,
-        });
-      });
+      const code = await runJob(o, { kind: 'serving-benchmark', request }, { target, model: o.model }, { jsonResult: true });
       setExit(code);
     });
 }

@@ -3,11 +3,10 @@ import path from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { issueInWords, MAX_SUITE_REPEAT, SUITE_FORMAT, type Suite, type SuiteRequestInput } from '../../../shared';
 import { isBenchdeskApiError } from '../../../shared/client';
-import { connectionOf, examples, marketplaceFields, submitAndFollow, withBackend, withConnection, withConnectionOpen, withJobSubmit, withMarketplace } from '../common';
+import { backendFields, connectionOf, examples, runJob, withBackend, withConnection, withConnectionOpen, withJobSubmit, withMarketplace } from '../common';
 import { EXIT, UsageError } from '../exit-codes';
-import { err, formatBytes, note, out, print, printJson, table } from '../output';
-import { parseNonNegativeInt } from '../parsers';
-import { confirmSpend } from '../spend';
+import { err, firstOf, formatBytes, note, out, print, printJson, table } from '../output';
+import { parseNonNegativeInt, parseUsd } from '../parsers';
 
 /**
  * `run-suite` (a `suite` job: every scenario of a suite asked and scored, one line per scenario on
@@ -34,11 +33,7 @@ export function runSuiteCommand(setExit: (code: number) => void) {
     .option('--repeat <n>', `ask each scenario n times (1–${MAX_SUITE_REPEAT}, default 1)`, parseRepeat)
     .option('--judge-model <name>', 'also grade each answer with this model under a fixed rubric (reported apart from the score)')
     .option('--judge-backend-url <url>', "the judge's llmserver (default: the suite's own backend)")
-    .option('--max-cost <usd>', 'spend limit for the rented machine ($)', (v) => {
-      const n = Number(v);
-      if (!Number.isFinite(n) || n <= 0) throw new UsageError('--max-cost is a positive amount of dollars');
-      return n;
-    })
+    .option('--max-cost <usd>', 'spend limit of the rented machine: the job stops and releases it when its cost reaches this', parseUsd)
     .option('--marketplace-stop-instance', 'release the rented machine at the end (default)')
     .option('--no-marketplace-stop-instance', 'keep the rented machine running after the suite');
   return withConnection(withJobSubmit(withBackend(withMarketplace(cmd))))
@@ -56,12 +51,10 @@ export function runSuiteCommand(setExit: (code: number) => void) {
       ),
     )
     .action(async (suiteId, o) => {
-      const market = marketplaceFields(o);
-      if (market.marketplace && o.backendUrl) throw new UsageError('--backend-url and --marketplace exclude each other: run on an existing llmserver or rent one');
-      if (!market.marketplace && !o.backendUrl) throw new UsageError('give --backend-url <url> (an existing llmserver) or --marketplace (rent one)');
+      const target = backendFields(o, 'run on an existing llmserver or rent one');
       if (o.judgeBackendUrl && !o.judgeModel) throw new UsageError('--judge-backend-url needs --judge-model');
       const request: SuiteRequestInput = {
-        ...market,
+        ...target,
         suite_id: suiteId,
         model: o.model,
         agent: o.agent,
@@ -69,21 +62,8 @@ export function runSuiteCommand(setExit: (code: number) => void) {
         ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
         ...(o.judgeModel ? { judge: { model: o.judgeModel, ...(o.judgeBackendUrl ? { backend_url: o.judgeBackendUrl } : {}) } } : {}),
         ...(o.maxCost !== undefined ? { max_cost_usd: o.maxCost } : {}),
-        ...(o.backendUrl ? { backend_url: o.backendUrl } : {}),
-        backend_type: o.backendType,
-        ...(o.llmserverWarmup !== undefined ? { backend_warmup: o.llmserverWarmup } : {}),
-        ...(o.marketplaceStopInstance !== undefined ? { marketplace_stop_instance: o.marketplaceStopInstance } : {}),
       };
-      const code = await withConnectionOpen(connectionOf(o), 'run', async (conn) => {
-        if (market.marketplace && market.max_dph !== undefined) {
-          await confirmSpend(conn.client, { min_dph: market.min_dph ?? 0, max_dph: market.max_dph, reliability: market.reliability ?? 0.99, model: o.model }, { yes: o.yes === true });
-        }
-        return submitAndFollow(conn, { kind: 'suite', request, ...(o.idempotencyKey ? { idempotency_key: o.idempotencyKey } : {}) }, {
-          json: o.json === true,
-          wait: o.wait,
-          cancelOnInterrupt: o.cancelOnInterrupt === true,
-        });
-      });
+      const code = await runJob(o, { kind: 'suite', request }, { target, model: o.model });
       setExit(code);
     });
 }
@@ -129,7 +109,8 @@ export function suitesCommand(setExit: (code: number) => void) {
       .action(async (o) => {
         const res = await withConnectionOpen(connectionOf(o), 'read', (conn) => conn.client.listSuites({}));
         if (o.json) printJson(res);
-        else print(table(['suite', 'name', 'scenarios', 'tags', 'read-only'], res.suites.map((s) => [s.suite_id, s.name, s.scenario_count, s.tags.join(', '), s.read_only ? 'yes' : 'no'])));
+        // A suite may carry dozens of tags: the list shows the first few (`suites show` has them all).
+        else print(table(['suite', 'name', 'scenarios', 'tags', 'read-only'], res.suites.map((s) => [s.suite_id, s.name, s.scenario_count, firstOf(s.tags, 4), s.read_only ? 'yes' : 'no'])));
         setExit(EXIT.ok);
       }),
   );
