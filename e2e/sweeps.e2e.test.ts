@@ -55,7 +55,9 @@ describe('Sweeps page', () => {
     await page.locator('[data-testid="sweep-max-dph"]').fill('2');
     await page.locator('[data-testid="sweep-gpu-RTX 3090"]').check();
     await page.locator('[data-testid="sweep-gpu-A100 SXM4"]').check();
-    await page.locator('[data-testid="sweep-template"]').fill(OLLAMA_TEMPLATE_HASH);
+    // The template is picked by name; the recommended Ollama template is chosen already.
+    await expect.poll(() => page.locator('[data-testid="sweep-template"]').inputValue()).toBe(OLLAMA_TEMPLATE_HASH);
+    expect(await page.locator('[data-testid="sweep-template"] option:checked').innerText()).toMatch(/Ollama/i);
     expect(await page.locator('[data-testid="sweep-preflight"]').innerText()).toMatch(/machine-hours ≈ \$\d/);
     const rents = mustVast(server.h).callsTo('asks').length;
     await page.locator('[data-testid="sweep-submit"]').click();

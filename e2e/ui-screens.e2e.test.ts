@@ -179,7 +179,8 @@ describe('the event log', () => {
     expect(text).toContain('marketplace.instance.create');
     expect(text).toMatch(/instance_id|offer/);
     expect(await create.getByTestId('event-toggle').getAttribute('aria-expanded')).toBe('true');
-    expect(await page.getByTestId('log-follow').innerText()).toBe('Follow new events');
+    // The job has ended: no new events to follow, only the end of the log to go to.
+    expect(await page.getByTestId('log-follow').innerText()).toBe('Go to the last event');
     // Keyboard: Enter closes it again, arrows move to the next row, Enter opens that one.
     await create.getByTestId('event-toggle').focus();
     await page.keyboard.press('Enter');

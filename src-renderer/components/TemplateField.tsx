@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { MarketplaceTemplateEntry } from '../../../shared';
-import { Field } from '../../components/Field';
-import { useTemplates } from '../../queries/choices';
+import type { MarketplaceTemplateEntry } from '../../shared';
+import { Field } from './Field';
+import { useTemplates } from '../queries/choices';
 
 function describe(t: MarketplaceTemplateEntry): string {
   const image = t.image ? ` · ${t.image}${t.tag ? `:${t.tag}` : ''}` : '';
@@ -13,7 +13,7 @@ function describe(t: MarketplaceTemplateEntry): string {
  * recommended ones, plus any found by name or hash), its hash shown small. The hash in use is
  * looked up too, so a template that does not exist says so before anything is rented.
  */
-export function TemplateField({ hash, error, onChange, enabled }: { hash: string; error: string | null; onChange: (hash: string) => void; enabled: boolean }) {
+export function TemplateField({ hash, error, onChange, enabled, testId = 'launch-template' }: { hash: string; error: string | null; onChange: (hash: string) => void; enabled: boolean; testId?: string }) {
   const recommended = useTemplates('', enabled);
   const current = useTemplates(hash.trim(), enabled && hash.trim() !== '');
   const [search, setSearch] = useState('');
@@ -46,7 +46,7 @@ export function TemplateField({ hash, error, onChange, enabled }: { hash: string
         }
         error={error ?? (missing ? 'No template with this hash on the marketplace (editing a template changes its hash): choose one from the list' : lookupError)}
       >
-        <select name="template_hash" value={selected ? selected.hash_id : ''} onChange={(e) => onChange(e.target.value)} data-testid="launch-template">
+        <select name="template_hash" value={selected ? selected.hash_id : ''} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
           {!selected ? <option value="">{current.isPending && hash ? 'Looking the template up…' : 'Choose a template…'}</option> : null}
           {options.map((t) => (
             <option key={t.hash_id} value={t.hash_id}>

@@ -14,9 +14,9 @@ export const sweepKeys = {
   report: (id: string) => ['sweeps', 'report', id] as const,
 };
 
-export function useSweeps() {
+export function useSweeps(enabled = true) {
   const api = useApi();
-  return useQuery<SweepList, BenchdeskApiError>({ queryKey: sweepKeys.list, queryFn: ({ signal }) => api.listSweeps({}, { signal }) });
+  return useQuery<SweepList, BenchdeskApiError>({ queryKey: sweepKeys.list, queryFn: ({ signal }) => api.listSweeps({}, { signal }), enabled });
 }
 
 export function useSweep(sweepId: string) {

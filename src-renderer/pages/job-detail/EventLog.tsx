@@ -157,9 +157,16 @@ export function EventLog({ events, state, error }: { events: readonly JobEvent[]
           {shown.length === events.length ? formatCount(events.length, 'event') : `${formatCount(shown.length)} of ${formatCount(events.length, 'event')}`}
         </span>
         <div className="panel-actions">
-          <button type="button" className="button button-small" aria-pressed={!follow} onClick={() => setFollow(!follow)} data-testid="log-follow">
-            {follow ? 'Pause auto-scroll' : 'Follow new events'}
-          </button>
+          {state === 'ended' ? (
+            // A finished job logs nothing more: nothing to follow, only the end to go to.
+            <button type="button" className="button button-small" onClick={() => shown.length > 0 && virtualizer.scrollToIndex(shown.length - 1, { align: 'end' })} data-testid="log-follow">
+              Go to the last event
+            </button>
+          ) : (
+            <button type="button" className="button button-small" aria-pressed={!follow} onClick={() => setFollow(!follow)} data-testid="log-follow">
+              {follow ? 'Pause auto-scroll' : 'Follow new events'}
+            </button>
+          )}
         </div>
       </header>
       <div className="toolbar log-toolbar">

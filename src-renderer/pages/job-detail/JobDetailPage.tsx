@@ -21,6 +21,7 @@ import { KIND_VIEWS, type KindView } from './kinds';
 import { MachinePanel } from './MachinePanel';
 import './job-detail.css';
 import { FailureNotice } from './FailureNotice';
+import { SweepMachineFact, useSweepOfJob } from './SweepOfJob';
 
 /** The kind's own section, typed by its kind. */
 function KindSection<K extends JobKind>({ job, events, terminal }: { job: JobRecordOf<K>; events: readonly JobEvent[]; terminal: boolean }) {
@@ -46,6 +47,7 @@ function Loaded({ job }: { job: JobRecord }) {
   const terminal = isTerminal(job.status);
   const rents = rentsMachine(job);
   const instanceId = job.resources?.marketplace_instance_id ?? null;
+  const ofSweep = useSweepOfJob(job);
 
   const editAndRerun = () => {
     prefillLaunch(job.kind, draftFromRequest(job.request as Record<string, unknown>), job.job_id);
@@ -118,7 +120,8 @@ function Loaded({ job }: { job: JobRecord }) {
               <span className="muted">not started yet</span>
             )}
           </dd>
-          {!rents ? (
+          {!rents && ofSweep ? <SweepMachineFact of={ofSweep} /> : null}
+          {!rents && !ofSweep ? (
             <>
               <dt>Machine</dt>
               <dd data-testid="job-no-machine" className="muted">

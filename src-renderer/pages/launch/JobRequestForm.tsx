@@ -24,7 +24,7 @@ import { canRent, draftDefaults, estimateFor, fieldErrorsOf, fieldsOf, LAUNCH_WO
 import { ServingPreflight } from './ServingPreflight';
 import { SpendConfirm } from './SpendConfirm';
 import { ceilingFor, needsConfirmation, type Preflight } from './spend';
-import { TemplateField } from './TemplateField';
+import { TemplateField } from '../../components/TemplateField';
 
 type Pending = Preflight & { input: CreateJobInput; key: string };
 /** The pre-flight found no offer under the ceiling: nothing is rented, and the nearest offer is offered instead. */

@@ -12,7 +12,7 @@ import { formatCount, formatDph, formatPercent, formatUsd } from '../../lib/form
 import { useCancelSweep, useSweep, useSweepReport } from '../../queries/sweeps';
 import { hrefOf, jobPath } from '../../router/routes';
 import { ParetoChart } from './ParetoChart';
-import { SweepMatrix } from './SweepMatrix';
+import { SweepMatrix, cellMeter } from './SweepMatrix';
 import { defaultMetric, type HeatMetric } from './sweep-model';
 
 const MIME: Record<SweepReportFormat, string> = { csv: 'text/csv', md: 'text/markdown', json: 'application/json' };
@@ -64,6 +64,7 @@ function Exports({ sweepId }: { sweepId: string }) {
 function CellDetail({ sweep, index }: { sweep: SweepRecord; index: number | null }) {
   const cell: SweepCell | undefined = index === null ? undefined : sweep.cells[index];
   if (!cell) return <p className="muted sweep-cell-detail-empty">Choose a cell of the matrix to see its jobs, figures and cost.</p>;
+  const meter = cellMeter(sweep, cell);
   return (
     <div className="sweep-cell-detail" data-testid="sweep-cell-detail">
       <h3>
@@ -82,7 +83,13 @@ function CellDetail({ sweep, index }: { sweep: SweepRecord; index: number | null
         <dd>{cell.accuracy !== undefined ? `${formatPercent(cell.accuracy)} (${cell.passed ?? 0} of ${cell.total ?? 0} correct)` : '–'}</dd>
         <dt>Cost</dt>
         <dd>
-          {formatUsd(cell.cost_usd)}
+          {meter ? (
+            <>
+              <RunningCost dph={meter.dph} since={meter.since} /> so far, at {formatDph(meter.dph)}
+            </>
+          ) : (
+            formatUsd(cell.cost_usd)
+          )}
           {cell.cost_per_correct_usd !== undefined ? ` · ${formatUsd(cell.cost_per_correct_usd)} per correct answer` : ''}
         </dd>
         <dt>Serving</dt>

@@ -4,15 +4,16 @@ import type { CatalogEntry, SweepRequestInput } from '../../../shared';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
 import { ErrorState, Loading } from '../../components/States';
+import { TemplateField } from '../../components/TemplateField';
 import { formatDph, formatGb, formatUsd } from '../../lib/format';
 import { useCatalog } from '../../queries/catalog';
 import { useEstimate } from '../../queries/estimate';
+import { useSettings } from '../../queries/settings';
 import { useSuites } from '../../queries/suites';
 import { useCreateSweep } from '../../queries/sweeps';
 import { sweepPath } from '../../router/routes';
+import { DEFAULT_TEMPLATE_HASH } from '../launch/launch-form';
 import { gpuChoices, preflight } from './sweep-model';
-
-const DEFAULT_TEMPLATE = '';
 
 function toggle(list: readonly string[], value: string): string[] {
   return list.includes(value) ? list.filter((v) => v !== value) : [...list, value];
@@ -41,7 +42,9 @@ export function SweepForm({ onDone }: { onDone?: () => void }) {
   const [suiteId, setSuiteId] = useState('starter');
   const [runServing, setRunServing] = useState(false);
   const [levels, setLevels] = useState('1,2,4,8');
-  const [template, setTemplate] = useState(DEFAULT_TEMPLATE);
+  const [template, setTemplate] = useState(DEFAULT_TEMPLATE_HASH);
+  const settings = useSettings();
+  const keyConfigured = settings.data?.environment.marketplace_key.configured ?? true;
   const [limit, setLimit] = useState('5');
   const [atOnce, setAtOnce] = useState('1');
   const [minutes, setMinutes] = useState('10');
@@ -67,7 +70,7 @@ export function SweepForm({ onDone }: { onDone?: () => void }) {
     if (runSuite && !suiteId.trim()) next.suite_id = 'Give the suite to run';
     const lv = parseLevels(levels);
     if (runServing && !lv) next.serving = 'Concurrency levels are whole numbers ≥ 1, separated by commas';
-    if (!template.trim()) next.template_hash = 'Give the template the machines run (its hash)';
+    if (!template.trim()) next.template_hash = 'Choose the template the machines run';
     const cap = Number(limit);
     if (!(cap > 0)) next.max_total_cost_usd = 'The spend limit is required: an amount in $ above 0';
     const n = Number(atOnce);
@@ -208,9 +211,7 @@ export function SweepForm({ onDone }: { onDone?: () => void }) {
       </fieldset>
 
       <div className="form-grid">
-        <Field label="Template hash" error={errors.template_hash ?? null} hint="The marketplace template the machines run (Ollama)">
-          <input value={template} onChange={(e) => setTemplate(e.target.value)} data-testid="sweep-template" />
-        </Field>
+        <TemplateField hash={template} error={errors.template_hash ?? null} onChange={setTemplate} enabled={keyConfigured} testId="sweep-template" />
         <Field label="Machines at once" error={errors.machines_at_once ?? null} hint="GPUs running in parallel">
           <input inputMode="numeric" value={atOnce} onChange={(e) => setAtOnce(e.target.value)} data-testid="sweep-at-once" />
         </Field>

@@ -1,5 +1,6 @@
-import type { CSSProperties } from 'react';
+import type { CSSProperties, ReactNode } from 'react';
 import type { SweepCell, SweepRecord } from '../../../shared';
+import { RunningCost } from '../../components/Format';
 import { formatPercent, formatUsd } from '../../lib/format';
 import { axesOf, heatOf, type HeatMetric } from './sweep-model';
 
@@ -19,13 +20,29 @@ function figure(cell: SweepCell, metric: HeatMetric): string {
   return cell.usd_per_million_output_tokens !== undefined ? `${formatUsd(cell.usd_per_million_output_tokens)} /1M` : 'no figure';
 }
 
-function subline(cell: SweepCell, metric: HeatMetric): string {
+/** The $/h of the machine a cell runs on, and since when the cell has held it: its cost so far. */
+export function cellMeter(sweep: SweepRecord, cell: SweepCell): { dph: number; since: string } | null {
+  if (cell.status !== 'running' || !cell.started_at) return null;
+  const machine = sweep.machines.find((m) => m.gpu === cell.gpu && m.status === 'running');
+  return machine?.dph_total !== undefined ? { dph: machine.dph_total, since: cell.started_at } : null;
+}
+
+function subline(sweep: SweepRecord, cell: SweepCell, metric: HeatMetric): ReactNode {
   if (cell.status === 'succeeded') {
     if (metric === 'accuracy' && cell.cost_per_correct_usd !== undefined) return `${formatUsd(cell.cost_per_correct_usd)} / correct`;
     if (metric === 'usd_per_million' && cell.output_tokens_per_s !== undefined) return `${cell.output_tokens_per_s.toFixed(0)} tok/s`;
     return formatUsd(cell.cost_usd);
   }
-  if (cell.status === 'running') return 'on its machine';
+  if (cell.status === 'running') {
+    const meter = cellMeter(sweep, cell);
+    return meter ? (
+      <>
+        <RunningCost dph={meter.dph} since={meter.since} /> so far
+      </>
+    ) : (
+      'on its machine'
+    );
+  }
   return cell.cost_usd > 0 ? formatUsd(cell.cost_usd) : '';
 }
 
@@ -78,7 +95,7 @@ export function SweepMatrix({ sweep, metric, selected, onSelect }: { sweep: Swee
                         {model} on {gpu}:{' '}
                       </span>
                       <span className="sweep-cell-figure">{figure(cell, metric)}</span>
-                      <span className="sweep-cell-sub">{subline(cell, metric)}</span>
+                      <span className="sweep-cell-sub">{subline(sweep, cell, metric)}</span>
                       {cell.reason ? <span className="visually-hidden">, {cell.reason}</span> : null}
                     </button>
                   </td>
