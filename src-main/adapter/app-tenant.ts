@@ -1,23 +1,14 @@
 import { APP_TENANT_ID, OPERATIONS, UNARY_OPERATION_NAMES, type OperationDef, type OperationName } from '../../shared';
-import { ProblemError } from '../app/problem-error';
-import { suitesForbidden } from '../app/suites';
+import type { ProblemError } from '../app/problem-error';
+import { settingsForbidden, sharedRecordsForbidden } from '../app/tenant-refusals';
 import type { OperationHandlers } from './types';
 
 /** The refusal every transport answers when another tenant calls an app-tenant operation. */
 export function forbiddenTenant(tenantId: string, operation?: OperationName): ProblemError {
-  if (operation && (OPERATIONS[operation] as OperationDef).tags.includes('snapshots')) {
-    return new ProblemError(
-      403,
-      'forbidden_tenant',
-      `snapshots are shared by every tenant of this install: only the app's own tenant ('${APP_TENANT_ID}') may record, import or delete one; tenant '${tenantId}' may list, read and export them and run jobs on them`,
-    );
-  }
-  if (operation && (OPERATIONS[operation] as OperationDef).tags.includes('suites')) return suitesForbidden(tenantId);
-  return new ProblemError(
-    403,
-    'forbidden_tenant',
-    `settings, the marketplace key and the app token belong to the app's own tenant ('${APP_TENANT_ID}'); tenant '${tenantId}' may read the settings but not change them, test the key or see the token`,
-  );
+  const tags = operation ? (OPERATIONS[operation] as OperationDef).tags : [];
+  if (tags.includes('snapshots')) return sharedRecordsForbidden('snapshots', tenantId);
+  if (tags.includes('suites')) return sharedRecordsForbidden('suites', tenantId);
+  return settingsForbidden(tenantId);
 }
 
 /**

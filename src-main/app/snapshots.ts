@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -15,7 +14,9 @@ import { KubeHttpError } from '../snapshots/kube-http';
 import { recordCluster, type RecordProgress } from '../snapshots/record';
 import { SnapshotNotFoundError, SnapshotReplays, type SnapshotLease, type SnapshotLeases } from '../snapshots/replays';
 import { SnapshotStore, type StoredSummary } from '../snapshots/snapshot-store';
+import { newRecordId } from '../store/id-files';
 import { ProblemError } from './problem-error';
+import { requireAppTenant } from './tenant-refusals';
 
 /**
  * Recorded clusters as a resource of the install (design §11): record, list, show, export,
@@ -60,27 +61,6 @@ export type SnapshotServiceDeps = {
   /** Overrides of the recording bound and request timeout (tests). */
   recordTuning?: { deadlineMs?: number; requestTimeoutMs?: number };
 };
-
-function slug(name: string): string {
-  const text = name
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return text || 'snapshot';
-}
-
-function requireOwner(tenantId: string): void {
-  if (tenantId !== SNAPSHOT_OWNER_TENANT) {
-    throw new ProblemError(
-      403,
-      'forbidden_tenant',
-      `snapshots are shared by every tenant of this install: only the app's own tenant ('${SNAPSHOT_OWNER_TENANT}') may record, import or delete one; tenant '${tenantId}' may list, read and export them and run jobs on them`,
-    );
-  }
-}
 
 function recordProblem(err: unknown): ProblemError {
   if (err instanceof KubeHttpError) {
@@ -133,7 +113,7 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
   async function freeId(name: string, wanted?: string): Promise<string> {
     if (wanted && !(await store.has(wanted))) return wanted;
     for (;;) {
-      const id = `${slug(name)}-${randomBytes(3).toString('hex')}`;
+      const id = newRecordId(name, 'snapshot');
       if (!(await store.has(id))) return id;
     }
   }
@@ -157,7 +137,7 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
     },
 
     async record(tenantId, input, options = {}) {
-      requireOwner(tenantId);
+      requireAppTenant('snapshots', tenantId);
       const parsed = RecordSnapshotInputSchema.safeParse(input ?? {});
       if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'request');
       const request = parsed.data;
@@ -202,7 +182,7 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
     document: exported,
 
     async import(tenantId, document, options = {}) {
-      requireOwner(tenantId);
+      requireAppTenant('snapshots', tenantId);
       if (typeof document !== 'object' || document === null || Array.isArray(document)) {
         throw new ProblemError(400, 'bad_request', 'a snapshot document is a JSON object (what GET /v1/snapshots/{id}/export answers)');
       }
@@ -230,7 +210,7 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
     },
 
     async delete(tenantId, snapshotId) {
-      requireOwner(tenantId);
+      requireAppTenant('snapshots', tenantId);
       await stored(snapshotId);
       const users = usedBy(snapshotId);
       if (users.length > 0) throw new ProblemError(409, 'snapshot_in_use', `snapshot ${snapshotId} is in use by ${users.join(', ')}; it can be deleted once nothing uses it`);

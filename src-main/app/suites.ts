@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   APP_TENANT_ID,
   CreateSuiteInputSchema,
@@ -14,7 +13,9 @@ import {
 import type { Logger } from '../engine/types';
 import { starterSuite } from '../suites/starter';
 import { SuiteStore } from '../suites/suite-store';
+import { newRecordId } from '../store/id-files';
 import { ProblemError } from './problem-error';
+import { requireAppTenant } from './tenant-refusals';
 import type { SnapshotService } from './snapshots';
 
 /**
@@ -43,29 +44,6 @@ export type SuiteService = {
 
 export type SuiteServiceDeps = { dataDir: string; log: Logger; snapshots: SnapshotService; now?: () => Date };
 
-function requireOwner(tenantId: string): void {
-  if (tenantId !== APP_TENANT_ID) throw suitesForbidden(tenantId);
-}
-
-export function suitesForbidden(tenantId: string): ProblemError {
-  return new ProblemError(
-    403,
-    'forbidden_tenant',
-    `suites are shared by every tenant of this install: only the app's own tenant ('${APP_TENANT_ID}') may create, import or delete one; tenant '${tenantId}' may list, read and export them and run them`,
-  );
-}
-
-function slug(name: string): string {
-  const text = name
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return text || 'suite';
-}
-
 function summaryOf(suite: Suite): SuiteSummary {
   const { scenarios, ...rest } = suite;
   return { ...rest, scenario_count: scenarios.length, tags: [...new Set(scenarios.flatMap((s) => s.tags))].sort() };
@@ -90,7 +68,7 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
   async function freeId(name: string, wanted?: string): Promise<string> {
     if (wanted && wanted !== STARTER_SUITE_ID && !(await store.get(wanted))) return wanted;
     for (;;) {
-      const id = `${slug(name)}-${randomBytes(3).toString('hex')}`;
+      const id = newRecordId(name, 'suite');
       if (!(await store.get(id))) return id;
     }
   }
@@ -117,7 +95,7 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
     },
 
     async create(tenantId, input) {
-      requireOwner(tenantId);
+      requireAppTenant('suites', tenantId);
       if (typeof input !== 'object' || input === null || Array.isArray(input)) {
         throw new ProblemError(400, 'bad_request', 'a suite is a JSON object: {name, description?, scenarios:[...]}');
       }
@@ -143,7 +121,7 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
     },
 
     async delete(tenantId, suiteId) {
-      requireOwner(tenantId);
+      requireAppTenant('suites', tenantId);
       const suite = await find(suiteId);
       if (suite.read_only) throw new ProblemError(409, 'suite_read_only', `suite ${suiteId} ships with benchdesk and cannot be deleted`);
       await store.remove(suiteId);
@@ -163,7 +141,7 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
     },
 
     async import(tenantId, document) {
-      requireOwner(tenantId);
+      requireAppTenant('suites', tenantId);
       if (typeof document !== 'object' || document === null || Array.isArray(document)) {
         throw new ProblemError(400, 'bad_request', 'a suite document is a JSON object (what GET /v1/suites/{id}/export answers)');
       }

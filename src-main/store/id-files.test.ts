@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { idOfFile, LoadOnce, namesIn, readRecordFile } from './id-files';
+import { idOfFile, LoadOnce, namesIn, newRecordId, readRecordFile } from './id-files';
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
@@ -24,6 +24,16 @@ describe('id files', () => {
     expect(idOfFile('Upper.json')).toBeNull();
     expect(idOfFile('-lead.json')).toBeNull();
     expect(idOfFile(`${'x'.repeat(65)}.json`)).toBeNull();
+  });
+
+  it('a new id from a name: its words, dashed, at most 40 characters, a random suffix; a record file takes it', () => {
+    const id = newRecordId('OOM in Prod — café!', 'suite');
+    expect(id).toMatch(/^oom-in-prod-cafe-[0-9a-f]{6}$/);
+    expect(idOfFile(`${id}.json`)).toBe(id);
+    expect(newRecordId('***', 'snapshot')).toMatch(/^snapshot-[0-9a-f]{6}$/);
+    const long = newRecordId('a'.repeat(39) + ' b', 'suite');
+    expect(long).toMatch(/^a{39}-[0-9a-f]{6}$/);
+    expect(newRecordId('x', 'suite')).not.toBe(newRecordId('x', 'suite'));
   });
 
   it('a folder never created holds nothing; another error is thrown', async () => {

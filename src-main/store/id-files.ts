@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { z } from 'zod';
 import { isErrno } from './atomic-file';
@@ -13,6 +14,21 @@ const ID_FILE = /^([a-z0-9][a-z0-9-]{0,63})\.json$/;
 /** The id a file name carries (`<id>.json`), or null for any other file. */
 export function idOfFile(name: string): string | null {
   return ID_FILE.exec(name)?.[1] ?? null;
+}
+
+/**
+ * A new record id from a name the user gave: its words in lower case joined by dashes (at most 40
+ * characters, `fallback` when nothing is left), then a random suffix (`oom-in-prod-3f9a1c`).
+ */
+export function newRecordId(name: string, fallback: string): string {
+  const words = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return `${words || fallback}-${randomBytes(3).toString('hex')}`;
 }
 
 /** The names in a folder; none while it does not exist yet (nothing was ever stored). */
