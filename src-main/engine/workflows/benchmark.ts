@@ -4,7 +4,7 @@ import { agentRequestIssues, askAgent, type AgentWorkflowDeps } from './agentic-
 import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
 import { withRequestCluster } from './cluster';
 import { pullOnInstance } from './ensure-model';
-import { endMachine, phaseRunner } from './machine-phases';
+import { endMachine, machineAccount, phaseRunner } from './machine-phases';
 import {
   marketplaceIssues,
   provisionInstance,
@@ -71,27 +71,14 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
     // Without a failure every phase up to analysis ran, so both are set.
     if (!answer || !target) throw new Error('benchmark ended without an answer');
 
-    const rentedSeconds = provisioned ? Math.max(0, (releasedAt - Date.parse(provisioned.rentedAt)) / 1000) : 0;
-    const dph = provisioned?.dphTotal ?? 0;
-    const download = provisioned?.download ?? null;
-    const machineUsd = dph * (rentedSeconds / 3600);
+    const account = machineAccount(provisioned, release, releasedAt);
     return {
       ...answer,
       model_name: request.model,
       backend_url: llmClient(target).baseUrl,
       contract_id: provisioned?.instanceId ?? null,
       phases,
-      // Machine time plus the model's download on that host (design §4: cost_usd includes it).
-      cost: {
-        dph_total: dph,
-        rented_seconds: Math.round(rentedSeconds),
-        cost_usd: Math.round((machineUsd + (download?.usd ?? 0)) * 10_000) / 10_000,
-        ...(download ? { download_gb: download.gb, ...(download.usd !== null ? { download_usd: download.usd } : {}) } : {}),
-      },
-      instance: provisioned
-        ? { id: provisioned.instanceId, gpu_name: provisioned.offer.gpu_name, num_gpus: provisioned.offer.num_gpus, released: release?.released ?? false }
-        : null,
-      teardown: release ? { released: release.released, verified: release.verified, message: release.message } : null,
+      ...account,
     };
   }
 }

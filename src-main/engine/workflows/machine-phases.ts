@@ -86,3 +86,24 @@ export async function endMachine(
   phase.skip('teardown');
   return { release: null, releasedAt };
 }
+
+/**
+ * What the machine cost and how it ended, as the result records write it: $/h × the time from
+ * rent to release, plus the model's download on that host (cost_usd includes it), the instance,
+ * and the teardown's outcome. Nothing rented: a zero cost and no instance.
+ */
+export function machineAccount(provisioned: ProvisionedInstance | null, release: ReleaseResult | null, releasedAt: number) {
+  const rentedSeconds = provisioned ? Math.max(0, (releasedAt - Date.parse(provisioned.rentedAt)) / 1000) : 0;
+  const dph = provisioned?.dphTotal ?? 0;
+  const download = provisioned?.download ?? null;
+  return {
+    cost: {
+      dph_total: dph,
+      rented_seconds: Math.round(rentedSeconds),
+      cost_usd: Math.round((dph * (rentedSeconds / 3600) + (download?.usd ?? 0)) * 10_000) / 10_000,
+      ...(download ? { download_gb: download.gb, ...(download.usd !== null ? { download_usd: download.usd } : {}) } : {}),
+    },
+    instance: provisioned ? { id: provisioned.instanceId, gpu_name: provisioned.offer.gpu_name, num_gpus: provisioned.offer.num_gpus, released: release?.released ?? false } : null,
+    teardown: release ? { released: release.released, verified: release.verified, message: release.message } : null,
+  };
+}

@@ -4,7 +4,7 @@ import { bestLevels, levelLabels } from '../../serving/summary';
 import { elapsedMs } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
-import { endMachine, phaseRunner } from './machine-phases';
+import { endMachine, machineAccount, phaseRunner } from './machine-phases';
 import { pullOnInstance } from './ensure-model';
 import { marketplaceIssues, provisionInstance, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
 
@@ -109,10 +109,7 @@ async function runServing(ctx: JobContext<'serving-benchmark'>, deps: Marketplac
     throw new JobFailure('serving_failed', `every request failed; the first error: ${first}`);
   }
 
-  const rentedSeconds = provisioned ? Math.max(0, (releasedAt - Date.parse(provisioned.rentedAt)) / 1000) : 0;
-  const dph = provisioned?.dphTotal ?? 0;
-  const download = provisioned?.download ?? null;
-  const machineUsd = dph * (rentedSeconds / 3600);
+  const account = machineAccount(provisioned, release, releasedAt);
   return {
     model: request.model,
     backend_url: llmClient(target).baseUrl,
@@ -124,15 +121,6 @@ async function runServing(ctx: JobContext<'serving-benchmark'>, deps: Marketplac
     best: bestLevels(levels),
     contract_id: provisioned?.instanceId ?? null,
     phases,
-    cost: {
-      dph_total: dph,
-      rented_seconds: Math.round(rentedSeconds),
-      cost_usd: Math.round((machineUsd + (download?.usd ?? 0)) * 10_000) / 10_000,
-      ...(download ? { download_gb: download.gb, ...(download.usd !== null ? { download_usd: download.usd } : {}) } : {}),
-    },
-    instance: provisioned
-      ? { id: provisioned.instanceId, gpu_name: provisioned.offer.gpu_name, num_gpus: provisioned.offer.num_gpus, released: release?.released ?? false }
-      : null,
-    teardown: release ? { released: release.released, verified: release.verified, message: release.message } : null,
+    ...account,
   };
 }

@@ -6,7 +6,7 @@ import { elapsedMs, errorMessageOf } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { askAgent, type AgentWorkflowDeps } from './agentic-agent';
 import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
-import { endMachine, phaseRunner } from './machine-phases';
+import { endMachine, machineAccount, phaseRunner } from './machine-phases';
 import { withSnapshotServed } from './cluster';
 import { pullOnInstance } from './ensure-model';
 import { marketplaceIssues, provisionInstance, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
@@ -105,10 +105,8 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
   if (failure) throw failure;
   if (!target) throw new Error('suite ended without a backend');
 
-  const rentedSeconds = provisioned ? Math.max(0, (releasedAt - Date.parse(provisioned.rentedAt)) / 1000) : 0;
-  const dph = provisioned?.dphTotal ?? 0;
-  const download = provisioned?.download ?? null;
-  const costUsd = provisioned ? Math.round((dph * (rentedSeconds / 3600) + (download?.usd ?? 0)) * 10_000) / 10_000 : 0;
+  const account = machineAccount(provisioned, release, releasedAt);
+  const costUsd = provisioned ? account.cost.cost_usd : 0;
   return {
     suite_id: suite.suite_id,
     agent: request.agent,
@@ -117,16 +115,8 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
     scenarios: results,
     summary: summarise(results, costUsd),
     phases,
-    cost: provisioned
-      ? {
-          dph_total: dph,
-          rented_seconds: Math.round(rentedSeconds),
-          cost_usd: costUsd,
-          ...(download ? { download_gb: download.gb, ...(download.usd !== null ? { download_usd: download.usd } : {}) } : {}),
-        }
-      : null,
-    instance: provisioned ? { id: provisioned.instanceId, gpu_name: provisioned.offer.gpu_name, num_gpus: provisioned.offer.num_gpus, released: release?.released ?? false } : null,
-    teardown: release ? { released: release.released, verified: release.verified, message: release.message } : null,
+    ...account,
+    cost: provisioned ? account.cost : null,
   };
 }
 
