@@ -1,7 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState, type ReactNode } from 'react';
-import type { JobListResponse } from '../../../shared';
-import type { BenchdeskApiError } from '../../../shared/client';
 import { useApi, type RendererApi } from '../../bridge';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Duration, Money, RelativeTime } from '../../components/Format';
@@ -9,25 +6,13 @@ import { Page, Panel } from '../../components/Page';
 import { EmptyState, ErrorState, Loading, Notice } from '../../components/States';
 import { ToggleGroup } from '../../components/ToggleGroup';
 import { formatCount, formatDph, formatGpus, formatRate } from '../../lib/format';
-import { hrefOf, jobPath, ROUTES } from '../../router/routes';
+import { hrefOf, ROUTES } from '../../router/routes';
 import { CostSpeedChart, PhaseChart, runLabel } from './CompareCharts';
 import { questionsOf, toCompareRow, toCsv, toJson, toMarkdown, type CompareRow } from './compare-model';
+import { CompareGrid, useFinishedJobs, type CompareMetric } from './CompareGrid';
 import { ServingCompare } from './ServingCompare';
 import '../overview/common.css';
 import './compare.css';
-
-/** How many finished benchmarks the picker offers (newest first). */
-const PICK_LIMIT = 200;
-
-function useFinishedBenchmarks() {
-  const api = useApi();
-  return useQuery<JobListResponse, BenchdeskApiError>({
-    // Not under ['jobs']: the live feed patches those as paged lists.
-    queryKey: ['compare', 'benchmarks'],
-    queryFn: ({ signal }) => api.listJobs({ kind: 'benchmark', status: 'succeeded', limit: PICK_LIMIT }, { signal }),
-    staleTime: 15_000,
-  });
-}
 
 type Mode = 'pick' | 'question';
 type ExportFormat = 'csv' | 'md' | 'json';
@@ -98,13 +83,7 @@ function gpuText(r: CompareRow): string {
   return formatGpus(r.num_gpus ?? 1, r.gpu_name);
 }
 
-type Metric = {
-  id: string;
-  label: string;
-  cell: (r: CompareRow) => ReactNode;
-  /** For the best-of-row mark: the value and whether lower is better. */
-  best?: { value: (r: CompareRow) => number | null; lower: boolean };
-};
+type Metric = CompareMetric<CompareRow>;
 
 const METRICS: readonly Metric[] = [
   { id: 'model', label: 'Model', cell: (r) => r.model },
@@ -123,63 +102,11 @@ const METRICS: readonly Metric[] = [
   { id: 'cost', label: 'Cost per run', cell: (r) => <Money usd={r.cost_usd} />, best: { value: (r) => r.cost_usd, lower: true } },
 ];
 
-/** The run ids holding the best value of a metric (none when all are equal or missing). */
-function bestOf(rows: readonly CompareRow[], metric: Metric): Set<string> {
-  if (!metric.best || rows.length < 2) return new Set();
-  const { value, lower } = metric.best;
-  const vals = rows.map(value).filter((v): v is number => v !== null);
-  if (vals.length < 2 || Math.min(...vals) === Math.max(...vals)) return new Set();
-  const target = lower ? Math.min(...vals) : Math.max(...vals);
-  return new Set(rows.filter((r) => value(r) === target).map((r) => r.job_id));
-}
-
-/** Runs as columns, figures as rows: the classic side-by-side that reads across. */
-function SideBySide({ rows }: { rows: readonly CompareRow[] }) {
-  return (
-    <div className="table-wrap">
-      <table className="table compare-grid" data-testid="compare-table">
-        <thead>
-          <tr>
-            <th scope="col">
-              <span className="visually-hidden">Figure</span>
-            </th>
-            {rows.map((r, i) => (
-              <th key={r.job_id} scope="col" className="right" data-testid="compare-run">
-                <a href={hrefOf(jobPath(r.job_id))} title={r.job_id}>
-                  Run #{i + 1}
-                </a>
-                <div className="compare-when">
-                  <RelativeTime iso={r.finished_at} />
-                </div>
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {METRICS.map((m) => {
-            const best = bestOf(rows, m);
-            return (
-              <tr key={m.id} data-metric={m.id}>
-                <th scope="row">{m.label}</th>
-                {rows.map((r) => (
-                  <td key={r.job_id} className={`right num${best.has(r.job_id) ? ' best' : ''}`}>
-                    {m.cell(r)}
-                  </td>
-                ))}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
 function Comparison({ rows }: { rows: readonly CompareRow[] }) {
   return (
     <>
       <Panel title={`Side by side (${formatCount(rows.length, 'run')})`} testId="compare-table-panel">
-        <SideBySide rows={rows} />
+        <CompareGrid rows={rows} metrics={METRICS} testId="compare-table" runTestId="compare-run" />
         <p className="muted note-small">
           Green: the best value of a row (fastest, cheapest). Durations are wall-clock; cost is the rented time × its $/h ($0 on an existing backend).
         </p>
@@ -235,7 +162,7 @@ export function ComparePage() {
 /** Finished benchmarks side by side, with charts and exports. */
 function BenchmarkCompare({ kinds }: { kinds: ReactNode }) {
   const api = useApi();
-  const list = useFinishedBenchmarks();
+  const list = useFinishedJobs('benchmark');
   const all = useMemo(() => (list.data?.jobs ?? []).map(toCompareRow).filter((r): r is CompareRow => r !== null), [list.data]);
   const questions = useMemo(() => questionsOf(all), [all]);
   const [mode, setMode] = useState<Mode>('pick');

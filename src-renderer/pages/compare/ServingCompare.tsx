@@ -1,34 +1,21 @@
-import { useQuery } from '@tanstack/react-query';
-import { useCallback, useMemo, useState, type ReactNode } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { AlignedData, Options } from 'uplot';
-import type { JobListResponse } from '../../../shared';
-import type { BenchdeskApiError } from '../../../shared/client';
-import { useApi } from '../../bridge';
 import { Chart, type ChartColors } from '../../components/Chart';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Money, RelativeTime } from '../../components/Format';
 import { Panel } from '../../components/Page';
 import { EmptyState, ErrorState, Loading } from '../../components/States';
 import { formatCount, formatDph, formatGpus, formatMs, formatRate, formatUsd } from '../../lib/format';
-import { hrefOf, jobPath, ROUTES } from '../../router/routes';
+import { hrefOf, ROUTES } from '../../router/routes';
+import { CompareGrid, useFinishedJobs, type CompareMetric } from './CompareGrid';
 import { sharedLevels, throughputSeries, toServingRow, type ServingCompareRow } from './serving-compare-model';
 
 const AXIS_TITLE_FONT = '600 12px system-ui, sans-serif';
-const PICK_LIMIT = 200;
-
-function useFinishedServing() {
-  const api = useApi();
-  return useQuery<JobListResponse, BenchdeskApiError>({
-    queryKey: ['compare', 'serving'],
-    queryFn: ({ signal }) => api.listJobs({ kind: 'serving-benchmark', status: 'succeeded', limit: PICK_LIMIT }, { signal }),
-    staleTime: 15_000,
-  });
-}
 
 const gpuText = (r: ServingCompareRow) => (r.gpu_name ? formatGpus(r.num_gpus ?? 1, r.gpu_name) : 'existing backend');
 const levelsText = (r: ServingCompareRow) => r.levels.map((l) => l.concurrency).join(', ');
 
-type Metric = { id: string; label: string; cell: (r: ServingCompareRow) => ReactNode; best?: { value: (r: ServingCompareRow) => number | null; lower: boolean } };
+type Metric = CompareMetric<ServingCompareRow>;
 
 const METRICS: readonly Metric[] = [
   { id: 'model', label: 'Model', cell: (r) => r.model },
@@ -48,15 +35,6 @@ const METRICS: readonly Metric[] = [
   },
   { id: 'cost', label: 'Cost of the run', cell: (r) => <Money usd={r.cost_usd} /> },
 ];
-
-function bestOf(rows: readonly ServingCompareRow[], metric: Metric): Set<string> {
-  if (!metric.best || rows.length < 2) return new Set();
-  const { value, lower } = metric.best;
-  const vals = rows.map(value).filter((v): v is number => v !== null);
-  if (vals.length < 2 || Math.min(...vals) === Math.max(...vals)) return new Set();
-  const target = lower ? Math.min(...vals) : Math.max(...vals);
-  return new Set(rows.filter((r) => value(r) === target).map((r) => r.job_id));
-}
 
 const runName = (r: ServingCompareRow, i: number) => `#${i + 1} ${r.model}${r.gpu_name ? ` on ${r.gpu_name}` : ''}`;
 
@@ -97,7 +75,7 @@ function ThroughputComparison({ rows }: { rows: readonly ServingCompareRow[] }) 
 
 /** Finished serving benchmarks side by side: the best level of each, its latencies and its price per million tokens. */
 export function ServingCompare() {
-  const list = useFinishedServing();
+  const list = useFinishedJobs('serving-benchmark');
   const all = useMemo(() => (list.data?.jobs ?? []).map(toServingRow).filter((r): r is ServingCompareRow => r !== null), [list.data]);
   const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
   const rows = useMemo(() => all.filter((r) => picked.has(r.job_id)).sort((a, b) => (a.finished_at ?? '').localeCompare(b.finished_at ?? '')), [all, picked]);
@@ -146,42 +124,7 @@ export function ServingCompare() {
       ) : (
         <>
           <Panel title={`Side by side (${formatCount(rows.length, 'run')})`} testId="compare-serving-panel">
-            <div className="table-wrap">
-              <table className="table compare-grid" data-testid="compare-serving-table">
-                <thead>
-                  <tr>
-                    <th scope="col">
-                      <span className="visually-hidden">Figure</span>
-                    </th>
-                    {rows.map((r, i) => (
-                      <th key={r.job_id} scope="col" className="right">
-                        <a href={hrefOf(jobPath(r.job_id))} title={r.job_id}>
-                          Run #{i + 1}
-                        </a>
-                        <div className="compare-when">
-                          <RelativeTime iso={r.finished_at} />
-                        </div>
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {METRICS.map((m) => {
-                    const best = bestOf(rows, m);
-                    return (
-                      <tr key={m.id} data-metric={m.id}>
-                        <th scope="row">{m.label}</th>
-                        {rows.map((r) => (
-                          <td key={r.job_id} className={`right num${best.has(r.job_id) ? ' best' : ''}`}>
-                            {m.cell(r)}
-                          </td>
-                        ))}
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+            <CompareGrid rows={rows} metrics={METRICS} testId="compare-serving-table" />
             <p className="muted note-small">Green: the best value of a row. &ldquo;There&rdquo; is each run&apos;s fastest level; $ per 1M tokens needs a rented machine (its $/h).</p>
           </Panel>
           <Panel title="Output tokens/s against concurrency">
