@@ -128,6 +128,44 @@ describe('Sweeps page', () => {
       await own.close();
     }
   });
+
+  it('a job the sweep ran says it ran on the sweep’s machine, billed to the sweep, and links there', async () => {
+    // The real job kinds this time (no held runner): one serving job on one rented machine of the fake marketplace.
+    const own = await startUiServer({ vast: true, ollama: { models: DEFAULT_FAKE_MODELS, knobs: { serving: { firstTokenMs: 20, tokenIntervalMs: 2, parallel: 2 } } } });
+    try {
+      mustVast(own.h).setKnob('pollsPerPhase', { scheduling: 0, created: 0, loading: 0 });
+      const created = await apiCall(own, 'POST', '/v1/sweeps', {
+        name: 'One GPU, one model',
+        models: ['llama3.1:8b'],
+        gpus: ['RTX 3090'],
+        serving: { concurrency: [1], requests_per_level: 2, prompt_tokens: 32, output_tokens: 8 },
+        template_hash: OLLAMA_TEMPLATE_HASH,
+        max_dph: 1,
+        max_total_cost_usd: 5,
+      });
+      expect(created.status).toBe(202);
+      const url = `/v1/sweeps/${String(created.body.sweep_id)}`;
+      await expect.poll(async () => String((await apiCall(own, 'GET', url)).body.status), { timeout: 60_000 }).toBe('succeeded');
+      const cells = (await apiCall(own, 'GET', url)).body.cells as { job_ids: string[] }[];
+      const jobId = cells[0]?.job_ids[0];
+      expect(jobId).toBeTruthy();
+      const ownPage = (await openApp(browser, own)).page;
+      await go(ownPage, `/jobs/${encodeURIComponent(String(jobId))}`);
+      const fact = ownPage.locator('[data-testid="job-sweep-machine"]');
+      await fact.waitFor();
+      expect(await fact.innerText()).toMatch(/RTX 3090 machine of sweep “One GPU, one model” at \$0\.\d+\/h · billed to the sweep/);
+      expect(await ownPage.locator('[data-testid="job-no-machine"]').count()).toBe(0);
+      // Its tokens are priced at the sweep machine's rate, not called unpriced as on an existing backend.
+      const best = await ownPage.locator('[data-testid="serving-best"]').innerText();
+      expect(best).toMatch(/Per 1M output tokens\s+\$[\d.]+\s+at the fastest level, on the sweep's RTX 3090 at \$0\.\d+\/h/);
+      expect(best).not.toContain('not priced');
+      await shootBothThemes(ownPage, 'job-of-sweep');
+      await fact.getByRole('link').click();
+      await ownPage.locator('[data-testid="sweep-detail"][data-status="succeeded"]').waitFor();
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 async function servingSweep(server: UiServer, page: Page): Promise<void> {

@@ -32,7 +32,6 @@ export function RelativeTime({ iso }: { iso: string | null | undefined }) {
   );
 }
 
-/** What a machine rented at `since` for `dph` $/h has cost so far, ticking every second. */
 /** A machine's cost counting up live: its rate × the time since it was rented, plus what its model downloads cost (billed once). */
 export function RunningCost({ dph, since, until, downloadUsd }: { dph: number; since: string; until?: string | null; downloadUsd?: number | null }) {
   const now = useNow();

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { MarketplaceTemplateEntry } from '../../shared';
 import { Field } from './Field';
 import { useTemplates } from '../queries/choices';
+import './fields.css';
 
 function describe(t: MarketplaceTemplateEntry): string {
   const image = t.image ? ` · ${t.image}${t.tag ? `:${t.tag}` : ''}` : '';

@@ -123,7 +123,19 @@ function CellDetail({ sweep, index }: { sweep: SweepRecord; index: number | null
   );
 }
 
-function rankedColumns(servingOnly: boolean, withServing: boolean): Column<ReportRow>[] {
+function rankedColumns(sweep: SweepRecord, servingOnly: boolean, withServing: boolean): Column<ReportRow>[] {
+  // A running cell's cost is still growing: shown live at its machine's rate, like the matrix.
+  const cost: Column<ReportRow> = {
+    id: 'cost',
+    header: 'Cost',
+    align: 'right',
+    cell: (r) => {
+      const cell = sweep.cells[r.cell];
+      const meter = cell ? cellMeter(sweep, cell) : null;
+      return meter ? <RunningCost dph={meter.dph} since={meter.since} /> : <Money usd={r.cost_usd} />;
+    },
+    sortValue: (r) => r.cost_usd,
+  };
   const common: Column<ReportRow>[] = [
     { id: 'rank', header: '#', width: '48px', cell: (r) => r.rank ?? '–', sortValue: (r) => r.rank },
     { id: 'model', header: 'Model', cell: (r) => r.model, sortValue: (r) => r.model },
@@ -140,7 +152,7 @@ function rankedColumns(servingOnly: boolean, withServing: boolean): Column<Repor
       { id: 'per-million', header: '$ / 1M output tokens', align: 'right', cell: (r) => formatUsd(r.usd_per_million_output_tokens), sortValue: (r) => r.usd_per_million_output_tokens },
       { id: 'tps', header: 'Output tok/s', align: 'right', cell: (r) => r.output_tokens_per_s?.toFixed(1) ?? '–', sortValue: (r) => r.output_tokens_per_s },
       { id: 'ttft', header: 'TTFT p50', align: 'right', cell: (r) => (r.ttft_p50_ms === null ? '–' : `${r.ttft_p50_ms.toFixed(0)} ms`), sortValue: (r) => r.ttft_p50_ms },
-      { id: 'cost', header: 'Cost', align: 'right', cell: (r) => <Money usd={r.cost_usd} />, sortValue: (r) => r.cost_usd },
+      cost,
       status,
     ];
   }
@@ -148,7 +160,7 @@ function rankedColumns(servingOnly: boolean, withServing: boolean): Column<Repor
     ...common,
     { id: 'accuracy', header: 'Accuracy', align: 'right', cell: (r) => formatPercent(r.accuracy), sortValue: (r) => r.accuracy },
     { id: 'correct', header: 'Correct', align: 'right', cell: (r) => (r.passed === null ? '–' : `${r.passed}/${r.total ?? 0}`) },
-    { id: 'cost', header: 'Cost', align: 'right', cell: (r) => <Money usd={r.cost_usd} />, sortValue: (r) => r.cost_usd },
+    cost,
     { id: 'per-correct', header: '$ / correct', align: 'right', cell: (r) => formatUsd(r.cost_per_correct_usd), sortValue: (r) => r.cost_per_correct_usd },
     ...(withServing
       ? [
@@ -262,7 +274,7 @@ export function SweepDetail({ sweepId }: { sweepId: string }) {
         ) : !report.data ? (
           <Loading height={160} label="Ranking…" />
         ) : (
-          <DataTable columns={rankedColumns(servingOnly, s.request.serving !== undefined)} rows={report.data.rows} rowKey={(r) => String(r.cell)} testId="sweep-ranked" />
+          <DataTable columns={rankedColumns(s, servingOnly, s.request.serving !== undefined)} rows={report.data.rows} rowKey={(r) => String(r.cell)} testId="sweep-ranked" />
         )}
       </Panel>
 

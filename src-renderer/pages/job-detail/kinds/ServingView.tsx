@@ -1,9 +1,10 @@
 import { useMemo } from 'react';
 import { Panel, Stat } from '../../../components/Page';
 import { useNow } from '../../../components/useNow';
-import { formatCount, formatMs, formatRate, formatReqRate, formatUsd } from '../../../lib/format';
+import { formatCount, formatDph, formatMs, formatRate, formatReqRate, formatUsd } from '../../../lib/format';
 import { phaseBars } from '../phases';
 import { Timeline } from '../parts';
+import { useSweepOfJob } from '../SweepOfJob';
 import { ThroughputChart, TtftChart } from './ServingCharts';
 import { bestRows, servingRows, type ServingRow } from './serving-model';
 import type { KindViewProps } from './types';
@@ -96,6 +97,9 @@ export function ServingView({ job, events, terminal }: KindViewProps<'serving-be
   const bars = useMemo(() => phaseBars(events, resultPhases, terminal ? 0 : now), [events, resultPhases, terminal, now]);
   const { fastest, cheapest } = bestRows(rows);
   const priced = job.request.marketplace;
+  // A sweep's job runs on the sweep's rented machine: the sweep prices its tokens at that machine's $/h.
+  const ofSweep = useSweepOfJob(job);
+  const sweepPrice = !priced && ofSweep?.machine?.dph_total !== undefined ? { usd: ofSweep.cell.usd_per_million_output_tokens, dph: ofSweep.machine.dph_total, gpu: ofSweep.cell.gpu } : null;
   const finished = rows.filter((r) => r.state === 'done' || r.state === 'failed').length;
   const r = job.request;
 
@@ -106,16 +110,24 @@ export function ServingView({ job, events, terminal }: KindViewProps<'serving-be
         <Panel title="Best levels" testId="serving-best">
           <div className="stats">
             <Stat label="Most output tokens/s" value={fastest ? formatRate(fastest.outputTokensPerS) : '—'} hint={fastest ? `at concurrency ${fastest.concurrency}` : finished === 0 ? 'after the first level' : 'no level succeeded'} />
-            <Stat
-              label="Cheapest per 1M tokens"
-              value={priced ? formatUsd(cheapest?.usdPerMillion) : 'not priced'}
-              hint={priced ? (cheapest ? `at concurrency ${cheapest.concurrency}` : 'after the first level') : 'an existing backend has no $/h; rent a machine to price tokens'}
-            />
+            {sweepPrice ? (
+              <Stat
+                label="Per 1M output tokens"
+                value={sweepPrice.usd !== undefined ? formatUsd(sweepPrice.usd) : '—'}
+                hint={sweepPrice.usd !== undefined ? `at the fastest level, on the sweep's ${sweepPrice.gpu} at ${formatDph(sweepPrice.dph)}` : `priced by the sweep when the cell ends (${sweepPrice.gpu} at ${formatDph(sweepPrice.dph)})`}
+              />
+            ) : (
+              <Stat
+                label="Cheapest per 1M tokens"
+                value={priced ? formatUsd(cheapest?.usdPerMillion) : 'not priced'}
+                hint={priced ? (cheapest ? `at concurrency ${cheapest.concurrency}` : 'after the first level') : 'an existing backend has no $/h; rent a machine to price tokens'}
+              />
+            )}
             <Stat label="TTFT p50 there" value={formatMs(fastest?.ttftP50)} />
             <Stat label="Levels measured" value={`${finished} of ${rows.length}`} hint={`${formatCount(r.requests_per_level, 'request')} each after ${formatCount(r.warmup_requests, 'warm-up request')}`} />
           </div>
           <p className="muted serving-shape">
-            Prompts of about {formatCount(r.prompt_tokens, 'token')}, {formatCount(r.output_tokens, 'output token')} per request, streamed from {job.request.marketplace ? 'the rented machine' : (job.request.backend_url ?? 'the backend')}.
+            Prompts of about {formatCount(r.prompt_tokens, 'token')}, {formatCount(r.output_tokens, 'output token')} per request, streamed from {job.request.marketplace ? 'the rented machine' : ofSweep ? `the sweep's ${ofSweep.cell.gpu} machine` : (job.request.backend_url ?? 'the backend')}.
           </p>
         </Panel>
       </div>

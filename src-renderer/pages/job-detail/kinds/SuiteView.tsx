@@ -2,11 +2,12 @@ import { Fragment, useMemo, useState, type ReactNode } from 'react';
 import { highlightSpans, type ExpectedFinding } from '../../../../shared';
 import { Panel, Stat } from '../../../components/Page';
 import { useNow } from '../../../components/useNow';
-import { DASH, formatCount, formatDuration, formatPercent, formatRate, formatUsd } from '../../../lib/format';
+import { DASH, formatCount, formatDph, formatDuration, formatPercent, formatRate, formatUsd } from '../../../lib/format';
 import { useSuite } from '../../../queries/suites';
 import { hrefOf, ROUTES } from '../../../router/routes';
 import { phaseBars } from '../phases';
 import { Timeline } from '../parts';
+import { useSweepOfJob } from '../SweepOfJob';
 import { liveSummary, suiteRows, type SuiteRow } from './suite-rows';
 import type { KindViewProps } from './types';
 import '../../suites/suites.css';
@@ -61,13 +62,25 @@ export function SuiteView({ job, events, terminal }: KindViewProps<'suite'>) {
   const scored = summary?.total ?? live.scored;
   const costSoFar = summary?.cost_usd ?? job.progress?.cost_usd ?? (job.request.marketplace ? null : 0);
   const perCorrect = summary ? summary.cost_per_correct_usd : costSoFar !== null && passed > 0 ? costSoFar / passed : null;
+  // A sweep's job runs on the sweep's rented machine: the sweep costs the cell at that machine's $/h.
+  const ofSweep = useSweepOfJob(job);
+  const sweepCost = !job.request.marketplace && ofSweep?.machine?.dph_total !== undefined && ofSweep.cell.status === 'succeeded' ? { cell: ofSweep.cell, dph: ofSweep.machine.dph_total } : null;
 
   return (
     <>
       <Panel title={`Summary: ${suite.data?.name ?? job.request.suite_id}${job.request.repeat > 1 ? `, each scenario ${job.request.repeat} times` : ''}`} testId="suite-summary">
         <div className="stats">
           <Stat label="Accuracy" value={scored > 0 ? formatPercent(passed / scored) : DASH} hint={`${passed} of ${scored} passed${!terminal && total !== null ? ` · ${total - scored} to go` : ''}`} testId="suite-accuracy" />
-          <Stat label="$ per correct answer" value={perCorrect === null ? DASH : formatUsd(perCorrect)} hint={costSoFar === null ? 'cost appears once the machine bills' : `${formatUsd(costSoFar)} in all${job.request.marketplace ? '' : ' (existing llmserver)'}`} testId="suite-cost-per-correct" />
+          {sweepCost ? (
+            <Stat
+              label="$ per correct answer"
+              value={formatUsd(sweepCost.cell.cost_per_correct_usd)}
+              hint={`${formatUsd(sweepCost.cell.cost_usd)} in all, on the sweep's ${sweepCost.cell.gpu} at ${formatDph(sweepCost.dph)}`}
+              testId="suite-cost-per-correct"
+            />
+          ) : (
+            <Stat label="$ per correct answer" value={perCorrect === null ? DASH : formatUsd(perCorrect)} hint={costSoFar === null ? 'cost appears once the machine bills' : `${formatUsd(costSoFar)} in all${job.request.marketplace ? '' : ofSweep ? ` so far; the sweep costs it at its ${ofSweep.cell.gpu}'s rate when the cell ends` : ' (existing llmserver)'}`} testId="suite-cost-per-correct" />
+          )}
           <Stat label="Latency p50 / p95" value={`${formatDuration(summary?.latency_ms.p50 ?? live.p50)} / ${formatDuration(summary?.latency_ms.p95 ?? live.p95)}`} hint="per answer, agent time" testId="suite-latency" />
           <Stat label="Mean score" value={formatPercent(summary?.mean_score ?? live.meanScore)} hint="findings matched / expected" testId="suite-mean-score" />
           <Stat label="Tokens/s" value={formatRate(summary ? summary.tokens_per_second : live.tokensPerSecond)} hint={`${job.request.model} via ${job.request.agent}`} testId="suite-tps" />
