@@ -120,6 +120,14 @@ describe('the Suites page', () => {
     await page.locator('[data-testid="run-submit"]').click();
     expect(await page.locator('.field', { has: page.locator('[data-testid="run-repeat"]') }).locator('.field-error').innerText()).not.toBe('');
     await page.locator('[data-testid="run-repeat"]').fill('1');
+    // Which scenarios: all by default; none is refused in words; a few are sent in the suite's order.
+    expect(await page.locator('[data-testid="run-submit"]').innerText()).toBe('Run all 10 scenarios');
+    await page.locator('[data-testid="run-scenarios-none"]').click();
+    await page.locator('[data-testid="run-submit"]').click();
+    expect(await page.locator('[data-testid="run-scenarios"] .field-error').innerText()).toBe('Choose at least one scenario to run');
+    for (const id of ['healthy-cluster', 'oomkilled', 'crashloop-db-password']) await page.locator(`[data-testid="run-scenario-${id}"]`).check();
+    expect(await page.locator('[data-testid="run-submit"]').innerText()).toBe('Run 3 scenarios');
+    await shootBothThemes(page, 'suite-run-form', 100);
     // Slow answers, so the page is seen while the run goes on.
     server.h.ollama.setKnobs({ firstByteDelayMs: 400 });
     await page.locator('[data-testid="run-submit"]').click();
@@ -133,8 +141,8 @@ describe('the Suites page', () => {
     const jobId = decodeURIComponent(new URL(page.url()).hash.replace('#/jobs/', ''));
     const job = (await apiCall(server, 'GET', `/v1/jobs/${jobId}`)).body as unknown as JobRecord;
     expect(job.kind).toBe('suite');
-    expect(job.request).toMatchObject({ suite_id: 'starter', agent: 'builtin', backend_url: server.h.ollama.url });
-    // Let it end before the server closes (ten scenarios on the fakes).
+    expect(job.request).toMatchObject({ suite_id: 'starter', agent: 'builtin', backend_url: server.h.ollama.url, scenario_ids: ['crashloop-db-password', 'oomkilled', 'healthy-cluster'] });
+    // Let it end before the server closes.
     for (let i = 0; i < 600; i++) {
       const j = (await apiCall(server, 'GET', `/v1/jobs/${jobId}`)).body as unknown as JobRecord;
       if (j.status === 'succeeded' || j.status === 'failed') break;
