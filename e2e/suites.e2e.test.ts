@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../shared';
 import { starterSuite } from '../src-main/suites/starter';
 import type { ChatTurn } from '../test/fakes/ollama';
+import { OLLAMA_TEMPLATE_HASH } from '../test/fakes/vast';
 import { mustK8s } from '../test/workflows/harness';
 import { apiCall, go, launchBrowser, openApp, shootBothThemes, startUiServer, type UiPage, type UiServer } from './ui-support';
 
@@ -29,7 +30,7 @@ let app: UiPage;
 let page: Page;
 
 beforeAll(async () => {
-  server = await startUiServer({ k8s: true, ollama: { scripts: { 'llama3.1:8b': SCRIPT } } });
+  server = await startUiServer({ k8s: true, vast: true, ollama: { scripts: { 'llama3.1:8b': SCRIPT } } });
   browser = await launchBrowser();
   app = await openApp(browser, server);
   page = app.page;
@@ -127,7 +128,14 @@ describe('the Suites page', () => {
     expect(await page.locator('[data-testid="run-scenarios"] .field-error').innerText()).toBe('Choose at least one scenario to run');
     for (const id of ['healthy-cluster', 'oomkilled', 'crashloop-db-password']) await page.locator(`[data-testid="run-scenario-${id}"]`).check();
     expect(await page.locator('[data-testid="run-submit"]').innerText()).toBe('Run 3 scenarios');
+    // The choice answered the message.
+    expect(await page.locator('[data-testid="run-scenarios"] .field-error').innerText()).toBe('');
     await shootBothThemes(page, 'suite-run-form', 100);
+    // On a rented machine: the template is picked by name, the Ollama one chosen already.
+    await page.locator('[data-testid="run-target-marketplace"]').click();
+    await expect.poll(() => page.locator('[data-testid="run-template"]').inputValue()).toBe(OLLAMA_TEMPLATE_HASH);
+    await shootBothThemes(page, 'suite-run-form-rent', 100);
+    await page.locator('[data-testid="run-target-backend"]').click();
     // Slow answers, so the page is seen while the run goes on.
     server.h.ollama.setKnobs({ firstByteDelayMs: 400 });
     await page.locator('[data-testid="run-submit"]').click();

@@ -33,13 +33,17 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
   // Every scenario by default; a subset is sent as scenario_ids.
   const [chosen, setChosen] = useState<ReadonlySet<string>>(() => new Set(suite.scenarios.map((s) => s.scenario_id)));
   const allChosen = chosen.size === suite.scenarios.length;
-  const toggleScenario = (id: string) =>
-    setChosen((prev) => {
-      const next = new Set(prev);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
+  const choose = (next: ReadonlySet<string>) => {
+    setChosen(next);
+    // A choice made answers the "choose at least one" message.
+    setErrors(({ scenario_ids: _answered, ...rest }) => rest);
+  };
+  const toggleScenario = (id: string) => {
+    const next = new Set(chosen);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    choose(next);
+  };
   const [maxDph, setMaxDph] = useState('0.5');
   const [maxCost, setMaxCost] = useState('');
   const [repeat, setRepeat] = useState('1');
@@ -90,10 +94,10 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
             Scenarios <span className="muted">({chosen.size} of {suite.scenarios.length})</span>
           </legend>
           <div className="run-suite-scenario-actions">
-            <button type="button" className="button button-small" onClick={() => setChosen(new Set(suite.scenarios.map((s) => s.scenario_id)))} disabled={allChosen} data-testid="run-scenarios-all">
+            <button type="button" className="button button-small" onClick={() => choose(new Set(suite.scenarios.map((s) => s.scenario_id)))} disabled={allChosen} data-testid="run-scenarios-all">
               All
             </button>
-            <button type="button" className="button button-small" onClick={() => setChosen(new Set())} disabled={chosen.size === 0} data-testid="run-scenarios-none">
+            <button type="button" className="button button-small" onClick={() => choose(new Set())} disabled={chosen.size === 0} data-testid="run-scenarios-none">
               None
             </button>
           </div>
