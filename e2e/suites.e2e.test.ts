@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../shared';
 import { starterSuite } from '../src-main/suites/starter';
 import type { ChatTurn } from '../test/fakes/ollama';
+import { OLLAMA_TEMPLATE_HASH } from '../test/fakes/vast';
 import { mustK8s } from '../test/workflows/harness';
 import { apiCall, go, launchBrowser, openApp, shootBothThemes, startUiServer, type UiPage, type UiServer } from './ui-support';
 
@@ -29,7 +30,7 @@ let app: UiPage;
 let page: Page;
 
 beforeAll(async () => {
-  server = await startUiServer({ k8s: true, ollama: { scripts: { 'llama3.1:8b': SCRIPT } } });
+  server = await startUiServer({ k8s: true, vast: true, ollama: { scripts: { 'llama3.1:8b': SCRIPT } } });
   browser = await launchBrowser();
   app = await openApp(browser, server);
   page = app.page;
@@ -120,6 +121,21 @@ describe('the Suites page', () => {
     await page.locator('[data-testid="run-submit"]').click();
     expect(await page.locator('.field', { has: page.locator('[data-testid="run-repeat"]') }).locator('.field-error').innerText()).not.toBe('');
     await page.locator('[data-testid="run-repeat"]').fill('1');
+    // Which scenarios: all by default; none is refused in words; a few are sent in the suite's order.
+    expect(await page.locator('[data-testid="run-submit"]').innerText()).toBe('Run all 10 scenarios');
+    await page.locator('[data-testid="run-scenarios-none"]').click();
+    await page.locator('[data-testid="run-submit"]').click();
+    expect(await page.locator('[data-testid="run-scenarios"] .field-error').innerText()).toBe('Choose at least one scenario to run');
+    for (const id of ['healthy-cluster', 'oomkilled', 'crashloop-db-password']) await page.locator(`[data-testid="run-scenario-${id}"]`).check();
+    expect(await page.locator('[data-testid="run-submit"]').innerText()).toBe('Run 3 scenarios');
+    // The choice answered the message.
+    expect(await page.locator('[data-testid="run-scenarios"] .field-error').innerText()).toBe('');
+    await shootBothThemes(page, 'suite-run-form', 100);
+    // On a rented machine: the template is picked by name, the Ollama one chosen already.
+    await page.locator('[data-testid="run-target-marketplace"]').click();
+    await expect.poll(() => page.locator('[data-testid="run-template"]').inputValue()).toBe(OLLAMA_TEMPLATE_HASH);
+    await shootBothThemes(page, 'suite-run-form-rent', 100);
+    await page.locator('[data-testid="run-target-backend"]').click();
     // Slow answers, so the page is seen while the run goes on.
     server.h.ollama.setKnobs({ firstByteDelayMs: 400 });
     await page.locator('[data-testid="run-submit"]').click();
@@ -133,8 +149,8 @@ describe('the Suites page', () => {
     const jobId = decodeURIComponent(new URL(page.url()).hash.replace('#/jobs/', ''));
     const job = (await apiCall(server, 'GET', `/v1/jobs/${jobId}`)).body as unknown as JobRecord;
     expect(job.kind).toBe('suite');
-    expect(job.request).toMatchObject({ suite_id: 'starter', agent: 'builtin', backend_url: server.h.ollama.url });
-    // Let it end before the server closes (ten scenarios on the fakes).
+    expect(job.request).toMatchObject({ suite_id: 'starter', agent: 'builtin', backend_url: server.h.ollama.url, scenario_ids: ['crashloop-db-password', 'oomkilled', 'healthy-cluster'] });
+    // Let it end before the server closes.
     for (let i = 0; i < 600; i++) {
       const j = (await apiCall(server, 'GET', `/v1/jobs/${jobId}`)).body as unknown as JobRecord;
       if (j.status === 'succeeded' || j.status === 'failed') break;

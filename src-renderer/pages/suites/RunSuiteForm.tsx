@@ -6,16 +6,19 @@ import { Field } from '../../components/Field';
 import { ModelField } from '../../components/ModelField';
 import { Panel } from '../../components/Page';
 import { ErrorState, Notice } from '../../components/States';
+import { TemplateField } from '../../components/TemplateField';
 import { ToggleGroup } from '../../components/ToggleGroup';
 import { formatDph, formatUsd } from '../../lib/format';
 import { useCatalog } from '../../queries/catalog';
 import { useCreateJob } from '../../queries/jobs';
+import { useSettings } from '../../queries/settings';
 import { jobPath } from '../../router/routes';
 import { AgentField } from '../launch/AgentField';
+import { DEFAULT_TEMPLATE_HASH } from '../launch/launch-form';
 
 type Target = 'backend' | 'marketplace';
 
-/** "Run this suite": model, agent, an existing backend or one rented machine, an optional judge. */
+/** "Run this suite": which scenarios, model, agent, an existing backend or one rented machine, an optional judge. */
 export function RunSuiteForm({ suite }: { suite: Suite }) {
   const catalog = useCatalog();
   const create = useCreateJob();
@@ -24,7 +27,23 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
   const [agent, setAgent] = useState('builtin');
   const [target, setTarget] = useState<Target>('backend');
   const [backendUrl, setBackendUrl] = useState('http://127.0.0.1:11434');
-  const [template, setTemplate] = useState('');
+  const [template, setTemplate] = useState(DEFAULT_TEMPLATE_HASH);
+  const settings = useSettings();
+  const keyConfigured = settings.data?.environment.marketplace_key.configured ?? true;
+  // Every scenario by default; a subset is sent as scenario_ids.
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(() => new Set(suite.scenarios.map((s) => s.scenario_id)));
+  const allChosen = chosen.size === suite.scenarios.length;
+  const choose = (next: ReadonlySet<string>) => {
+    setChosen(next);
+    // A choice made answers the "choose at least one" message.
+    setErrors(({ scenario_ids: _answered, ...rest }) => rest);
+  };
+  const toggleScenario = (id: string) => {
+    const next = new Set(chosen);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    choose(next);
+  };
   const [maxDph, setMaxDph] = useState('0.5');
   const [maxCost, setMaxCost] = useState('');
   const [repeat, setRepeat] = useState('1');
@@ -37,6 +56,8 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
     model: model.trim(),
     agent,
     repeat: Number(repeat),
+    // In the suite's order, whatever order they were ticked in.
+    ...(allChosen ? {} : { scenario_ids: suite.scenarios.map((s) => s.scenario_id).filter((id) => chosen.has(id)) }),
     ...(judgeModel.trim() ? { judge: { model: judgeModel.trim() } } : {}),
     ...(target === 'backend'
       ? { backend_url: backendUrl.trim() }
@@ -47,6 +68,10 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    if (chosen.size === 0) {
+      setErrors({ scenario_ids: 'Choose at least one scenario to run' });
+      return;
+    }
     const request = build();
     const parsed = SuiteRequestSchema.safeParse(request);
     if (!parsed.success) {
@@ -59,11 +84,37 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
   };
   const serverErrors = Object.fromEntries((create.error?.problem.errors ?? []).map((i) => [i.path.split('.')[0] ?? '', i.message]));
   const errorOf = (key: string) => errors[key] ?? serverErrors[key] ?? null;
-  const runs = suite.scenarios.length * (Number(repeat) || 1);
+  const runs = chosen.size * (Number(repeat) || 1);
 
   return (
     <Panel title="Run this suite" testId="run-suite">
       <form id="run-suite-form" className="run-suite-form" onSubmit={submit} noValidate>
+        <fieldset className="run-suite-scenarios" data-testid="run-scenarios">
+          <legend>
+            Scenarios <span className="muted">({chosen.size} of {suite.scenarios.length})</span>
+          </legend>
+          <div className="run-suite-scenario-actions">
+            <button type="button" className="button button-small" onClick={() => choose(new Set(suite.scenarios.map((s) => s.scenario_id)))} disabled={allChosen} data-testid="run-scenarios-all">
+              All
+            </button>
+            <button type="button" className="button button-small" onClick={() => choose(new Set())} disabled={chosen.size === 0} data-testid="run-scenarios-none">
+              None
+            </button>
+          </div>
+          <div className="run-suite-scenario-list">
+            {suite.scenarios.map((s) => (
+              <label key={s.scenario_id} className="run-suite-choice">
+                <input type="checkbox" checked={chosen.has(s.scenario_id)} onChange={() => toggleScenario(s.scenario_id)} data-testid={`run-scenario-${s.scenario_id}`} />
+                <span>
+                  {s.title} <span className="muted">· {s.difficulty}</span>
+                </span>
+              </label>
+            ))}
+          </div>
+          <span className="field-error" role={errorOf('scenario_ids') ? 'alert' : undefined}>
+            {errorOf('scenario_ids') ?? ''}
+          </span>
+        </fieldset>
         <Field label="Model" error={errorOf('model')}>
           <ModelField value={model} onChange={setModel} catalog={catalog.data?.models} testId="run-model" />
         </Field>
@@ -89,9 +140,7 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
           </Field>
         ) : (
           <>
-            <Field label="Template hash" hint="The marketplace template that runs Ollama." error={errorOf('template_hash')}>
-              <input value={template} onChange={(e) => setTemplate(e.target.value)} data-testid="run-template" />
-            </Field>
+            <TemplateField hash={template} error={errorOf('template_hash')} onChange={setTemplate} enabled={keyConfigured} testId="run-template" />
             <Field label="Highest price ($/h)" error={errorOf('max_dph')}>
               <input inputMode="decimal" value={maxDph} onChange={(e) => setMaxDph(e.target.value)} data-testid="run-max-dph" />
             </Field>
@@ -108,7 +157,7 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
         </Field>
         <div className="record-actions">
           <button type="submit" className="button button-primary" disabled={create.isPending} data-testid="run-submit">
-            {create.isPending ? 'Starting…' : `Run ${suite.scenarios.length} scenario${suite.scenarios.length === 1 ? '' : 's'}`}
+            {create.isPending ? 'Starting…' : `Run ${allChosen ? 'all ' : ''}${chosen.size} scenario${chosen.size === 1 ? '' : 's'}`}
           </button>
         </div>
       </form>

@@ -1,5 +1,6 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { ageAt, nodeRoles, nodeStatus, podDisplay, restartsText, type SnapshotDocument } from '../../../shared';
+import { jsonObject, jsonString, type Json } from '../../../shared/json-read';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Field } from '../../components/Field';
 import { EmptyState, ErrorState, Loading } from '../../components/States';
@@ -15,22 +16,15 @@ import './suites.css';
  * current and previous log. Ages count from the recording, not from now.
  */
 
-type Json = Record<string, unknown>;
 type Tab = 'pods' | 'events' | 'nodes' | 'logs';
 
 const MAX_ROWS = 500;
 /** kubectl statuses that mean "look here". */
 const BAD_STATUS = /BackOff|Err|Error|OOMKilled|Failed|Evicted|Unknown|NotReady|Init:|Terminating|CreateContainer|Invalid/;
 
-function o(value: unknown): Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
-}
-function s(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
 function meta(object: Json): { name: string; namespace: string } {
-  const m = o(object.metadata);
-  return { name: s(m.name), namespace: s(m.namespace) };
+  const m = jsonObject(object.metadata);
+  return { name: jsonString(m.name), namespace: jsonString(m.namespace) };
 }
 function linesOf(text: string | string[] | null | undefined): string[] | null {
   if (text === null || text === undefined) return null;
@@ -54,7 +48,7 @@ function rowsOf(doc: SnapshotDocument) {
   const pods: PodRow[] = doc.objects.pods.map((p) => {
     const { name, namespace } = meta(p);
     const d = podDisplay(p);
-    const created = Date.parse(s(o(p.metadata).creationTimestamp));
+    const created = Date.parse(jsonString(jsonObject(p.metadata).creationTimestamp));
     return {
       key: `${namespace}/${name}`,
       namespace,
@@ -63,26 +57,26 @@ function rowsOf(doc: SnapshotDocument) {
       status: d.status,
       restarts: restartsText(d, now),
       restartCount: d.restarts,
-      age: ageAt(o(p.metadata).creationTimestamp, now),
+      age: ageAt(jsonObject(p.metadata).creationTimestamp, now),
       created: Number.isNaN(created) ? 0 : created,
-      node: s(o(p.spec).nodeName) || '—',
+      node: jsonString(jsonObject(p.spec).nodeName) || '—',
       hasLogs: withLogs.has(`${namespace}/${name}`),
     };
   });
   const events: EventRow[] = doc.objects.events.map((e) => {
     const { name, namespace } = meta(e);
-    const involved = o(e.involvedObject);
-    const last = s(e.lastTimestamp) || s(o(e.series).lastObservedTime) || s(e.eventTime) || s(e.firstTimestamp) || s(o(e.metadata).creationTimestamp);
+    const involved = jsonObject(e.involvedObject);
+    const last = jsonString(e.lastTimestamp) || jsonString(jsonObject(e.series).lastObservedTime) || jsonString(e.eventTime) || jsonString(e.firstTimestamp) || jsonString(jsonObject(e.metadata).creationTimestamp);
     const at = Date.parse(last);
     return {
       key: `${namespace}/${name}`,
       namespace,
       lastSeen: ageAt(last, now),
       at: Number.isNaN(at) ? 0 : at,
-      type: s(e.type) || 'Normal',
-      reason: s(e.reason),
-      object: `${s(involved.kind).toLowerCase()}/${s(involved.name)}`,
-      message: s(e.message).trim(),
+      type: jsonString(e.type) || 'Normal',
+      reason: jsonString(e.reason),
+      object: `${jsonString(involved.kind).toLowerCase()}/${jsonString(involved.name)}`,
+      message: jsonString(e.message).trim(),
       count: typeof e.count === 'number' ? e.count : 1,
     };
   });
@@ -91,8 +85,8 @@ function rowsOf(doc: SnapshotDocument) {
     name: meta(n).name,
     status: nodeStatus(n),
     roles: nodeRoles(n),
-    version: s(o(o(n.status).nodeInfo).kubeletVersion) || '—',
-    age: ageAt(o(n.metadata).creationTimestamp, now),
+    version: jsonString(jsonObject(jsonObject(n.status).nodeInfo).kubeletVersion) || '—',
+    age: ageAt(jsonObject(n.metadata).creationTimestamp, now),
   }));
   return { pods, events, nodes, logs };
 }
