@@ -166,6 +166,48 @@ describe('Sweeps page', () => {
       await own.close();
     }
   });
+
+  it('a sweep that ends before the live feed listens is shown ended once it does (what was read before is read again)', async () => {
+    const own = await startUiServer({ vast: true, ollama: { models: DEFAULT_FAKE_MODELS }, extra: { sweepTuning: { runner: jobs.runner } } });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const created = await apiCall(own, 'POST', '/v1/sweeps', {
+        name: 'Ends unheard',
+        models: ['llama3.1:8b'],
+        gpus: ['RTX 3090'],
+        serving: { concurrency: [1], requests_per_level: 2 },
+        template_hash: OLLAMA_TEMPLATE_HASH,
+        max_dph: 1,
+        max_total_cost_usd: 5,
+      });
+      expect(created.status).toBe(202);
+      const before = jobs.jobs.length;
+      // The feed's connection is held back: the page reads the sweep while the feed cannot hear anything yet.
+      let letFeedThrough: () => void = () => undefined;
+      const feedHeld = new Promise<void>((resolve) => (letFeedThrough = resolve));
+      await context.route(/\/v1\/events(\?|$)/, async (route) => {
+        await feedHeld;
+        await route.continue();
+      });
+      const page = await context.newPage();
+      await page.goto(`${own.baseUrl}/ui/#token=${own.token}`);
+      await page.locator('[data-testid="app-ready"]').waitFor();
+      await expect.poll(() => jobs.jobs.length, { timeout: 20_000 }).toBe(before + 1);
+      await go(page, `/sweeps/${String(created.body.sweep_id)}`);
+      await page.locator('[data-testid="sweep-detail"][data-status="running"]').waitFor();
+      jobs.jobs[before]?.finish();
+      const url = `/v1/sweeps/${String(created.body.sweep_id)}`;
+      await expect.poll(async () => String((await apiCall(own, 'GET', url)).body.status), { timeout: 20_000 }).toBe('succeeded');
+      // Nothing polls: unheard, the page still shows what it read.
+      await page.waitForTimeout(500);
+      expect(await page.locator('[data-testid="sweep-detail"]').getAttribute('data-status')).toBe('running');
+      letFeedThrough();
+      await page.locator('[data-testid="sweep-detail"][data-status="succeeded"]').waitFor({ timeout: 10_000 });
+    } finally {
+      await context.close();
+      await own.close();
+    }
+  });
 });
 
 async function servingSweep(server: UiServer, page: Page): Promise<void> {
