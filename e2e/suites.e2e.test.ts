@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../shared';
@@ -156,5 +157,38 @@ describe('the Suites page', () => {
       if (j.status === 'succeeded' || j.status === 'failed') break;
       await new Promise((r) => setTimeout(r, 100));
     }
+  });
+
+  it('Launch has a Suite kind: the suite chosen, the same Run form from the saved defaults, a suite job started from it', async () => {
+    expect((await apiCall(server, 'POST', '/v1/settings', { default_backend_url: server.h.ollama.url })).status).toBe(200);
+    await page.reload();
+    await page.locator('[data-testid="app-ready"]').waitFor();
+    await go(page, '/launch');
+    await page.locator('[data-testid="launch-kind-suite"]').click();
+    await expect.poll(() => page.locator('[data-testid="launch-suite-select"]').inputValue()).toBe('starter');
+    await page.locator('[data-testid="run-suite"]').waitFor();
+    await page.locator('[data-testid="run-scenarios-none"]').click();
+    await page.locator('[data-testid="run-scenario-healthy-cluster"]').check();
+    await page.locator('[data-testid="run-model"]').selectOption('llama3.1:8b');
+    // The backend starts from Settings' default, as on the other Launch kinds.
+    await expect.poll(() => page.locator('[data-testid="run-backend-url"]').inputValue()).toBe(server.h.ollama.url);
+    await shootBothThemes(page, 'launch-suite', 100);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id), scheme).toEqual([]);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.locator('[data-testid="run-submit"]').click();
+    await page.waitForURL(/#\/jobs\/[^/]+$/, { timeout: 15_000 });
+    const jobId = decodeURIComponent(new URL(page.url()).hash.replace('#/jobs/', ''));
+    const job = (await apiCall(server, 'GET', `/v1/jobs/${jobId}`)).body as unknown as JobRecord;
+    expect(job.request).toMatchObject({ suite_id: 'starter', scenario_ids: ['healthy-cluster'] });
+    for (let i = 0; i < 300; i++) {
+      const j = (await apiCall(server, 'GET', `/v1/jobs/${jobId}`)).body as unknown as JobRecord;
+      if (j.status === 'succeeded' || j.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(app.errors).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ export function LaunchPage() {
   const entry = LAUNCH_KINDS.find((k) => k.kind === kind) ?? LAUNCH_KINDS[0];
   if (!entry) return null;
   return (
-    <Page title="Launch" subtitle="Start a benchmark, an agent run, an LLM instance or a serving benchmark. Fields start from your saved defaults and are checked as you type, with the rules the API applies." testId="page-launch">
+    <Page title="Launch" subtitle="Start a benchmark, an agent run, an LLM instance, a serving benchmark or a suite run. Fields start from your saved defaults and are checked as you type, with the rules the API applies." testId="page-launch">
       <div className="launch-kind-row">
         <ToggleGroup
           label="Job kind"

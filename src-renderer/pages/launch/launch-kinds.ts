@@ -1,6 +1,7 @@
 import type { ComponentType } from 'react';
 import type { JobKind } from '../../../shared';
 import { JobRequestForm } from './JobRequestForm';
+import { SuiteLaunch } from './SuiteLaunch';
 
 /**
  * The kinds Launch offers, in order. Each brings its own form (a kind with other fields adds an
@@ -23,5 +24,11 @@ export const LAUNCH_KINDS: readonly LaunchKindEntry[] = [
     label: 'Serving',
     what: 'Measure how fast a model is served under concurrent load: TTFT, TPOT, ITL and tokens/s per concurrency level, and $ per million tokens on a rented GPU.',
     Form: JobRequestForm,
+  },
+  {
+    kind: 'suite',
+    label: 'Suite',
+    what: 'Score an agent and a model on a suite of recorded incidents: accuracy, latency and $ per correct answer, on an existing backend or one rented machine.',
+    Form: SuiteLaunch,
   },
 ];

@@ -24,11 +24,17 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
   const create = useCreateJob();
   const [, navigate] = useLocation();
   const [model, setModel] = useState('llama3.1:8b');
-  const [agent, setAgent] = useState('builtin');
   const [target, setTarget] = useState<Target>('backend');
-  const [backendUrl, setBackendUrl] = useState('http://127.0.0.1:11434');
   const [template, setTemplate] = useState(DEFAULT_TEMPLATE_HASH);
   const settings = useSettings();
+  // The saved defaults (Settings) until the user types: null means "not edited here".
+  const saved = settings.data?.settings;
+  const [agentEdit, setAgent] = useState<string | null>(null);
+  const [backendUrlEdit, setBackendUrl] = useState<string | null>(null);
+  const [maxCostEdit, setMaxCost] = useState<string | null>(null);
+  const agent = agentEdit ?? saved?.default_agent ?? 'builtin';
+  const backendUrl = backendUrlEdit ?? saved?.default_backend_url ?? 'http://127.0.0.1:11434';
+  const maxCost = maxCostEdit ?? (saved?.default_max_cost_usd != null ? String(saved.default_max_cost_usd) : '');
   const keyConfigured = settings.data?.environment.marketplace_key.configured ?? true;
   // Every scenario by default; a subset is sent as scenario_ids.
   const [chosen, setChosen] = useState<ReadonlySet<string>>(() => new Set(suite.scenarios.map((s) => s.scenario_id)));
@@ -45,7 +51,6 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
     choose(next);
   };
   const [maxDph, setMaxDph] = useState('0.5');
-  const [maxCost, setMaxCost] = useState('');
   const [repeat, setRepeat] = useState('1');
   const [judgeModel, setJudgeModel] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -135,7 +140,7 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
           />
         </div>
         {target === 'backend' ? (
-          <Field label="llmserver URL" error={errorOf('backend_url')}>
+          <Field label="llmserver URL" hint={saved?.default_backend_url && backendUrl === saved.default_backend_url ? 'Your default backend (Settings).' : 'An Ollama-compatible llmserver.'} error={errorOf('backend_url')}>
             <input value={backendUrl} onChange={(e) => setBackendUrl(e.target.value)} data-testid="run-backend-url" />
           </Field>
         ) : (
@@ -144,7 +149,7 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
             <Field label="Highest price ($/h)" error={errorOf('max_dph')}>
               <input inputMode="decimal" value={maxDph} onChange={(e) => setMaxDph(e.target.value)} data-testid="run-max-dph" />
             </Field>
-            <Field label="Spend limit ($, optional)" hint="The run stops and the machine is released when it reaches this." error={errorOf('max_cost_usd')}>
+            <Field label="Spend limit ($, optional)" hint={saved?.default_max_cost_usd != null && maxCost === String(saved.default_max_cost_usd) ? 'Your default limit (Settings): the run stops and the machine is released when it reaches this.' : 'The run stops and the machine is released when it reaches this.'} error={errorOf('max_cost_usd')}>
               <input inputMode="decimal" value={maxCost} onChange={(e) => setMaxCost(e.target.value)} data-testid="run-max-cost" />
             </Field>
           </>
@@ -177,7 +182,7 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
       >
         <p>
           One machine at up to {formatDph(Number(maxDph))} is rented for the whole suite ({runs} answers), and released when it ends, fails or is cancelled.
-          {maxCost.trim() ? ` The run stops at ${formatUsd(Number(maxCost))}.` : ' No spend limit is set beyond the default one in Settings.'}
+          {maxCost.trim() ? ` The run stops at ${formatUsd(Number(maxCost))}.` : saved?.default_max_cost_usd != null ? ` The default spend limit in Settings applies (${formatUsd(saved.default_max_cost_usd)}).` : ' No spend limit is set.'}
         </p>
       </ConfirmDialog>
     </Panel>
