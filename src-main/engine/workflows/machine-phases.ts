@@ -1,14 +1,16 @@
 import type { PhaseRecord } from '../../../shared';
-import type { ReleaseResult } from '../../marketplace/provisioning';
+import type { ReleaseResult, RentRequest } from '../../marketplace/provisioning';
 import { elapsedMs } from '../timed';
 import { JobFailure, type JobContext } from '../types';
+import { llmClient, warmupStep, type BackendTarget } from './backend';
 import type { CostMeter } from './cost-meter';
-import { releaseJobInstance, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+import { pullOnInstance } from './ensure-model';
+import { provisionInstance, releaseJobInstance, type MarketplaceDeps, type ProvisionedInstance, type SpendRequest } from './marketplace-instance';
 
 /**
- * What the workflows that may rent a machine (benchmark, suite, serving-benchmark) share: timed
- * phases that report the running cost, and the teardown phase that releases the machine or says it
- * is kept and bills.
+ * What the workflows that may rent a machine (benchmark, suite, serving-benchmark) share, as one
+ * call (runOnMachine): timed phases that report the running cost, the provision and warm-up, the
+ * teardown phase that releases the machine or says it is kept and bills, and the machine's account.
  */
 
 type PhaseRow<P extends string> = Omit<PhaseRecord, 'name'> & { name: P };
@@ -17,7 +19,7 @@ type PhaseRow<P extends string> = Omit<PhaseRecord, 'name'> & { name: P };
  * Each phase is a timed `phase.<name>` step and a row of the result's `phases`. While a rented
  * machine is held, each phase boundary also reports its running cost (`cost.update`).
  */
-export function phaseRunner<P extends string>(ctx: JobContext, meter: () => CostMeter | null) {
+function phaseRunner<P extends string>(ctx: JobContext, meter: () => CostMeter | null) {
   const phases: PhaseRow<P>[] = [];
   async function run<T>(name: P, fn: () => Promise<T>): Promise<T> {
     const startedAt = new Date().toISOString();
@@ -41,7 +43,7 @@ export function phaseRunner<P extends string>(ctx: JobContext, meter: () => Cost
 }
 
 /** Destroy-and-verify; a second full round when the first could not confirm the release. */
-export async function teardown(ctx: JobContext, deps: MarketplaceDeps, instance: ProvisionedInstance): Promise<ReleaseResult> {
+async function teardown(ctx: JobContext, deps: MarketplaceDeps, instance: ProvisionedInstance): Promise<ReleaseResult> {
   let result = await releaseJobInstance(ctx, deps, instance.instanceId, instance.keyed);
   // A refused key will not be accepted a moment later: only an unconfirmed release is worth a second round.
   if (!result.verified && !result.authFailed) {
@@ -57,7 +59,7 @@ export async function teardown(ctx: JobContext, deps: MarketplaceDeps, instance:
  * otherwise says it is kept and bills until released. An unconfirmed release is a failed phase
  * (event + phases row), not a failed job. Nothing rented: the phase is skipped.
  */
-export async function endMachine(
+async function endMachine(
   ctx: JobContext,
   deps: MarketplaceDeps,
   provisioned: ProvisionedInstance | null,
@@ -92,7 +94,7 @@ export async function endMachine(
  * rent to release, plus the model's download on that host (cost_usd includes it), the instance,
  * and the teardown's outcome. Nothing rented: a zero cost and no instance.
  */
-export function machineAccount(provisioned: ProvisionedInstance | null, release: ReleaseResult | null, releasedAt: number) {
+function machineAccount(provisioned: ProvisionedInstance | null, release: ReleaseResult | null, releasedAt: number) {
   const rentedSeconds = provisioned ? Math.max(0, (releasedAt - Date.parse(provisioned.rentedAt)) / 1000) : 0;
   const dph = provisioned?.dphTotal ?? 0;
   const download = provisioned?.download ?? null;
@@ -106,4 +108,60 @@ export function machineAccount(provisioned: ProvisionedInstance | null, release:
     instance: provisioned ? { id: provisioned.instanceId, gpu_name: provisioned.offer.gpu_name, num_gpus: provisioned.offer.num_gpus, released: release?.released ?? false } : null,
     teardown: release ? { released: release.released, verified: release.verified, message: release.message } : null,
   };
+}
+
+/** The request fields a job that runs on an llmserver, existing or rented, has. */
+export type MachineJobRequest = RentRequest &
+  SpendRequest & {
+    model: string;
+    marketplace: boolean;
+    backend_url?: string | null | undefined;
+    marketplace_stop_instance: boolean;
+    backend_warmup: boolean;
+    backend_warmup_timeout: number;
+  };
+
+/**
+ * A job's run on its llmserver, phase by phase: provision (the given URL, or rent a machine and
+ * pull the model and `alsoPull`), warm up, then `work` as its own phase. Once the work is done the
+ * spend limit releases the machine rather than failing the job. Whatever happened, the teardown
+ * phase then releases the machine (or says it is kept), and a failure is rethrown after it.
+ */
+export async function runOnMachine<W extends string, T>(
+  ctx: JobContext,
+  deps: MarketplaceDeps,
+  request: MachineJobRequest,
+  work: { phase: W; alsoPull?: readonly string[]; run: (target: BackendTarget, instance: ProvisionedInstance | null) => Promise<T> },
+) {
+  let instance: ProvisionedInstance | null = null;
+  const { phases, run, skip } = phaseRunner<'provision' | 'warmup' | 'teardown' | W>(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
+  let outcome: { target: BackendTarget; value: T } | null = null;
+  let failure: unknown = null;
+  try {
+    const target = await run('provision', async () => {
+      // The URL as given (credentials included): llmClient splits them off into a header.
+      if (!request.marketplace) return { backendUrl: request.backend_url ?? '' };
+      const rented = await provisionInstance(ctx, deps, { ...request }, request.marketplace_stop_instance);
+      instance = rented;
+      for (const model of new Set([request.model, ...(work.alsoPull ?? [])])) await pullOnInstance(ctx, rented, model);
+      return rented.target;
+    });
+    if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, llmClient(target), request.model, request.backend_warmup_timeout));
+    else skip('warmup');
+    const value = await run(work.phase, async () => {
+      const done = await work.run(target, instance as ProvisionedInstance | null);
+      // The work is paid for: from here the spend limit releases the machine, it no longer fails the job.
+      (instance as ProvisionedInstance | null)?.meter.workDone();
+      return done;
+    });
+    outcome = { target, value };
+  } catch (err) {
+    failure = err;
+  }
+  const provisioned = instance as ProvisionedInstance | null;
+  const { release, releasedAt } = await endMachine(ctx, deps, provisioned, request.marketplace_stop_instance, { run, skip });
+  if (failure) throw failure;
+  // Without a failure every phase up to the work ran.
+  if (!outcome) throw new Error(`the ${work.phase} phase ended without a result`);
+  return { ...outcome, phases, provisioned, account: machineAccount(provisioned, release, releasedAt) };
 }

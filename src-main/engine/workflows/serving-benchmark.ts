@@ -1,12 +1,11 @@
-import type { ServingBenchmarkRequest, ServingBenchmarkResult, ServingLevel, ServingPhase } from '../../../shared';
+import type { ServingBenchmarkRequest, ServingBenchmarkResult, ServingLevel } from '../../../shared';
 import { runServingLoad } from '../../serving/generator';
 import { bestLevels, levelLabels } from '../../serving/summary';
 import { elapsedMs } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
-import { backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
-import { endMachine, machineAccount, phaseRunner } from './machine-phases';
-import { pullOnInstance } from './ensure-model';
-import { marketplaceIssues, provisionInstance, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+import { backendUrlIssues, llmClient, type BackendTarget } from './backend';
+import { runOnMachine } from './machine-phases';
+import { marketplaceIssues, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
 
 /**
  * serving-benchmark (design §13): provision → warmup → load → teardown, each a timed phase. The
@@ -75,41 +74,15 @@ async function runLoad(ctx: JobContext<'serving-benchmark'>, target: BackendTarg
 
 async function runServing(ctx: JobContext<'serving-benchmark'>, deps: MarketplaceDeps): Promise<ServingBenchmarkResult> {
   const { request } = ctx;
-  let instance: ProvisionedInstance | null = null;
-  const { phases, run, skip } = phaseRunner<ServingPhase>(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
-  let target: BackendTarget | null = null;
-  let levels: ServingLevel[] | null = null;
-  let failure: unknown = null;
-  try {
-    target = await run('provision', async () => {
-      if (!request.marketplace) return { backendUrl: request.backend_url ?? '' };
-      instance = await provisionInstance(ctx, deps, { ...request }, request.marketplace_stop_instance);
-      await pullOnInstance(ctx, instance, request.model);
-      return instance.target;
-    });
-    const backend = target;
-    if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, llmClient(backend), request.model, request.backend_warmup_timeout));
-    else skip('warmup');
-    levels = await run('load', async () => {
-      const measured = await runLoad(ctx, backend, instance as ProvisionedInstance | null);
-      // The figures are paid for: from here the spend limit releases the machine, it no longer fails the job.
-      (instance as ProvisionedInstance | null)?.meter.workDone();
-      return measured;
-    });
-  } catch (err) {
-    failure = err;
-  }
-
-  const provisioned = instance as ProvisionedInstance | null;
-  const { release, releasedAt } = await endMachine(ctx, deps, provisioned, request.marketplace_stop_instance, { run, skip });
-  if (failure) throw failure;
-  if (!levels || !target) throw new Error('serving benchmark ended without figures');
+  const { value: levels, target, phases, provisioned, account } = await runOnMachine(ctx, deps, request, {
+    phase: 'load',
+    run: (backend, instance) => runLoad(ctx, backend, instance),
+  });
   if (levels.every((l) => l.requests === 0)) {
     const first = levels.find((l) => l.first_error)?.first_error ?? 'unknown error';
     throw new JobFailure('serving_failed', `every request failed; the first error: ${first}`);
   }
 
-  const account = machineAccount(provisioned, release, releasedAt);
   return {
     model: request.model,
     backend_url: llmClient(target).baseUrl,

@@ -1,15 +1,14 @@
-import type { AgentResult, BenchmarkPhase, JudgeVerdict, Scenario, ScenarioResult, Suite, SuiteRequest, SuiteResult, ValidationIssue } from '../../../shared';
+import type { AgentResult, JudgeVerdict, Scenario, ScenarioResult, Suite, SuiteRequest, SuiteResult, ValidationIssue } from '../../../shared';
 import { judgeAnswer, JudgeOutputError } from '../../suites/judge';
 import { scoreAnswer } from '../../../shared/scoring';
 import { summarise } from '../../suites/summary';
 import { elapsedMs, errorMessageOf } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { askAgent, type AgentWorkflowDeps } from './agentic-agent';
-import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep, type BackendTarget } from './backend';
-import { endMachine, machineAccount, phaseRunner } from './machine-phases';
+import { agentBackendUrl, backendUrlIssues, llmClient, type BackendTarget } from './backend';
+import { runOnMachine } from './machine-phases';
 import { withSnapshotServed } from './cluster';
-import { pullOnInstance } from './ensure-model';
-import { marketplaceIssues, provisionInstance, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+import { marketplaceIssues, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
 
 /** Where the workflow finds a suite by id (the suite service); undefined = no such suite. */
 export type SuiteSource = { find(suiteId: string): Promise<Suite | undefined> };
@@ -67,45 +66,23 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
   const suite = await deps.suites.find(request.suite_id);
   if (!suite) throw new JobFailure('suite_not_found', `no suite ${request.suite_id} (it was deleted after the job was accepted)`);
   const scenarios = selectScenarios(suite, request.scenario_ids);
-  let instance: ProvisionedInstance | null = null;
-  const { phases, run, skip } = phaseRunner<BenchmarkPhase>(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
-  let target: BackendTarget | null = null;
-  const results: ScenarioResult[] = [];
-  let failure: unknown = null;
-  try {
-    target = await run('provision', async () => {
-      if (!request.marketplace) return { backendUrl: request.backend_url ?? '' };
-      instance = await provisionInstance(ctx, deps, { ...request }, request.marketplace_stop_instance);
-      await pullOnInstance(ctx, instance, request.model);
-      // A judge on the suite's own machine needs its model there too.
-      if (request.judge && !request.judge.backend_url && request.judge.model !== request.model) await pullOnInstance(ctx, instance, request.judge.model);
-      return instance.target;
-    });
-    const suiteTarget = target;
-    if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, llmClient(suiteTarget), request.model, request.backend_warmup_timeout));
-    else skip('warmup');
-    await run('analysis', async () => {
+  const { value: results, target, phases, provisioned, account } = await runOnMachine(ctx, deps, request, {
+    phase: 'analysis',
+    // A judge on the suite's own machine needs its model there too.
+    alsoPull: request.judge && !request.judge.backend_url ? [request.judge.model] : [],
+    run: async (suiteTarget, instance) => {
+      const scored: ScenarioResult[] = [];
       const total = scenarios.length * request.repeat;
       let index = 0;
       for (const scenario of scenarios) {
         for (let repeat = 1; repeat <= request.repeat; repeat++) {
           index++;
-          results.push(await runScenario(ctx, deps, { scenario, run: repeat, index, total, target: suiteTarget, instance: instance as ProvisionedInstance | null }));
+          scored.push(await runScenario(ctx, deps, { scenario, run: repeat, index, total, target: suiteTarget, instance }));
         }
       }
-      // Every answer is paid for: from here the spend limit releases the machine, it no longer fails the job.
-      (instance as ProvisionedInstance | null)?.meter.workDone();
-    });
-  } catch (err) {
-    failure = err;
-  }
-
-  const provisioned = instance as ProvisionedInstance | null;
-  const { release, releasedAt } = await endMachine(ctx, deps, provisioned, request.marketplace_stop_instance, { run, skip });
-  if (failure) throw failure;
-  if (!target) throw new Error('suite ended without a backend');
-
-  const account = machineAccount(provisioned, release, releasedAt);
+      return scored;
+    },
+  });
   const costUsd = provisioned ? account.cost.cost_usd : 0;
   return {
     suite_id: suite.suite_id,
