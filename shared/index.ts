@@ -20,3 +20,5 @@ export * from './suites';
 export * from './kube-display';
 export * from './scoring';
 export * from './sweeps';
+export * from './backend-api';
+export * from './manifest';
