@@ -22,3 +22,8 @@ export * from './scoring';
 export * from './sweeps';
 export * from './backend-api';
 export * from './manifest';
+export * from './statements';
+export * from './affirmation';
+export * from './verdict';
+export * from './scenario-score';
+export * from './regex-safety';

@@ -1,81 +1,181 @@
+import { readHit, toneOf, type HitReading } from './affirmation';
+import { splitStatements } from './statements';
 import type { ExpectedFinding } from './suites';
 
 /**
- * The deterministic scorer of design §12. A finding is matched when any of its regular expressions
- * matches the answer, case-insensitively; `score` = matched / expected; `passed` = every finding
- * matched and no `must_not` pattern matched. Pure: the same answer always scores the same.
+ * The deterministic rules of design §12b, read as statements. The answer is split into statements
+ * (shared/statements.ts); a pattern counts only where it hits an **affirmed** statement
+ * (shared/affirmation.ts): not negated, dismissed, hypothetical, asked, or quoted tool output.
+ *
+ * - A finding is matched when one of its `any_of` patterns hits an affirmed statement and, for
+ *   each concept of its `all_of`, one of that concept's patterns does too (anywhere in the answer:
+ *   "ip-10-0-3-17 ran out of disk. It went NotReady." names the node and the state apart).
+ * - `must_not` lists claims of wrong causes, matched in affirmed statements only.
+ * - On a healthy scenario, an affirmed claim of any fault (FAULT_CLAIMS) fails the answer.
+ * - `score` = matched / expected (a scenario with nothing expected: 1 unless a wrong claim);
+ *   `passed` = every finding matched and no wrong claim; an empty answer scores 0 and fails.
+ *
+ * Pure: the same answer always scores the same.
  */
 
-export type Score = {
+export type StatementReason = 'affirmed' | 'negated' | 'dismissed' | 'hypothetical' | 'question' | 'quoted-output';
+
+/** One statement of the answer as the rules read it: what a page shows to say why. */
+export type ScoredStatement = {
+  text: string;
+  affirmed: boolean;
+  reason: StatementReason;
+  /** The words that made it not count ("not", "is fine", "whether"); null when affirmed or quoted. */
+  cue: string | null;
+  /** The findings it counted for. */
+  counted: string[];
+  /** The wrong claims (must_not patterns, or faults on a healthy scenario) it made. */
+  wrong: string[];
+};
+
+export type RulesScore = {
   score: number;
   passed: boolean;
   /** The findings matched, by their words. */
   matched: string[];
   missed: string[];
-  /** The must_not patterns the answer matched. */
+  /** The must_not patterns affirmed (and, on a healthy scenario, each fault claimed, quoted). */
   must_not_matched: string[];
-  /** Where each matched finding's first hit is in the answer (for highlighting). */
-  spans: { finding: string; start: number; end: number }[];
+  statements: ScoredStatement[];
 };
+
+export type RuleSet = {
+  expected: readonly ExpectedFinding[];
+  must_not?: readonly string[];
+  /** A healthy scenario: any affirmed fault fails. Default: nothing expected. */
+  healthy?: boolean;
+};
+
+/**
+ * Claims of a fault, for the healthy scenario: a correct answer makes none of them (negated or
+ * dismissed ones are fine: "no pods are failing", "the old restarts are harmless").
+ */
+export const FAULT_CLAIMS: readonly string[] = [
+  String.raw`\b(?:is|are|was|were|keeps?|kept|stuck|remains?|has been|have been)\s+(?:\w+\s+)?(?:crash-?looping|crashing|failing|broken|down|unhealthy|degraded|misconfigured|not ready|pending|unavailable|evicted|erroring|restarting|unreachable|out of (?:memory|disk))\b`,
+  String.raw`crash ?-?loop|CrashLoopBackOff`,
+  String.raw`\bOOM ?-?kill|out of memory`,
+  String.raw`ImagePullBackOff|ErrImagePull|image pull (?:error|fail)`,
+  String.raw`\bunschedulable\b|FailedScheduling|insufficient (?:cpu|memory)`,
+  String.raw`\bNotReady\b`,
+  String.raw`\bevicted\b`,
+  String.raw`\broot cause\b`,
+  String.raw`\b(?:errors?|failures?|problems?|issues?|faults?)\s+(?:in|with|on|at|affecting)\b`,
+  String.raw`\b(?:fails|failed|failing)\b`,
+  String.raw`\b(?:needs?|must|should)\s+(?:to\s+)?(?:be\s+)?(?:fixed|restarted|repaired|rolled back|fix|restart|repair)\b`,
+];
 
 /** Thrown for a pattern that does not compile: suites are checked when stored, so this is a bug, not input. */
 export class ScoringPatternError extends Error {
   override name = 'ScoringPatternError';
 }
 
-function compile(pattern: string): RegExp {
+type Compiled = { all: RegExp; one: RegExp };
+const compiledCache = new Map<string, Compiled>();
+
+function compile(pattern: string): Compiled {
+  const cached = compiledCache.get(pattern);
+  if (cached) return cached;
+  let compiled: Compiled;
   try {
-    return new RegExp(pattern, 'i');
+    compiled = { all: new RegExp(pattern, 'gi'), one: new RegExp(pattern, 'i') };
   } catch (err) {
     throw new ScoringPatternError(`not a valid regular expression: ${pattern} (${err instanceof Error ? err.message : String(err)})`);
   }
+  if (compiledCache.size > 5000) compiledCache.clear();
+  compiledCache.set(pattern, compiled);
+  return compiled;
 }
 
-export function scoreAnswer(answer: string, expected: readonly ExpectedFinding[], mustNot: readonly string[] = []): Score {
+/** Curly quotes and apostrophes as plain ones, so "isn’t" reads like "isn't". */
+function normalise(answer: string): string {
+  return answer.replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[\u201c\u201d]/g, '"');
+}
+
+type Row = ScoredStatement & { prose: boolean; after: string; firstMiss: HitReading | null; hitAffirmed: boolean };
+
+/** The statements where any of `patterns` hits and is affirmed (their indexes), recording every reading on the rows. */
+function affirmedIn(rows: Row[], patterns: readonly string[]): Set<number> {
+  const found = new Set<number>();
+  for (const pattern of patterns) {
+    const { all, one } = compile(pattern);
+    rows.forEach((row, index) => {
+      if (!row.prose) return;
+      all.lastIndex = 0;
+      for (const m of row.text.matchAll(all)) {
+        if (m[0].length === 0) continue;
+        const start = m.index ?? 0;
+        const end = start + m[0].length;
+        const reading = readHit(row.text, start, end, one, `${row.text.slice(end)} ${row.after}`);
+        if (reading.reason === 'affirmed') {
+          row.hitAffirmed = true;
+          found.add(index);
+          break;
+        }
+        row.firstMiss ??= reading;
+      }
+    });
+  }
+  return found;
+}
+
+function rowsOf(answer: string): Row[] {
+  return splitStatements(normalise(answer)).map((s) => {
+    const prose = s.shape === 'prose' && !s.question;
+    const reason: StatementReason = s.shape === 'quoted' ? 'quoted-output' : s.question ? 'question' : 'affirmed';
+    return { text: s.text, affirmed: false, reason, cue: null, counted: [], wrong: [], prose, after: s.after, firstMiss: null, hitAffirmed: false };
+  });
+}
+
+/** The rules' score of one answer. */
+export function scoreRules(answer: string, rules: RuleSet): RulesScore {
+  const rows = rowsOf(answer);
   const matched: string[] = [];
   const missed: string[] = [];
-  const spans: Score['spans'] = [];
-  for (const finding of expected) {
-    let hit: RegExpExecArray | null = null;
-    for (const pattern of finding.any_of) {
-      hit = compile(pattern).exec(answer);
-      if (hit) break;
-    }
-    if (hit) {
+  for (const finding of rules.expected) {
+    const main = affirmedIn(rows, finding.any_of);
+    const concepts = (finding.all_of ?? []).map((group) => affirmedIn(rows, group));
+    if (main.size > 0 && concepts.every((c) => c.size > 0)) {
       matched.push(finding.finding);
-      spans.push({ finding: finding.finding, start: hit.index, end: hit.index + hit[0].length });
+      for (const i of [main, ...concepts].flatMap((set) => [...set])) (rows[i] as Row).counted.push(finding.finding);
     } else missed.push(finding.finding);
   }
-  const mustNotMatched = mustNot.filter((pattern) => compile(pattern).test(answer));
-  // No expected findings (a control scenario): the score is whether it made no wrong claim.
-  const score = expected.length === 0 ? (mustNotMatched.length === 0 ? 1 : 0) : matched.length / expected.length;
-  // An empty answer never passes, even where nothing is expected.
-  const passed = answer.trim() !== '' && missed.length === 0 && mustNotMatched.length === 0;
-  return { score: answer.trim() === '' ? 0 : score, passed, matched, missed, must_not_matched: mustNotMatched, spans };
-}
-
-/** Every stretch of the answer a matched finding's patterns hit (for highlighting), sorted and merged. */
-export function highlightSpans(answer: string, expected: readonly ExpectedFinding[]): { start: number; end: number; finding: string }[] {
-  const spans: { start: number; end: number; finding: string }[] = [];
-  for (const finding of expected) {
-    for (const pattern of finding.any_of) {
-      let re: RegExp;
-      try {
-        re = new RegExp(pattern, 'gi');
-      } catch {
-        continue;
-      }
-      for (const m of answer.matchAll(re)) {
-        if (m[0].length > 0 && m.index !== undefined) spans.push({ start: m.index, end: m.index + m[0].length, finding: finding.finding });
+  const wrong: string[] = [];
+  for (const pattern of rules.must_not ?? []) {
+    const hits = affirmedIn(rows, [pattern]);
+    if (hits.size === 0) continue;
+    wrong.push(pattern);
+    for (const i of hits) (rows[i] as Row).wrong.push(pattern);
+  }
+  if (rules.healthy ?? rules.expected.length === 0) {
+    for (const pattern of FAULT_CLAIMS) {
+      for (const i of affirmedIn(rows, [pattern])) {
+        const row = rows[i] as Row;
+        const claim = `a fault claimed: "${row.text.length > 120 ? `${row.text.slice(0, 117)}…` : row.text}"`;
+        if (!row.wrong.includes(claim)) row.wrong.push(claim);
+        if (!wrong.includes(claim)) wrong.push(claim);
       }
     }
   }
-  spans.sort((a, b) => a.start - b.start || b.end - a.end);
-  const merged: typeof spans = [];
-  for (const span of spans) {
-    const last = merged.at(-1);
-    if (last && span.start <= last.end) last.end = Math.max(last.end, span.end);
-    else merged.push({ ...span });
-  }
-  return merged;
+  const empty = answer.trim() === '';
+  const score = empty ? 0 : rules.expected.length === 0 ? (wrong.length === 0 ? 1 : 0) : matched.length / rules.expected.length;
+  return { score, passed: !empty && missed.length === 0 && wrong.length === 0, matched, missed, must_not_matched: wrong, statements: rows.map(finishRow) };
+}
+
+function finishRow(row: Row): ScoredStatement {
+  let reading: { reason: StatementReason; cue: string | null } = { reason: row.reason, cue: null };
+  if (row.prose) reading = row.hitAffirmed ? { reason: 'affirmed', cue: null } : (row.firstMiss ?? toneOf(row.text));
+  return { text: row.text, affirmed: reading.reason === 'affirmed', reason: reading.reason, cue: reading.cue, counted: row.counted, wrong: row.wrong };
+}
+
+/**
+ * The rules as before statements (design §12), kept for callers that have only findings and
+ * must_not patterns: the same reading as scoreRules.
+ */
+export function scoreAnswer(answer: string, expected: readonly ExpectedFinding[], mustNot: readonly string[] = [], healthy?: boolean): RulesScore {
+  return scoreRules(answer, { expected, must_not: mustNot, ...(healthy !== undefined ? { healthy } : {}) });
 }

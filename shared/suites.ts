@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { backtrackingRisk } from './regex-safety';
 import { addIssues, type Issue } from './requests';
 import { SnapshotDocumentSchema, SnapshotIdSchema } from './snapshots';
 import { ScenarioIdSchema, SuiteIdSchema } from './suite-ids';
@@ -39,8 +40,13 @@ export const ExpectedFindingSchema = z
   .object({
     /** What a correct answer must say, in words (shown beside the score, given to the judge). */
     finding: z.string().trim().min(1).max(500),
-    /** The finding is matched when any of these matches the answer (case-insensitive). */
+    /** The finding's main concept: any of these patterns hitting an affirmed statement (case-insensitive). */
     any_of: z.array(RegexSchema).min(1).max(50),
+    /**
+     * Further concepts the finding needs, each a list of synonyms: every one must also hit an
+     * affirmed statement, anywhere in the answer ("ip-10-0-3-17" and "NotReady" said apart).
+     */
+    all_of: z.array(z.array(RegexSchema).min(1).max(50)).max(5).optional(),
   })
   .strict();
 export type ExpectedFinding = z.infer<typeof ExpectedFindingSchema>;
@@ -124,6 +130,32 @@ export const ScenarioSchema = z
 export type Scenario = z.infer<typeof ScenarioSchema>;
 export type ScenarioInput = z.input<typeof ScenarioSchema>;
 
+/** Every pattern of a scenario, with its path inside the scenario. */
+function patternsOf(s: ScenarioInput): { path: (string | number)[]; pattern: string }[] {
+  const out: { path: (string | number)[]; pattern: string }[] = [];
+  s.expected.forEach((f, i) => {
+    f.any_of.forEach((p, j) => out.push({ path: ['expected', i, 'any_of', j], pattern: p }));
+    (f.all_of ?? []).forEach((group, g) => group.forEach((p, j) => out.push({ path: ['expected', i, 'all_of', g, j], pattern: p })));
+  });
+  (s.must_not ?? []).forEach((p, j) => out.push({ path: ['must_not', j], pattern: p }));
+  return out;
+}
+
+/**
+ * Patterns that could freeze a scorer (shared/regex-safety.ts), refused when a suite is stored or
+ * imported: the issue names the scenario and the pattern.
+ */
+export function riskyPatternIssues(scenarios: readonly ScenarioInput[], prefix: (string | number)[] = ['scenarios']): Issue[] {
+  const issues: Issue[] = [];
+  scenarios.forEach((s, i) => {
+    for (const { path, pattern } of patternsOf(s)) {
+      const risk = backtrackingRisk(pattern);
+      if (risk) issues.push({ path: [...prefix, i, ...path], message: `scenario ${s.scenario_id}: the pattern /${pattern}/ could take exponential time (${risk}); rewrite it` });
+    }
+  });
+  return issues;
+}
+
 function uniqueScenarioIssues(scenarios: readonly { scenario_id: string }[]): Issue[] {
   const seen = new Set<string>();
   const issues: Issue[] = [];
@@ -144,8 +176,17 @@ const suiteFields = {
 export const CreateSuiteInputSchema = z
   .object({ suite_id: SuiteIdSchema.optional(), ...suiteFields })
   .strict()
-  .superRefine((v, ctx) => addIssues(ctx, uniqueScenarioIssues(v.scenarios)));
+  .superRefine((v, ctx) => addIssues(ctx, [...uniqueScenarioIssues(v.scenarios), ...riskyPatternIssues(v.scenarios)]));
 export type CreateSuiteInput = z.input<typeof CreateSuiteInputSchema>;
+
+/** How far the rules agree with a suite's labelled answers (design §12b): "rules agree with 57 of 60". */
+export const FixtureAgreementSchema = z.object({
+  agreed: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  /** The labelled answers the rules read otherwise (at most 50 listed). */
+  disagreements: z.array(z.object({ scenario_id: z.string(), fixture: z.number().int().nonnegative(), label: z.enum(['correct', 'wrong']), note: z.string() })).max(50),
+});
+export type FixtureAgreement = z.infer<typeof FixtureAgreementSchema>;
 
 export const SuiteSchema = z.object({
   suite_id: SuiteIdSchema,
@@ -154,6 +195,8 @@ export const SuiteSchema = z.object({
   /** The shipped suite: it cannot be deleted. */
   read_only: z.boolean(),
   created_at: z.iso.datetime({ offset: true }),
+  /** The rules against the suite's fixtures; absent when no scenario has any. */
+  fixture_agreement: FixtureAgreementSchema.optional(),
 });
 export type Suite = z.infer<typeof SuiteSchema>;
 
@@ -175,7 +218,7 @@ export const SuiteDocumentSchema = z
     suite: z
       .object({ suite_id: SuiteIdSchema.optional(), ...suiteFields })
       .strict()
-      .superRefine((v, ctx) => addIssues(ctx, uniqueScenarioIssues(v.scenarios))),
+      .superRefine((v, ctx) => addIssues(ctx, [...uniqueScenarioIssues(v.scenarios), ...riskyPatternIssues(v.scenarios)])),
     snapshots: z.array(SnapshotDocumentSchema).max(1000),
   })
   .strict()

@@ -1,43 +1,129 @@
 import { describe, expect, it } from 'vitest';
 import { CreateSuiteInputSchema } from '../../shared/suites';
-import { highlightSpans, scoreAnswer, ScoringPatternError } from '../../shared/scoring';
+import { scoreAnswer, scoreRules, ScoringPatternError } from '../../shared/scoring';
+import { splitStatements } from '../../shared/statements';
+
+/**
+ * The rules of design §12b, read as statements: a finding counts only where it is affirmed (not
+ * negated, dismissed, asked, put as a hypothesis or only quoted as tool output); must_not claims
+ * likewise; the healthy scenario fails any affirmed fault.
+ */
 
 const expected = [
-  { finding: 'crash loop', any_of: ['crash ?loop', 'back-?off'] },
-  { finding: 'wrong password', any_of: ['password authentication failed', 'wrong password'] },
+  { finding: 'crash loop', any_of: ['crash ?-?loop', 'back-?off'] },
+  { finding: 'wrong password', any_of: ['password.{0,40}(wrong|rejected)', '(wrong|bad) password', 'password authentication failed'] },
 ];
 
-describe('scoreAnswer', () => {
-  it('matches case-insensitively and passes when every finding matches', () => {
-    const s = scoreAnswer('The pod is in CRASHLOOPBACKOFF because of a Wrong Password.', expected, ['OOMKilled']);
+const reasons = (answer: string, rules = { expected, must_not: ['OOM ?-?kill'] }) => scoreRules(answer, rules).statements.map((s) => [s.reason, s.text]);
+
+describe('splitStatements', () => {
+  it('splits sentences and clauses, keeps quoted output apart', () => {
+    const text = 'It is not OOMKilled; the password is wrong. The tag is fine, not the cause (see below).\n```\n$ kubectl get pods\nNAME  READY\n```\n2026-11-20T09:30:00Z FATAL password authentication failed\n- one item\n- two: items';
+    expect(splitStatements(text).map((s) => [s.shape, s.text])).toEqual([
+      ['prose', 'It is not OOMKilled'],
+      ['prose', 'the password is wrong.'],
+      ['prose', 'The tag is fine'],
+      ['prose', 'not the cause'],
+      ['prose', 'see below'],
+      ['quoted', '$ kubectl get pods\nNAME  READY'],
+      ['quoted', '2026-11-20T09:30:00Z FATAL password authentication failed'],
+      ['prose', 'one item'],
+      ['prose', 'two'],
+      ['prose', 'items'],
+    ]);
+  });
+
+  it('reads kubectl tables, describe fields, log lines and block quotes as quoted output', () => {
+    const raw = [
+      'NAME                         READY   STATUS             RESTARTS   AGE',
+      'orders-api-6c9f7d4b8-x2kq9   0/1     CrashLoopBackOff   12         40m',
+      '      Reason:       OOMKilled',
+      'E1120 09:30:00.000000       1 reflector.go:138] failed',
+      'level=error msg="password authentication failed"',
+      '> FATAL: password authentication failed',
+      '$ kubectl logs orders-api --previous',
+    ];
+    expect(splitStatements(raw.join('\n')).every((s) => s.shape === 'quoted')).toBe(true);
+  });
+
+  it('joins a paragraph wrapped over lines and marks questions', () => {
+    expect(splitStatements('The orders-api pods crash\nat start. Is it the password?')).toMatchObject([
+      { text: 'The orders-api pods crash at start.', question: false },
+      { text: 'Is it the password?', question: true },
+    ]);
+  });
+});
+
+describe('scoreRules', () => {
+  it('counts a finding in an affirmed statement, case-insensitively', () => {
+    const s = scoreRules('The pod is in CRASHLOOPBACKOFF because of a Wrong Password.', { expected, must_not: ['OOMKilled'] });
     expect(s).toMatchObject({ score: 1, passed: true, matched: ['crash loop', 'wrong password'], missed: [], must_not_matched: [] });
-    expect(s.spans[0]).toEqual({ finding: 'crash loop', start: 14, end: 23 });
+    expect(s.statements.filter((x) => x.counted.length > 0).map((x) => x.affirmed)).toEqual([true, true]);
   });
 
-  it('counts a finding once when any of its alternatives matches', () => {
-    const s = scoreAnswer('back-off restarting; FATAL: password authentication failed', expected);
-    expect(s.matched).toEqual(['crash loop', 'wrong password']);
-    expect(s.score).toBe(1);
+  it('does not count a negated or dismissed finding, and says why', () => {
+    expect(reasons('The password is fine, not wrong.')).toEqual([
+      ['dismissed', 'The password is fine'],
+      ['negated', 'not wrong.'],
+    ]);
+    expect(scoreRules('The password is not wrong.', { expected }).missed).toContain('wrong password');
+    expect(scoreRules('A wrong password is not the problem here.', { expected }).missed).toContain('wrong password');
+    expect(scoreRules('We can rule out a bad password.', { expected }).missed).toContain('wrong password');
+    expect(scoreRules('Crash loop? The password is correct.', { expected }).statements.map((x) => [x.reason, x.cue])).toEqual([
+      ['question', null],
+      ['dismissed', 'is correct'],
+    ]);
   });
 
-  it('scores matched / expected and fails on a missed finding', () => {
-    const s = scoreAnswer('it keeps crash looping', expected);
-    expect(s).toMatchObject({ score: 0.5, passed: false, missed: ['wrong password'] });
+  it('keeps a negation the pattern itself needs ("does not exist", "cannot pull")', () => {
+    const tag = [{ finding: 'tag missing', any_of: ["tag.{0,40}does ?n[o']t exist", "(cannot|can't) pull"] }];
+    expect(scoreRules('The tag v2.41 does not exist.', { expected: tag }).passed).toBe(true);
+    expect(scoreRules("The node can't pull the image.", { expected: tag }).passed).toBe(true);
+    expect(scoreRules('It is not true that the tag does not exist.', { expected: tag }).passed).toBe(false);
   });
 
-  it('fails on a must_not claim even with every finding matched', () => {
-    const s = scoreAnswer('crash loop: wrong password, and it was OOMKilled', expected, ['oom ?killed']);
-    expect(s).toMatchObject({ score: 1, passed: false, must_not_matched: ['oom ?killed'] });
+  it('does not count findings only quoted as raw tool output', () => {
+    const raw = '```\n2026-11-20T09:30:00Z FATAL password authentication failed\n```\nNAME   READY   STATUS\norders-api   0/1   CrashLoopBackOff';
+    const s = scoreRules(raw, { expected });
+    expect(s).toMatchObject({ passed: false, matched: [] });
+    expect(s.statements.every((x) => x.reason === 'quoted-output' && !x.affirmed)).toBe(true);
   });
 
-  it('an empty answer scores 0 and never passes, even when nothing is expected', () => {
-    expect(scoreAnswer('', expected)).toMatchObject({ score: 0, passed: false, missed: ['crash loop', 'wrong password'] });
+  it('does not count a hypothesis', () => {
+    expect(scoreRules('Check whether the password is wrong.', { expected }).statements[0]).toMatchObject({ reason: 'hypothetical', cue: 'whether' });
+    expect(scoreRules('If the password were wrong, we would see auth errors.', { expected }).matched).not.toContain('wrong password');
+  });
+
+  it('matches must_not claims only where affirmed', () => {
+    const mustNot = ['OOM ?-?kill'];
+    expect(scoreRules('Crash loop from a wrong password; it was not OOMKilled.', { expected, must_not: mustNot })).toMatchObject({ passed: true, must_not_matched: [] });
+    const wrong = scoreRules('Crash loop from a wrong password, and it was OOMKilled.', { expected, must_not: mustNot });
+    expect(wrong).toMatchObject({ passed: false, score: 1, must_not_matched: ['OOM ?-?kill'] });
+    expect(wrong.statements.find((x) => x.wrong.length > 0)?.text).toMatch(/OOMKilled/);
+  });
+
+  it('needs every all_of concept affirmed somewhere in the answer, at any distance', () => {
+    const node = [{ finding: 'node NotReady', any_of: ['not ?ready'], all_of: [['ip-10-0-3-17']] }];
+    const far = `ip-10-0-3-17 ${'hosted the search pods and the log shipper, '.repeat(5)}ran out of disk. It then went NotReady.`;
+    expect(scoreRules(far, { expected: node }).passed).toBe(true);
+    expect(scoreRules('ip-10-0-3-17 is fine. ip-10-0-1-21 is NotReady.', { expected: node }).passed).toBe(false);
+  });
+
+  it('fails a healthy scenario on any affirmed fault, and not on a negated one', () => {
+    const healthy = { expected: [{ finding: 'nothing wrong', any_of: ['nothing (is )?wrong', '\\bno\\b.{0,40}\\b(problems?|failing)\\b'] }], healthy: true };
+    expect(scoreRules('No pods are failing.', healthy).passed).toBe(true);
+    expect(scoreRules('Nothing is wrong; no errors in the logs.', healthy).passed).toBe(true);
+    const alarm = scoreRules('Nothing is wrong with the nodes, but orders-api is crash-looping.', healthy);
+    expect(alarm.passed).toBe(false);
+    expect(alarm.must_not_matched[0]).toMatch(/^a fault claimed: "but orders-api is crash-looping/);
+  });
+
+  it('scores matched / expected; an empty answer scores 0 and fails; nothing expected scores 1 without wrong claims', () => {
+    expect(scoreRules('it keeps crash looping', { expected })).toMatchObject({ score: 0.5, passed: false, missed: ['wrong password'] });
+    expect(scoreRules('', { expected })).toMatchObject({ score: 0, passed: false, missed: ['crash loop', 'wrong password'] });
     expect(scoreAnswer('   ', [], ['broken'])).toMatchObject({ score: 0, passed: false });
-  });
-
-  it('a control scenario (nothing expected) passes unless a must_not matches', () => {
-    expect(scoreAnswer('Everything is healthy.', [], ['is broken'])).toMatchObject({ score: 1, passed: true });
-    expect(scoreAnswer('The database is broken.', [], ['is broken'])).toMatchObject({ score: 0, passed: false });
+    expect(scoreAnswer('Everything is healthy.', [], ['is broken'], false)).toMatchObject({ score: 1, passed: true });
+    expect(scoreAnswer('The database is broken.', [], ['is broken'], false)).toMatchObject({ score: 0, passed: false });
   });
 
   it('refuses a pattern that does not compile (suites are validated before they reach it)', () => {
@@ -46,23 +132,20 @@ describe('scoreAnswer', () => {
 });
 
 describe('a suite with an invalid regex is refused, naming its path', () => {
-  it('in expected and in must_not', () => {
-    const scenario = { scenario_id: 's', title: 't', snapshot_id: 'snap', question: 'q', difficulty: 'easy', expected: [{ finding: 'f', any_of: ['ok', '(bad'] }], must_not: ['[z-a]'] };
+  it('in expected, all_of and must_not', () => {
+    const scenario = {
+      scenario_id: 's',
+      title: 't',
+      snapshot_id: 'snap',
+      question: 'q',
+      difficulty: 'easy',
+      expected: [{ finding: 'f', any_of: ['ok', '(bad'], all_of: [['[z-a]']] }],
+      must_not: ['[z-a]'],
+    };
     const parsed = CreateSuiteInputSchema.safeParse({ name: 'n', scenarios: [scenario] });
     expect(parsed.success).toBe(false);
     const paths = parsed.error?.issues.map((i) => i.path.join('.'));
-    expect(paths).toEqual(['scenarios.0.expected.0.any_of.1', 'scenarios.0.must_not.0']);
+    expect(paths).toEqual(['scenarios.0.expected.0.any_of.1', 'scenarios.0.expected.0.all_of.0.0', 'scenarios.0.must_not.0']);
     expect(parsed.error?.issues[0]?.message).toMatch(/not a valid regular expression/);
-  });
-});
-
-describe('highlightSpans', () => {
-  it('marks every hit of every finding, merging overlaps', () => {
-    const spans = highlightSpans('CrashLoopBackOff, back-off again; wrong password', expected);
-    expect(spans.map((s) => [s.start, s.end])).toEqual([
-      [0, 16],
-      [18, 26],
-      [34, 48],
-    ]);
   });
 });

@@ -1,5 +1,4 @@
-import { Fragment, useMemo, useState, type ReactNode } from 'react';
-import { highlightSpans, type ExpectedFinding } from '../../../../shared';
+import { Fragment, useMemo, useState } from 'react';
 import { Panel, Stat } from '../../../components/Page';
 import { useNow } from '../../../components/useNow';
 import { DASH, formatCount, formatDph, formatDuration, formatPercent, formatRate, formatUsd } from '../../../lib/format';
@@ -11,25 +10,6 @@ import { useSweepOfJob } from '../SweepOfJob';
 import { liveSummary, suiteRows, type SuiteRow } from './suite-rows';
 import type { KindViewProps } from './types';
 import '../../suites/suites.css';
-
-/** The answer with what the matched findings' patterns hit marked. */
-function Highlighted({ text, expected }: { text: string; expected: readonly ExpectedFinding[] | null }) {
-  if (!expected) return <>{text}</>;
-  const spans = highlightSpans(text, expected);
-  const parts: ReactNode[] = [];
-  let at = 0;
-  for (const span of spans) {
-    if (span.start > at) parts.push(text.slice(at, span.start));
-    parts.push(
-      <mark key={span.start} title={span.finding}>
-        {text.slice(span.start, span.end)}
-      </mark>,
-    );
-    at = span.end;
-  }
-  parts.push(text.slice(at));
-  return <>{parts}</>;
-}
 
 /** suite: summary tiles, the phases, and a row per scenario (live as each is scored). */
 export function SuiteView({ job, events, terminal }: KindViewProps<'suite'>) {
@@ -53,7 +33,6 @@ export function SuiteView({ job, events, terminal }: KindViewProps<'suite'>) {
       else next.add(key);
       return next;
     });
-  const expectedOf = (scenarioId: string) => suite.data?.scenarios.find((s) => s.scenario_id === scenarioId)?.expected ?? null;
   const titleOf = (scenarioId: string) => suite.data?.scenarios.find((s) => s.scenario_id === scenarioId)?.title ?? scenarioId;
   const total = (job.request.scenario_ids?.length ?? suite.data?.scenarios.length ?? null) === null ? null : (job.request.scenario_ids?.length ?? suite.data?.scenarios.length ?? 0) * job.request.repeat;
 
@@ -127,7 +106,7 @@ export function SuiteView({ job, events, terminal }: KindViewProps<'suite'>) {
                           {r.error ? <p className="suite-missed">The agent gave no answer: {r.error}</p> : null}
                           {r.answer ? (
                             <pre className="suite-answer">
-                              <Highlighted text={r.answer} expected={expectedOf(r.scenario_id)} />
+                              {r.answer}
                             </pre>
                           ) : null}
                           {r.matched.length > 0 ? <p className="muted">Matched: {r.matched.join('; ')}</p> : null}
