@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import { existsSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { MIN_NODE, planNodeRun, shortPath } from './lib/node-runtime.mjs';
+import { buildWorkers } from './lib/workers.mjs';
 
 /** @type {import('esbuild').BuildOptions} */
 const common = { bundle: true, platform: 'node', target: 'node22', sourcemap: true, logLevel: 'warning' };
@@ -30,6 +31,9 @@ await build({
   format: 'esm',
   packages: 'external',
 });
+
+// Worker threads (scripts/lib/workers.mjs): beside the bundles that start them.
+await buildWorkers(build, process.cwd(), 'dist/main');
 
 if (existsSync('src-main/electron/preload.ts')) {
   await build({

@@ -27,3 +27,4 @@ export * from './affirmation';
 export * from './verdict';
 export * from './scenario-score';
 export * from './regex-safety';
+export * from './stats';

@@ -40,6 +40,7 @@ import {
 import { MarketplaceTemplateListSchema, TemplateSearchQuerySchema } from './templates';
 import { RecordSnapshotInputSchema, SnapshotDocumentSchema, SnapshotListSchema, SnapshotRefSchema, SnapshotSummarySchema, type SnapshotDocumentInput } from './snapshots';
 import { CreateSuiteInputSchema, SuiteDocumentSchema, SuiteListSchema, SuiteRefSchema, SuiteSchema, type CreateSuiteInput, type SuiteDocumentInput } from './suites';
+import { ScoreAnswerInputSchema, ScoreAnswerOutputSchema } from './scenario-score';
 import {
   CancelSweepResponseSchema,
   SweepAcceptedSchema,
@@ -606,6 +607,25 @@ export const OPERATIONS = {
     appTenantOnly: true,
     bodyLimit: SNAPSHOT_IMPORT_LIMIT_BYTES,
   },
+  scoreAnswer: {
+    summary: 'Score an answer to one scenario, without a run',
+    description:
+      "The rules a suite run applies (design §12b), on an answer you give: the answer is split into statements, and each finding, each `must_not` claim (and on the healthy scenario each fault) counts only in an affirmed statement — not negated, dismissed, asked or quoted tool output. " +
+      'A structured verdict block in the answer is checked against the scenario\'s ground truth. `statements` says which statements counted and why. Scored off the main thread within a time limit.',
+    tags: ['suites'],
+    method: 'POST',
+    path: '/v1/suites/{suite_id}/score',
+    input: ScoreAnswerInputSchema,
+    // The suite travels in the path; `{scenario_id, answer}` in the body.
+    body: REST_BODY,
+    docs: { body: ScoreAnswerInputSchema.omit({ suite_id: true }) },
+    output: ScoreAnswerOutputSchema,
+    status: 200,
+    errors: {
+      404: '`suite_not_found` or `scenario_not_found`: no such suite, or the suite has no such scenario (the problem lists its scenarios)',
+      422: 'A bad body (`validation_failed`: `scenario_id` and `answer` are required, the answer at most 100,000 characters), or `scoring_timeout`: a pattern of the scenario took longer than the time limit',
+    },
+  },
   createSweep: {
     summary: 'Start a sweep: models × GPUs, one rented machine per GPU, a ranked answer',
     description:
@@ -732,6 +752,7 @@ export type OperationInputs = {
   deleteSuite: z.input<typeof SuiteRefSchema>;
   exportSuite: z.input<typeof SuiteRefSchema>;
   importSuite: SuiteDocumentInput;
+  scoreAnswer: z.input<typeof ScoreAnswerInputSchema>;
   createSweep: SweepRequestInput;
   listSweeps: Record<string, never> | undefined;
   getSweep: z.input<typeof SweepRefSchema>;

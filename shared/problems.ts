@@ -31,6 +31,8 @@ export const PROBLEM_CODES = [
   'suite_not_found',
   'suite_exists',
   'suite_read_only',
+  'scenario_not_found',
+  'scoring_timeout',
   'marketplace_not_configured',
   'upstream_unreachable',
   'upstream_error',

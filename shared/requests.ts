@@ -243,11 +243,30 @@ export type CostEstimationResponse = z.infer<typeof CostEstimationResponseSchema
 
 export const JudgeRequestSchema = z
   .object({
-    model: ModelNameSchema.describe('the model that grades each answer'),
+    model: ModelNameSchema.describe('the model that grades each answer; it decides `passed` (the rules are reported beside it)'),
     backend_url: UrlStringSchema.optional().describe("the judge's llmserver; absent = the suite's own backend"),
+    allow_self_judge: z.boolean().default(false).describe('let the tested model grade its own answers (refused by default)'),
   })
   .strict();
 export type JudgeRequest = z.infer<typeof JudgeRequestSchema>;
+
+/** The same model under two spellings (`qwen2.5:7b` and `Qwen2.5:7B`, `llama3` and `llama3:latest`). */
+export function sameModel(a: string, b: string): boolean {
+  const norm = (m: string) => m.trim().toLowerCase().replace(/:latest$/, '');
+  return norm(a) === norm(b);
+}
+
+/** A judge that is the model under test grades its own answers: refused unless asked for (design §12b). */
+export function selfJudgeIssues(models: readonly string[], judge: { model: string; allow_self_judge?: boolean | undefined } | undefined): Issue[] {
+  if (!judge || judge.allow_self_judge) return [];
+  const self = models.find((m) => sameModel(m, judge.model));
+  return self ? [{ path: ['judge', 'model'], message: `is the model under test (${self}): a model may not grade its own answers; choose another judge or set judge.allow_self_judge: true` }] : [];
+}
+
+/** Sampling temperature sent to the backend (0 = greedy, comparable runs). */
+export const TemperatureSchema = z.number().min(0).max(2);
+/** A seed sent to the backend with every request. */
+export const SeedSchema = z.number().int().min(0).max(2 ** 31 - 1);
 
 export const MAX_SUITE_REPEAT = 10;
 
@@ -260,11 +279,13 @@ export const SuiteRequestSchema = z
     agent: AgentNameSchema.default('builtin'),
     model: ModelNameSchema,
     repeat: z.number().int().min(1).max(MAX_SUITE_REPEAT).default(1).describe('how many times each scenario is asked'),
-    judge: JudgeRequestSchema.optional().describe('a second model that grades each answer under a fixed rubric, reported apart from the deterministic score'),
+    judge: JudgeRequestSchema.optional().describe('a second model that grades each answer, seeing the ground truth and the wrong claims; when given it decides `passed`'),
+    temperature: TemperatureSchema.default(0).describe('sampling temperature sent with every request of the agent (recorded in the manifest)'),
+    seed: SeedSchema.optional().describe('seed sent with every request; with repeat > 1 and temperature > 0 each repeat gets seed + run − 1 (one is chosen and recorded when absent)'),
     marketplace_stop_instance: z.boolean().default(true),
   })
   .strict()
-  .superRefine((v, ctx) => addIssues(ctx, marketplaceIssues(v)));
+  .superRefine((v, ctx) => addIssues(ctx, [...marketplaceIssues(v), ...selfJudgeIssues([v.model], v.judge)]));
 export type SuiteRequest = z.infer<typeof SuiteRequestSchema>;
 export type SuiteRequestInput = z.input<typeof SuiteRequestSchema>;
 

@@ -1,5 +1,9 @@
 import { z } from 'zod';
+import { ManifestSchema } from './manifest';
 import { ModelEntrySchema } from './models';
+import { ScenarioResultSchema, SuiteSummaryFiguresSchema } from './suite-results';
+
+export * from './suite-results';
 
 /**
  * The `result` of a succeeded job, one schema per job kind. The workflows in
@@ -162,61 +166,6 @@ export type BenchmarkResult = z.infer<typeof BenchmarkResultSchema>;
 // ---------------------------------------------------------------------------------------------
 // suite: every scenario's answer scored, and what the run cost (design §12)
 
-export const JudgeVerdictSchema = z.object({
-  score: z.number().min(0).max(1),
-  passed: z.boolean(),
-  reasoning: z.string(),
-  model: z.string(),
-  duration_ms: z.number().nonnegative(),
-  prompt_tokens: z.number().int().nonnegative().nullable(),
-  completion_tokens: z.number().int().nonnegative().nullable(),
-  /** The judge's share of the machine's cost when it ran on the suite's rented machine; 0 on an existing backend. */
-  cost_usd: z.number().nonnegative(),
-});
-export type JudgeVerdict = z.infer<typeof JudgeVerdictSchema>;
-
-export const ScenarioResultSchema = z.object({
-  scenario_id: z.string(),
-  /** 1-based: which of the `repeat` runs this is. */
-  run: z.number().int().min(1),
-  passed: z.boolean(),
-  score: z.number().min(0).max(1),
-  /** The expected findings (by their words) that the answer matched. */
-  matched: z.array(z.string()),
-  missed: z.array(z.string()),
-  /** The must_not patterns the answer matched (each one fails the scenario). */
-  must_not_matched: z.array(z.string()),
-  judge: JudgeVerdictSchema.nullable().optional(),
-  answer: z.string(),
-  duration_ms: z.number().nonnegative(),
-  prompt_tokens: z.number().int().nonnegative().nullable(),
-  completion_tokens: z.number().int().nonnegative().nullable(),
-  tool_calls: z.number().int().nonnegative().nullable(),
-  /** Why the agent gave no answer (the scenario then fails with score 0). */
-  error: z.string().nullable().optional(),
-});
-export type ScenarioResult = z.infer<typeof ScenarioResultSchema>;
-
-export const SuiteSummaryFiguresSchema = z.object({
-  passed: z.number().int().nonnegative(),
-  total: z.number().int().nonnegative(),
-  /** passed / total (0–1). */
-  accuracy: z.number().min(0).max(1),
-  mean_score: z.number().min(0).max(1),
-  latency_ms: z.object({ p50: z.number().nonnegative().nullable(), p95: z.number().nonnegative().nullable() }),
-  /** Completion tokens over the agents' time, all scenarios together. */
-  tokens_per_second: z.number().nonnegative().nullable(),
-  cost_usd: z.number().nonnegative(),
-  /** cost_usd / passed; null when nothing passed. */
-  cost_per_correct_usd: z.number().nonnegative().nullable(),
-  /** The judge's own totals, apart from the agent's. */
-  judge: z
-    .object({ mean_score: z.number().min(0).max(1), passed: z.number().int().nonnegative(), duration_ms: z.number().nonnegative(), prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() })
-    .nullable()
-    .optional(),
-});
-export type SuiteSummaryFigures = z.infer<typeof SuiteSummaryFiguresSchema>;
-
 export const SuiteResultSchema = z.object({
   suite_id: z.string(),
   agent: z.string(),
@@ -229,6 +178,8 @@ export const SuiteResultSchema = z.object({
   cost: BenchmarkCostSchema.nullable(),
   instance: BenchmarkInstanceSchema.nullable(),
   teardown: TeardownSchema.nullable(),
+  /** What the run needs to be reproduced (design §12b); absent on records made before it. */
+  manifest: ManifestSchema.optional(),
 });
 export type SuiteResult = z.infer<typeof SuiteResultSchema>;
 

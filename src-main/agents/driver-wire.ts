@@ -37,6 +37,9 @@ export const DriverAskParamsSchema = z.object({
   kubeconfig: z.string().min(1).max(4096),
   backend_type: z.enum(['llmserver', 'ollama']).default('llmserver'),
   backend_url: z.string().trim().min(1).max(2048),
+  /** Sampling the run asked for (suites, design §12b); drivers pass them to the model where they can. */
+  temperature: z.number().min(0).max(2).optional(),
+  seed: z.number().int().min(0).optional(),
 });
 export type DriverAskParams = z.infer<typeof DriverAskParamsSchema>;
 

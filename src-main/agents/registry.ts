@@ -44,6 +44,9 @@ export type AgentAskParams = {
   kubeconfig?: string | null;
   backend_type?: 'llmserver' | 'ollama';
   backend_url: string;
+  /** Sampling, sent to the model (the built-in agent) or handed to the driver. */
+  temperature?: number;
+  seed?: number;
 };
 
 export type AgentAskOptions = {
@@ -265,6 +268,8 @@ export function createAgentRegistry(options: AgentRegistryOptions): AgentRegistr
           kubeconfig: resolveKubeconfigPath(input.kubeconfig, env),
           backend_type: input.backend_type ?? 'llmserver',
           backend_url: input.backend_url,
+          ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
+          ...(input.seed !== undefined ? { seed: input.seed } : {}),
         });
         if (!parsed.success) {
           const issue = parsed.error.issues[0];

@@ -1,10 +1,12 @@
 import {
   APP_TENANT_ID,
   CreateSuiteInputSchema,
+  fixtureAgreement,
   STARTER_SUITE_ID,
   SUITE_FORMAT,
   SuiteDocumentSchema,
   type Scenario,
+  type ScoreAnswerOutput,
   type Suite,
   type SuiteList,
   type SuiteSummary,
@@ -12,6 +14,8 @@ import {
 } from '../../shared';
 import type { Logger } from '../engine/types';
 import { starterSuite } from '../suites/starter';
+import { createScorePool, type AnswerScorer } from '../suites/score-pool';
+import { scoreOneAnswer, withAgreement } from './suite-scoring';
 import { SuiteStore } from '../suites/suite-store';
 import { newRecordId } from '../store/id-files';
 import { ProblemError } from './problem-error';
@@ -40,9 +44,16 @@ export type SuiteService = {
   delete(tenantId: string, suiteId: string): Promise<void>;
   export(suiteId: string): Promise<SuiteExport>;
   import(tenantId: string, document: unknown): Promise<Suite>;
+  /** The stored documents of these snapshots, by id (for a run's manifest); one that cannot be read is left out. */
+  snapshotDocuments(ids: readonly string[]): Promise<Record<string, unknown>>;
+  /** `POST /v1/suites/{id}/score`: `input` is `{suite_id, scenario_id, answer}`. */
+  score(input: unknown): Promise<ScoreAnswerOutput>;
+  /** Scores answers off the main thread, each within a time limit (the suite job scores with it too). */
+  readonly scorer: AnswerScorer;
+  close(): Promise<void>;
 };
 
-export type SuiteServiceDeps = { dataDir: string; log: Logger; snapshots: SnapshotService; now?: () => Date };
+export type SuiteServiceDeps = { dataDir: string; log: Logger; snapshots: SnapshotService; now?: () => Date; scorer?: AnswerScorer };
 
 function summaryOf(suite: Suite): SuiteSummary {
   const { scenarios, ...rest } = suite;
@@ -53,7 +64,12 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
   const store = new SuiteStore(deps.dataDir, deps.log);
   await store.load();
   const now = deps.now ?? (() => new Date());
-  const starter = await installStarter(deps);
+  const scorer = deps.scorer ?? createScorePool();
+  const installed = await installStarter(deps);
+  // The shipped suite's patterns are the program's own (tested, no backtracking shapes): its
+  // agreement with its fixtures is measured here, in a few milliseconds, without the worker.
+  const shippedAgreement = fixtureAgreement(installed.scenarios);
+  const starter: Suite = shippedAgreement ? { ...installed, fixture_agreement: shippedAgreement } : installed;
 
   const all = (): Suite[] => [starter, ...store.loaded()];
   // A snapshot a suite runs on cannot be deleted (409 from DELETE /v1/snapshots/{id}).
@@ -107,14 +123,14 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
       if (wanted !== undefined && (wanted === STARTER_SUITE_ID || (await store.get(wanted)))) {
         throw new ProblemError(409, 'suite_exists', `a suite ${wanted} already exists; choose another suite_id or leave it out`);
       }
-      const suite: Suite = {
+      const suite: Suite = await withAgreement(scorer, {
         suite_id: await freeId(parsed.data.name, wanted),
         name: parsed.data.name,
         description: parsed.data.description,
         scenarios: parsed.data.scenarios,
         read_only: false,
         created_at: now().toISOString(),
-      };
+      });
       await store.write(suite);
       deps.log.info('created a suite', { suite_id: suite.suite_id, scenarios: suite.scenarios.length });
       return suite;
@@ -161,17 +177,35 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
           throw err;
         }
       }
-      const imported: Suite = {
+      // The document's own agreement figure is not trusted: the rules are run on its fixtures here.
+      const imported: Suite = await withAgreement(scorer, {
         suite_id: await freeId(suite.name, suite.suite_id),
         name: suite.name,
         description: suite.description,
         scenarios: suite.scenarios.map((s) => ({ ...s, snapshot_id: ids.get(s.snapshot_id) ?? s.snapshot_id })),
         read_only: false,
         created_at: now().toISOString(),
-      };
+      });
       await store.write(imported);
-      deps.log.info('imported a suite', { suite_id: imported.suite_id, scenarios: imported.scenarios.length, snapshots: snapshots.length });
+      deps.log.info('imported a suite', { suite_id: imported.suite_id, scenarios: imported.scenarios.length, snapshots: snapshots.length, fixture_agreement: imported.fixture_agreement ? `${imported.fixture_agreement.agreed}/${imported.fixture_agreement.total}` : null });
       return imported;
+    },
+
+    async snapshotDocuments(ids) {
+      const docs: Record<string, unknown> = {};
+      for (const id of ids) {
+        const doc = await deps.snapshots.document(id).catch(() => undefined);
+        if (doc) docs[id] = doc;
+      }
+      return docs;
+    },
+
+    score: (input) => scoreOneAnswer(scorer, find, input),
+
+    scorer,
+
+    async close() {
+      await scorer.close();
     },
   };
 }

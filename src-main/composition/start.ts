@@ -294,6 +294,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
         // The engine's cancel stops each job's agent processes; anything still running is stopped here.
         await stopAllTrees(DEFAULT_KILL_GRACE_MS);
         await snapshots.close();
+        await suites.close();
         await store.close();
       },
     };

@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { buildWorkers } from '../../scripts/lib/workers.mjs';
 import { SCENARIO } from '../fakes/kubernetes';
 import type { ChatTurn } from '../fakes/ollama';
 
@@ -28,6 +29,8 @@ export async function buildCliBundle(): Promise<{ cliPath: string; cleanup: () =
     packages: 'external',
     logLevel: 'silent',
   });
+  // The worker threads the CLI starts (the scorer) sit beside it, as in dist/main.
+  await buildWorkers(build, ROOT, outdir);
   return { cliPath: path.join(outdir, 'cli.js'), cleanup: () => rm(outdir, { recursive: true, force: true }) };
 }
 

@@ -1,4 +1,4 @@
-import { readFile, rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobRecordSchema, SuiteListSchema, SuiteSchema, SUITE_FORMAT } from '../../shared';
@@ -72,6 +72,32 @@ describe('benchdesk suites (in-process)', () => {
     }
   });
 
+  it('score: an answer scored by the rules, the statements that counted and why; --json; usage errors exit 2', async () => {
+    const answer = 'It is not a password problem. report-worker was OOMKilled (exit code 137); give it a bigger memory allowance.';
+    const text = await cli(['suites', 'score', 'starter', 'oomkilled', '--answer', answer, '--local']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^oomkilled: PASS {2}score 100% {2}\(rules\)/);
+    expect(text.stdout).toMatch(/negated\s+It is not a password problem\. \(“not”\)/);
+    expect(text.stdout).toMatch(/counts\s+report-worker was OOMKilled/);
+    const file = path.join(dataDir, '..', `${path.basename(dataDir)}-answer.md`);
+    try {
+      await writeFile(file, 'The payments deployment is failing; restart it.');
+      const json = await cli(['suites', 'score', 'starter', 'healthy-cluster', '--answer-file', file, '--local', '--json']);
+      expect(json.code, json.stderr).toBe(0);
+      expect(stdoutJson(json)).toMatchObject({ passed: false, method: 'rules', must_not_matched: [expect.stringMatching(/^a fault claimed/)] });
+    } finally {
+      await rm(file, { force: true });
+    }
+    const neither = await cli(['suites', 'score', 'starter', 'oomkilled', '--local']);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toMatch(/exactly one of --answer TEXT or --answer-file FILE/);
+    const ghost = await cli(['suites', 'score', 'starter', 'ghost', '--answer', 'x', '--local']);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr).toMatch(/has no scenario ghost/);
+    const help = await cli(['suites', 'score', '--help']);
+    expect(help.stdout).toMatch(/Examples:[\s\S]*benchdesk suites score starter oomkilled --answer/);
+  });
+
   it('import of a bad document names each problem path and exits 2', async () => {
     const run = await cli(['suites', 'import', path.join(import.meta.dirname, '..', '..', 'package.json'), '--local']);
     expect(run.code).toBe(2);
@@ -87,7 +113,8 @@ describe('benchdesk run-suite (in-process)', () => {
     expect(run.stderr).toMatch(/scenario\.scored ok .*passed: 2 of 2 findings/);
     expect(run.stdout).toMatch(/oomkilled\s+│\s+1\s+│\s+pass\s+│\s+100%/);
     expect(run.stdout).toMatch(/healthy-cluster\s+│\s+1\s+│\s+fail\s+│\s+0%/);
-    expect(run.stdout).toMatch(/1\/2 passed \(50%\)/);
+    expect(run.stdout).toMatch(/1\/2 passed \(50% \[95% 9–91%\]\)/);
+    expect(run.stdout).toMatch(/manifest: suite starter sha256 [0-9a-f]{12}… · model digest [0-9a-f]{12}…/);
 
     const json = await cli(['run-suite', 'starter', '-m', 'llama3.1:8b', '--backend-url', ollama.url, '--scenario', 'oomkilled', '--local', '--json'], 60_000);
     expect(json.code, json.stderr).toBe(0);

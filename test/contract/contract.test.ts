@@ -337,6 +337,14 @@ describe('suites', () => {
     }
   });
 
+  it('scoreAnswer: the same score and statements on every transport; 404 for an unknown scenario, 422 for a bad body', async () => {
+    const answer = 'report-worker was OOMKilled; it is not a password problem. Raise its memory limit.';
+    const scored = await same('scoreAnswer', (c) => c.scoreAnswer({ suite_id: 'starter', scenario_id: 'oomkilled', answer }));
+    expect(scored).toMatchObject({ ok: { passed: true, method: 'rules', statements: expect.arrayContaining([expect.objectContaining({ reason: 'negated' })]) } });
+    expect(problemOf(await same('scoreAnswer', (c) => c.scoreAnswer({ suite_id: 'starter', scenario_id: 'ghost', answer })))).toMatchObject({ status: 404, code: 'scenario_not_found' });
+    expect(problemOf(await same('scoreAnswer', (c) => c.scoreAnswer({ suite_id: 'starter', scenario_id: 'oomkilled' } as never)))).toMatchObject({ status: 422 });
+  });
+
   it('another tenant may read suites but not create, import or delete one (403 on every transport)', async () => {
     const acme = createHttpClient({ baseUrl: (t.bd as typeof t.bd & { apiUrl: string }).apiUrl, token: TOKENS.acme, tenant: 'acme' });
     expect((await acme.listSuites({})).suites.map((s) => s.suite_id)).toContain('starter');

@@ -2,7 +2,7 @@ import type { SuiteService } from '../../app/suites';
 import { parseInput } from '../parse-input';
 import type { OperationHandlers } from '../types';
 
-type SuiteOperation = 'listSuites' | 'getSuite' | 'createSuite' | 'deleteSuite' | 'exportSuite' | 'importSuite';
+type SuiteOperation = 'listSuites' | 'getSuite' | 'createSuite' | 'deleteSuite' | 'exportSuite' | 'importSuite' | 'scoreAnswer';
 
 /** The suite operations (design §12), over the suite service. */
 export function suiteHandlers(suites: SuiteService): Pick<OperationHandlers, SuiteOperation> {
@@ -24,5 +24,8 @@ export function suiteHandlers(suites: SuiteService): Pick<OperationHandlers, Sui
       return suites.export(parseInput('exportSuite', input).suite_id);
     },
     importSuite: (ctx, input) => suites.import(ctx.tenantId, input),
+    async scoreAnswer(_ctx, input) {
+      return suites.score(parseInput('scoreAnswer', input));
+    },
   };
 }

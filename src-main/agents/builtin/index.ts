@@ -24,6 +24,12 @@ export type BuiltinAskOptions = {
   onEvent?: AgentEventSink;
 };
 
+/** The request's sampling over the configured options: temperature 0 unless asked, the seed when given. */
+function samplingOf(params: DriverAskParams, configured: BuiltinAskOptions['chatOptions']): BuiltinAskOptions['chatOptions'] {
+  if (params.temperature === undefined && params.seed === undefined) return configured;
+  return { ...(configured ?? {}), temperature: params.temperature ?? configured?.temperature ?? 0, ...(params.seed !== undefined ? { seed: params.seed } : {}) };
+}
+
 /** One `ask` of the built-in agent: load the kubeconfig, connect to the LLM, run the loop. */
 export async function askBuiltin(params: DriverAskParams, options: BuiltinAskOptions = {}): Promise<AgentResult> {
   const kube = await (options.kubeFactory ?? ((p: string) => loadKubeReader(p, options.kubeOptions)))(params.kubeconfig);
@@ -34,7 +40,7 @@ export async function askBuiltin(params: DriverAskParams, options: BuiltinAskOpt
       kube,
       model: params.model,
       maxSteps: options.maxSteps,
-      chatOptions: options.chatOptions,
+      chatOptions: samplingOf(params, options.chatOptions),
       signal: options.signal,
       onEvent: options.onEvent,
     });

@@ -1,12 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from '@commander-js/extra-typings';
-import { issueInWords, MAX_SUITE_REPEAT, SUITE_FORMAT, type Suite, type SuiteRequestInput } from '../../../shared';
+import { agreementInWords, issueInWords, MAX_SUITE_REPEAT, SUITE_FORMAT, type Suite, type SuiteRequestInput } from '../../../shared';
 import { isBenchdeskApiError } from '../../../shared/client';
 import { backendFields, connectionOf, examples, runJob, withBackend, withConnection, withConnectionOpen, withJobSubmit, withMarketplace } from '../common';
 import { EXIT, UsageError } from '../exit-codes';
 import { err, firstOf, formatBytes, note, out, print, printJson, table } from '../output';
 import { parseNonNegativeInt, parseUsd } from '../parsers';
+import { suitesScoreCommand } from '../suites/score-command';
 
 /**
  * `run-suite` (a `suite` job: every scenario of a suite asked and scored, one line per scenario on
@@ -23,6 +24,12 @@ function parseRepeat(value: string): number {
   return n;
 }
 
+function parseTemperature(value: string): number {
+  const t = Number(value);
+  if (!Number.isFinite(t) || t < 0 || t > 2) throw new UsageError('--temperature is a number from 0 to 2');
+  return t;
+}
+
 export function runSuiteCommand(setExit: (code: number) => void) {
   const cmd = new Command('run-suite')
     .description('run a suite: ask the agent every scenario on its recorded cluster, score each answer, and report accuracy, latency and $ per correct answer')
@@ -31,8 +38,11 @@ export function runSuiteCommand(setExit: (code: number) => void) {
     .option('--agent <name>', 'builtin, holmes, k8sgpt or a registered driver', 'builtin')
     .option('--scenario <id>', 'run only this scenario (repeat for several; default: all)', collect)
     .option('--repeat <n>', `ask each scenario n times (1–${MAX_SUITE_REPEAT}, default 1)`, parseRepeat)
-    .option('--judge-model <name>', 'also grade each answer with this model under a fixed rubric (reported apart from the score)')
+    .option('--judge-model <name>', 'let this model decide pass/fail (it sees the ground truth and the wrong claims; the rules are reported beside it)')
     .option('--judge-backend-url <url>', "the judge's llmserver (default: the suite's own backend)")
+    .option('--allow-self-judge', 'let the judge be the model under test (refused otherwise)')
+    .option('--temperature <t>', 'sampling temperature sent with every request (0–2, default 0)', parseTemperature)
+    .option('--seed <n>', 'seed sent with every request; each repeat gets seed + run − 1 when temperature > 0', parseNonNegativeInt)
     .option('--max-cost <usd>', 'spend limit of the rented machine: the job stops and releases it when its cost reaches this', parseUsd)
     .option('--marketplace-stop-instance', 'release the rented machine at the end (default)')
     .option('--no-marketplace-stop-instance', 'keep the rented machine running after the suite');
@@ -42,8 +52,8 @@ export function runSuiteCommand(setExit: (code: number) => void) {
       examples(
         '# the shipped suite on an existing llmserver',
         'benchdesk run-suite starter -m llama3.1:8b --backend-url http://127.0.0.1:11434',
-        '# two scenarios, three times each, graded by a judge too',
-        'benchdesk run-suite starter -m qwen2.5:7b --backend-url http://127.0.0.1:11434 --scenario oomkilled --scenario healthy-cluster --repeat 3 --judge-model llama3.1:8b',
+        '# two scenarios, three times each at temperature 0.7 (a seed per repeat), decided by a judge',
+        'benchdesk run-suite starter -m qwen2.5:7b --backend-url http://127.0.0.1:11434 --scenario oomkilled --scenario healthy-cluster --repeat 3 --temperature 0.7 --seed 7 --judge-model llama3.1:8b',
         '# on one rented GPU for the whole suite (released at the end), at most $0.50/h and $2 in all',
         'benchdesk run-suite starter -m qwen2.5:32b --marketplace --marketplace-template 4e17788f74f075dd9aab7d0d4427968f --marketplace-max-dph 0.5 --max-cost 2 --yes',
         '# for scripts: only the final job record on stdout',
@@ -52,7 +62,7 @@ export function runSuiteCommand(setExit: (code: number) => void) {
     )
     .action(async (suiteId, o) => {
       const target = backendFields(o, 'run on an existing llmserver or rent one');
-      if (o.judgeBackendUrl && !o.judgeModel) throw new UsageError('--judge-backend-url needs --judge-model');
+      if ((o.judgeBackendUrl || o.allowSelfJudge) && !o.judgeModel) throw new UsageError(`${o.judgeBackendUrl ? '--judge-backend-url' : '--allow-self-judge'} needs --judge-model`);
       const request: SuiteRequestInput = {
         ...target,
         suite_id: suiteId,
@@ -60,7 +70,9 @@ export function runSuiteCommand(setExit: (code: number) => void) {
         agent: o.agent,
         ...(o.scenario ? { scenario_ids: o.scenario } : {}),
         ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
-        ...(o.judgeModel ? { judge: { model: o.judgeModel, ...(o.judgeBackendUrl ? { backend_url: o.judgeBackendUrl } : {}) } } : {}),
+        ...(o.judgeModel ? { judge: { model: o.judgeModel, ...(o.judgeBackendUrl ? { backend_url: o.judgeBackendUrl } : {}), ...(o.allowSelfJudge ? { allow_self_judge: true } : {}) } } : {}),
+        ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+        ...(o.seed !== undefined ? { seed: o.seed } : {}),
         ...(o.maxCost !== undefined ? { max_cost_usd: o.maxCost } : {}),
       };
       const code = await runJob(o, { kind: 'suite', request }, { target, model: o.model });
@@ -71,6 +83,8 @@ export function runSuiteCommand(setExit: (code: number) => void) {
 function printSuite(s: Suite): void {
   print(`${out.bold(s.name)}  (${s.suite_id}${s.read_only ? ', shipped, read-only' : ''})`);
   if (s.description) print(s.description);
+  const agreement = agreementInWords(s.fixture_agreement);
+  if (agreement) print(`${agreement}${s.fixture_agreement && s.fixture_agreement.agreed < s.fixture_agreement.total ? out.yellow(' (see --json: fixture_agreement.disagreements)') : ''}`);
   print(
     table(
       ['scenario', 'title', 'difficulty', 'snapshot', 'findings', 'tags'],
@@ -100,8 +114,17 @@ async function readDocument(file: string): Promise<{ source: string; document: u
 
 export function suitesCommand(setExit: (code: number) => void) {
   const suites = new Command('suites')
-    .description('suites of scenarios on recorded clusters: list, show, export, import, delete (run one with benchdesk run-suite)')
-    .addHelpText('after', examples('benchdesk suites list', 'benchdesk suites show starter', 'benchdesk suites export starter -o starter.suite.json', 'benchdesk run-suite starter -m llama3.1:8b --backend-url http://127.0.0.1:11434'));
+    .description('suites of scenarios on recorded clusters: list, show, score an answer, export, import, delete (run one with benchdesk run-suite)')
+    .addHelpText(
+      'after',
+      examples(
+        'benchdesk suites list',
+        'benchdesk suites show starter',
+        "benchdesk suites score starter oomkilled --answer 'report-worker was OOMKilled; raise its memory limit.'",
+        'benchdesk suites export starter -o starter.suite.json',
+        'benchdesk run-suite starter -m llama3.1:8b --backend-url http://127.0.0.1:11434',
+      ),
+    );
 
   suites.addCommand(
     withConnection(new Command('list').description('the suites of this install, the shipped starter suite first'))
@@ -125,6 +148,8 @@ export function suitesCommand(setExit: (code: number) => void) {
         setExit(EXIT.ok);
       }),
   );
+
+  suites.addCommand(suitesScoreCommand(setExit));
 
   suites.addCommand(
     withConnection(
@@ -165,7 +190,10 @@ export function suitesCommand(setExit: (code: number) => void) {
           return;
         }
         if (o.json) printJson(suite);
-        else print(`imported ${suite.suite_id}: ${suite.name} (${suite.scenarios.length} scenarios)`);
+        else {
+          const agreement = agreementInWords(suite.fixture_agreement);
+          print(`imported ${suite.suite_id}: ${suite.name} (${suite.scenarios.length} scenarios${agreement ? `; ${agreement}` : ''})`);
+        }
         setExit(EXIT.ok);
       }),
   );

@@ -39,7 +39,16 @@ export async function agentRequestIssues(
 export async function askAgent(
   ctx: JobContext,
   deps: AgentWorkflowDeps,
-  params: { agent: string; question: string; model: string; kubeconfig?: string | undefined; backendUrl: string; backendType: BackendType; progress?: { detail: string; percent: number } },
+  params: {
+    agent: string;
+    question: string;
+    model: string;
+    kubeconfig?: string | undefined;
+    backendUrl: string;
+    backendType: BackendType;
+    progress?: { detail: string; percent: number };
+    sampling?: { temperature: number; seed: number | null };
+  },
 ): Promise<AgentResult> {
   const agent = deps.agents.resolveAgent(params.agent);
   const { sink, flush } = orderedEventSink(ctx);
@@ -52,6 +61,7 @@ export async function askAgent(
         kubeconfig: resolveKubeconfigPath(params.kubeconfig ?? null, deps.env),
         backend_type: params.backendType,
         backend_url: params.backendUrl,
+        ...(params.sampling ? { temperature: params.sampling.temperature, ...(params.sampling.seed !== null ? { seed: params.sampling.seed } : {}) } : {}),
       },
       {
         signal: ctx.signal,

@@ -1,22 +1,24 @@
-import type { AgentResult, JudgeVerdict, Scenario, ScenarioResult, Suite, SuiteRequest, SuiteResult, ValidationIssue } from '../../../shared';
-import { judgeAnswer, JudgeOutputError } from '../../suites/judge';
-import { scoreAnswer } from '../../../shared/scoring';
+import { randomInt } from 'node:crypto';
+import type { Manifest, Scenario, ScenarioResult, Suite, SuiteRequest, SuiteResult, ValidationIssue } from '../../../shared';
+import { buildManifest, readBackendFacts, BENCHDESK_VERSION } from '../../manifest/manifest';
+import type { AnswerScorer } from '../../suites/score-pool';
 import { summarise } from '../../suites/summary';
-import { elapsedMs, errorMessageOf } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
-import { askAgent, type AgentWorkflowDeps } from './agentic-agent';
-import { agentBackendUrl, backendUrlIssues, llmClient, type BackendTarget } from './backend';
+import type { AgentWorkflowDeps } from './agentic-agent';
+import { backendUrlIssues, llmClient, type BackendTarget } from './backend';
 import { runOnMachine } from './machine-phases';
-import { withSnapshotServed } from './cluster';
 import { marketplaceIssues, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+import { runScenario } from './suite-scenario';
 
-/** Where the workflow finds a suite by id (the suite service); undefined = no such suite. */
-export type SuiteSource = { find(suiteId: string): Promise<Suite | undefined> };
+/** Where the workflow finds a suite by id (the suite service): the suite, its snapshots' documents (for the manifest) and the scorer. */
+export type SuiteSource = {
+  find(suiteId: string): Promise<Suite | undefined>;
+  /** The stored documents of these snapshots, by id (one that cannot be read is left out). */
+  snapshotDocuments(ids: readonly string[]): Promise<Record<string, unknown>>;
+  readonly scorer: AnswerScorer;
+};
 
 export type SuiteWorkflowDeps = AgentWorkflowDeps & MarketplaceDeps & { suites: SuiteSource };
-
-/** An answer is kept whole in the result; the `scenario.scored` event carries this much of it, so a crash keeps most of it. */
-const EVENT_ANSWER_CHARS = 4000;
 
 /** The scenarios a request runs, in the suite's order (scenario_ids only filters). */
 export function selectScenarios(suite: Suite, ids: readonly string[] | undefined): Scenario[] {
@@ -66,21 +68,25 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
   const suite = await deps.suites.find(request.suite_id);
   if (!suite) throw new JobFailure('suite_not_found', `no suite ${request.suite_id} (it was deleted after the job was accepted)`);
   const scenarios = selectScenarios(suite, request.scenario_ids);
-  const { value: results, target, phases, provisioned, account } = await runOnMachine(ctx, deps, request, {
+  const startedAt = new Date().toISOString();
+  const baseSeed = request.seed ?? (request.temperature > 0 ? randomInt(0, 2 ** 31 - 1) : null);
+  const { value, target, phases, provisioned, account } = await runOnMachine(ctx, deps, request, {
     phase: 'analysis',
     // A judge on the suite's own machine needs its model there too.
     alsoPull: request.judge && !request.judge.backend_url ? [request.judge.model] : [],
     run: async (suiteTarget, instance) => {
+      const manifest = await suiteManifest(ctx, deps, { suite, scenarios, target: suiteTarget, instance, seed: baseSeed, startedAt });
       const scored: ScenarioResult[] = [];
       const total = scenarios.length * request.repeat;
       let index = 0;
       for (const scenario of scenarios) {
-        for (let repeat = 1; repeat <= request.repeat; repeat++) {
+        for (let run = 1; run <= request.repeat; run++) {
           index++;
-          scored.push(await runScenario(ctx, deps, { scenario, run: repeat, index, total, target: suiteTarget, instance }));
+          const seed = seedOfRun(baseSeed, request.temperature, run);
+          scored.push(await runScenario(ctx, { ...deps, scorer: deps.suites.scorer }, { scenario, run, index, total, target: suiteTarget, instance, seed }));
         }
       }
-      return scored;
+      return { scored, manifest };
     },
   });
   const costUsd = provisioned ? account.cost.cost_usd : 0;
@@ -89,105 +95,52 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
     agent: request.agent,
     model: request.model,
     backend_url: llmClient(target).baseUrl,
-    scenarios: results,
-    summary: summarise(results, costUsd),
+    scenarios: value.scored,
+    summary: summarise(value.scored, costUsd),
     phases,
     ...account,
     cost: provisioned ? account.cost : null,
+    manifest: value.manifest,
   };
 }
 
-type ScenarioRun = { scenario: Scenario; run: number; index: number; total: number; target: BackendTarget; instance: ProvisionedInstance | null };
+/** With temperature > 0 each repeat gets its own seed (base + run − 1); at temperature 0 every run sends the base seed, if any. */
+export function seedOfRun(base: number | null, temperature: number, run: number): number | null {
+  if (base === null) return null;
+  return temperature > 0 ? (base + run - 1) % 2 ** 31 : base;
+}
 
-/** One scenario on its own served snapshot: ask, score, judge if asked. An agent's failure is the scenario's, not the suite's. */
-async function runScenario(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps, params: ScenarioRun): Promise<ScenarioResult> {
+type ManifestParts = { suite: Suite; scenarios: readonly Scenario[]; target: BackendTarget; instance: ProvisionedInstance | null; seed: number | null; startedAt: string };
+
+/** The run's manifest (design §12b): what it ran on, with hashes of the suite and the snapshots it read. */
+async function suiteManifest(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps, parts: ManifestParts): Promise<Manifest> {
   const { request } = ctx;
-  const { scenario, run, index, total } = params;
-  const labels = { scenario_id: scenario.scenario_id, run, index, total, snapshot_id: scenario.snapshot_id };
-  const progress = { detail: `scenario ${index} of ${total}: ${scenario.title}`, percent: Math.round(((index - 1) / total) * 100) };
-  await ctx.setProgress('analysis', progress.detail, progress.percent);
-  await ctx.emit({ event: 'scenario.started', status: 'started', message: `${scenario.title}${request.repeat > 1 ? ` (run ${run} of ${request.repeat})` : ''}`, labels });
-  const t0 = performance.now();
-  let answer: AgentResult | null = null;
-  let error: string | null = null;
-  try {
-    answer = await withSnapshotServed(ctx, deps.snapshots, scenario.snapshot_id, (lease) =>
-      askAgent(ctx, deps, {
-        agent: request.agent,
-        question: scenario.question,
-        model: request.model,
-        kubeconfig: lease.kubeconfigPath,
-        backendUrl: agentBackendUrl(params.target),
-        backendType: request.backend_type,
-        progress,
-      }),
-    );
-  } catch (err) {
-    // Cancel, shutdown or the spend limit stop the suite; anything else fails this scenario only.
-    if (ctx.signal.aborted) throw err;
-    error = errorMessageOf(err);
-  }
-  const durationMs = elapsedMs(t0);
-  const text = answer?.answer ?? '';
-  const score = scoreAnswer(text, scenario.expected, scenario.must_not);
-  const judge = request.judge && answer ? await judgeScenario(ctx, scenario, text, params) : null;
-  const result: ScenarioResult = {
-    scenario_id: scenario.scenario_id,
-    run,
-    passed: error === null && score.passed,
-    score: error === null ? score.score : 0,
-    matched: score.matched,
-    missed: score.missed,
-    must_not_matched: score.must_not_matched,
-    ...(request.judge ? { judge } : {}),
-    answer: text,
-    duration_ms: durationMs,
-    prompt_tokens: answer?.metadata.prompt_tokens ?? null,
-    completion_tokens: answer?.metadata.completion_tokens ?? null,
-    tool_calls: answer?.metadata.tool_calls ?? null,
-    ...(error !== null ? { error } : {}),
-  };
-  // Everything a page (or a crash) needs to show the row: the result's fields as labels.
-  await ctx.emit({
-    event: 'scenario.scored',
-    status: error === null ? 'ok' : 'error',
-    duration_ms: durationMs,
-    message: error ?? `${result.passed ? 'passed' : 'failed'}: ${score.matched.length} of ${scenario.expected.length} findings${score.must_not_matched.length ? `, ${score.must_not_matched.length} wrong claim(s)` : ''}`,
-    error_type: error === null ? null : 'scenario_failed',
-    labels: {
-      ...labels,
-      passed: result.passed,
-      score: result.score,
-      matched: result.matched.join('\n'),
-      missed: result.missed.join('\n'),
-      must_not_matched: result.must_not_matched.join('\n'),
-      prompt_tokens: result.prompt_tokens,
-      completion_tokens: result.completion_tokens,
-      tool_calls: result.tool_calls,
-      answer: text.slice(0, EVENT_ANSWER_CHARS),
-      ...(judge ? { judge_score: judge.score, judge_passed: judge.passed } : {}),
-    },
+  const backend = await readBackendFacts(llmClient(parts.target), request.model, 'ollama', ctx.signal);
+  const agent = deps.agents.resolveAgent(request.agent);
+  const agentVersion =
+    request.agent === 'builtin' ? BENCHDESK_VERSION : await agent.info({ signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(10_000)]) }).then((i) => i.version, () => null);
+  const offer = parts.instance?.offer;
+  return buildManifest({
+    suite: parts.suite,
+    snapshots: await deps.suites.snapshotDocuments([...new Set(parts.scenarios.map((s) => s.snapshot_id))]),
+    model: request.model,
+    backend,
+    agent: { name: request.agent, version: agentVersion },
+    temperature: request.temperature,
+    seed: parts.seed,
+    template: request.marketplace ? { hash: request.template_hash ?? null, name: null } : null,
+    machine: parts.instance
+      ? {
+          instance_id: parts.instance.instanceId,
+          offer_id: offer?.id ?? null,
+          gpu_name: offer?.gpu_name ?? null,
+          num_gpus: offer?.num_gpus ?? null,
+          dph_at_rent: parts.instance.dphTotal,
+          download_usd_per_gb: parts.instance.inetDownCost,
+        }
+      : null,
+    request: { ...request } as Record<string, unknown>,
+    started_at: parts.startedAt,
   });
-  return result;
 }
 
-async function judgeScenario(ctx: JobContext<'suite'>, scenario: Scenario, answer: string, params: ScenarioRun): Promise<JudgeVerdict | null> {
-  const judge = ctx.request.judge;
-  if (!judge) return null;
-  const client = judge.backend_url ? llmClient({ backendUrl: judge.backend_url }) : llmClient(params.target);
-  try {
-    const { output, usage } = await ctx.step(
-      'judge.ask',
-      () => judgeAnswer(client, { model: judge.model, question: scenario.question, expected: scenario.expected, answer, signal: ctx.signal }),
-      { scenario_id: scenario.scenario_id, model: judge.model },
-    );
-    // On the suite's rented machine the judge's time is part of its bill: reported as its share.
-    const share = !judge.backend_url && params.instance ? Math.round(params.instance.dphTotal * (usage.duration_ms / 3_600_000) * 1e6) / 1e6 : 0;
-    return { ...output, model: judge.model, duration_ms: Math.round(usage.duration_ms * 10) / 10, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cost_usd: share };
-  } catch (err) {
-    if (ctx.signal.aborted) throw err;
-    // The deterministic score stands; a judge that failed is recorded and shown as missing.
-    await ctx.info('judge.failed', `the judge could not grade ${scenario.scenario_id}: ${errorMessageOf(err)}${err instanceof JudgeOutputError ? ` (${err.usage.attempts} attempts)` : ''}`, { scenario_id: scenario.scenario_id });
-    return null;
-  }
-}
