@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Rfc3339Schema } from './jobs';
-import { AgentNameSchema, DEFAULT_RELIABILITY } from './requests';
+import { ManifestSchema } from './manifest';
+import { AgentNameSchema, DEFAULT_RELIABILITY, JudgeRequestSchema, selfJudgeIssues } from './requests';
 
 /**
  * Sweeps (design §14): one request runs models × GPUs, renting one machine per GPU name, and
@@ -35,6 +36,17 @@ export const SweepServingSchema = z
   .strict();
 export type SweepServing = z.infer<typeof SweepServingSchema>;
 
+/** What a cell must reach for the report's headline (design §12b): the cheapest cell that meets them all. */
+export const SweepConstraintsSchema = z
+  .object({
+    min_accuracy: z.number().min(0).max(1).optional().describe('the lowest accuracy (0–1) a cell may have'),
+    max_ttft_p99_ms: z.number().positive().optional().describe('the highest time to first token, 99th percentile, of the serving benchmark’s best level (ms)'),
+    max_usd_per_correct: z.number().nonnegative().optional().describe('the highest $ per correct answer (the suite’s time only)'),
+    max_usd_per_million_output_tokens: z.number().nonnegative().optional().describe('the highest $ per million output tokens'),
+  })
+  .strict();
+export type SweepConstraints = z.infer<typeof SweepConstraintsSchema>;
+
 function unique(list: readonly string[]): boolean {
   return new Set(list.map((s) => s.toLowerCase())).size === list.length;
 }
@@ -60,6 +72,8 @@ const SweepRequestShape = {
       .describe('the marketplace template the machines run (Ollama); required'),
     max_total_cost_usd: z.number().positive().max(1_000_000).describe('the sweep’s spend limit ($): reaching it releases every machine and stops the sweep'),
     machines_at_once: z.number().int().min(1).max(MAX_MACHINES_AT_ONCE).default(1).describe('how many GPUs (machines) run at the same time'),
+    judge: JudgeRequestSchema.optional().describe('a model that decides each suite answer (it sees the ground truth and the wrong claims); refused when it is one of the models unless allow_self_judge'),
+    constraints: SweepConstraintsSchema.optional().describe('what a cell must reach: the report’s headline names the cheapest cell that meets them all, or which constraint nothing met'),
 };
 
 export const SweepRequestSchema = z
@@ -71,6 +85,8 @@ export const SweepRequestSchema = z
     }
     if (!v.template_hash) ctx.addIssue({ code: 'custom', path: ['template_hash'], message: 'required: the marketplace template the machines run' });
     if (v.max_dph !== undefined && v.max_dph < v.min_dph) ctx.addIssue({ code: 'custom', path: ['max_dph'], message: 'must be >= min_dph' });
+    for (const issue of selfJudgeIssues(v.models, v.judge)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    if (v.judge && v.suite_id === undefined) ctx.addIssue({ code: 'custom', path: ['judge'], message: 'a judge grades suite answers: give suite_id too' });
     if (v.serving) {
       const top = Math.max(...v.serving.concurrency);
       if (v.serving.requests_per_level < top) ctx.addIssue({ code: 'custom', path: ['serving', 'requests_per_level'], message: `must be at least the highest concurrency (${top})` });
@@ -106,18 +122,31 @@ export const SweepCellSchema = z.object({
   reason: z.string().optional(),
   /** The jobs the cell ran (suite and/or serving-benchmark), oldest first. */
   job_ids: z.array(z.string()),
-  /** Suite: passed ÷ total. */
+  /** Suite: passed ÷ (total − errors). */
   accuracy: z.number().min(0).max(1).optional(),
+  /** The accuracy's 95% Wilson interval [low, high]. */
+  accuracy_ci95: z.array(z.number().min(0).max(1)).length(2).optional().describe('[low, high]: the accuracy’s 95% Wilson interval'),
   passed: z.number().int().nonnegative().optional(),
   total: z.number().int().nonnegative().optional(),
+  /** Suite runs with no score (agent, scoring or judge failed), left out of the accuracy. */
+  errors: z.number().int().nonnegative().optional(),
+  /** Shared by the cells whose interval overlaps the tier leader's (1 = best): ties are ties. */
+  rank_tier: z.number().int().positive().optional(),
+  /** The machine's $/h × the suite job's own time ($): what $ per correct answer divides. */
+  suite_cost_usd: z.number().nonnegative().optional(),
+  /** The serving benchmark failed after the suite succeeded: the cell keeps its suite figures. */
+  serving_error: z.string().optional(),
   /** The machine's $/h × the time the cell held it ($). */
   cost_usd: z.number().nonnegative().describe('the machine’s $/h × the time this cell held it ($)'),
   cost_per_correct_usd: z.number().nonnegative().optional().describe('cost_usd ÷ correct answers ($)'),
   output_tokens_per_s: z.number().nonnegative().optional().describe('the serving benchmark’s best level (tokens/s)'),
   ttft_p50_ms: z.number().nonnegative().optional().describe('time to first token at that level, median (ms)'),
+  ttft_p99_ms: z.number().nonnegative().optional().describe('time to first token at that level, 99th percentile (ms)'),
   usd_per_million_output_tokens: z.number().nonnegative().optional().describe('$/h ÷ (output tokens/s × 3600) × 10⁶ ($)'),
   /** Suite accuracy per scenario tag. */
   tags: z.record(z.string(), TagAccuracySchema).optional(),
+  /** The suite job's manifest (or the serving job's when there is no suite): model digest, backend version, hashes. */
+  manifest: ManifestSchema.optional(),
   started_at: Rfc3339Schema.optional(),
   finished_at: Rfc3339Schema.optional(),
 });
@@ -190,21 +219,27 @@ export type SweepReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** One row of the ranked table. */
 export const ReportRowSchema = z.object({
-  rank: z.number().int().positive().nullable().describe('1 = best; null for cells without a score'),
+  rank: z.number().int().positive().nullable().describe('the rank tier: 1 = best; cells whose accuracy intervals overlap share it; null for cells without a score'),
   cell: z.number().int().nonnegative(),
   model: z.string(),
   gpu: z.string(),
   status: CellStatusSchema,
   reason: z.string().nullable(),
   accuracy: z.number().nullable(),
+  accuracy_ci95: z.array(z.number()).length(2).nullable().describe('[low, high]'),
   passed: z.number().int().nullable(),
   total: z.number().int().nullable(),
+  errors: z.number().int().nullable(),
   cost_usd: z.number(),
+  suite_cost_usd: z.number().nullable(),
   cost_per_correct_usd: z.number().nullable(),
   output_tokens_per_s: z.number().nullable(),
   ttft_p50_ms: z.number().nullable(),
+  ttft_p99_ms: z.number().nullable(),
   usd_per_million_output_tokens: z.number().nullable(),
   pareto: z.boolean().describe('on the Pareto front of accuracy against cost'),
+  serving_error: z.string().nullable(),
+  model_digest: z.string().nullable(),
 });
 export type ReportRow = z.infer<typeof ReportRowSchema>;
 
@@ -221,8 +256,12 @@ export const SweepReportSchema = z.object({
   rows: z.array(ReportRowSchema),
   /** Accuracy per scenario tag, per scored cell. */
   tags: z.array(z.object({ tag: z.string(), cells: z.array(z.object({ cell: z.number().int(), model: z.string(), gpu: z.string(), passed: z.number().int(), total: z.number().int(), accuracy: z.number() })) })),
-  /** Cells no other cell beats on both accuracy (higher) and cost (lower), cheapest first. */
+  /** Cells with a correct answer that no other cell beats on both accuracy (higher) and the suite's cost (lower), cheapest first. */
   pareto: z.array(z.object({ cell: z.number().int(), model: z.string(), gpu: z.string(), accuracy: z.number(), cost_usd: z.number() })),
+  constraints: SweepConstraintsSchema.nullable(),
+  /** The answer to the constraints: the cheapest cell that meets them all, or which constraint nothing met. */
+  headline: z.object({ met: z.boolean(), cell: z.number().int().nullable(), text: z.string(), unmet: z.array(z.string()) }).nullable(),
+  manifest: ManifestSchema,
 });
 export type SweepReport = z.infer<typeof SweepReportSchema>;
 

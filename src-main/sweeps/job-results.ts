@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import type { TagAccuracy } from '../../shared/sweeps';
+import { ManifestSchema, type Manifest } from '../../shared/manifest';
+import { wilsonInterval } from '../../shared/stats';
+import type { SweepCell, TagAccuracy } from '../../shared/sweeps';
+import type { SweepJobEnd, SweepJobKind } from './ports';
 
 /**
  * What a sweep reads of its jobs' results: narrow schemas of only the fields it needs, so the
@@ -13,7 +16,12 @@ const SuiteFiguresSchema = z.object({
     accuracy: z.number().min(0).max(1),
     passed: z.number().int().nonnegative(),
     total: z.number().int().nonnegative(),
+    errors: z.number().int().nonnegative().optional(),
+    accuracy_ci95: z.array(z.number().min(0).max(1)).length(2).optional(),
   }),
+  /** The suite job's phases: their durations are the suite's own time on the machine. */
+  phases: z.array(z.object({ duration_ms: z.number().nonnegative() })).optional(),
+  manifest: z.unknown().optional(),
   scenarios: z
     .array(
       z.object({
@@ -28,13 +36,23 @@ const SuiteFiguresSchema = z.object({
 const LevelSchema = z.object({
   concurrency: z.number(),
   output_tokens_per_s: z.number().nonnegative(),
-  ttft_ms: z.object({ p50: z.number().nonnegative() }).nullable().optional(),
+  ttft_ms: z.object({ p50: z.number().nonnegative(), p99: z.number().nonnegative().optional() }).nullable().optional(),
   failed: z.number().optional(),
 });
 const ServingFiguresSchema = z.object({ levels: z.array(LevelSchema).min(1) });
 
-export type SuiteFigures = { accuracy: number; passed: number; total: number; tags?: Record<string, TagAccuracy> };
-export type ServingFigures = { output_tokens_per_s: number; ttft_p50_ms?: number; concurrency: number };
+export type SuiteFigures = {
+  accuracy: number;
+  accuracy_ci95: [number, number];
+  passed: number;
+  total: number;
+  errors: number;
+  /** The suite job's own time (the sum of its phases), seconds. */
+  suite_seconds: number;
+  tags?: Record<string, TagAccuracy>;
+  manifest?: Manifest;
+};
+export type ServingFigures = { output_tokens_per_s: number; ttft_p50_ms?: number; ttft_p99_ms?: number; concurrency: number };
 
 export class ResultShapeError extends Error {
   constructor(kind: string, issues: string) {
@@ -57,8 +75,19 @@ function issuesOf(err: z.ZodError): string {
 export function readSuiteResult(result: unknown, tagsOf?: (scenarioId: string) => readonly string[] | undefined): SuiteFigures {
   const parsed = SuiteFiguresSchema.safeParse(result);
   if (!parsed.success) throw new ResultShapeError('suite', issuesOf(parsed.error));
-  const { summary, scenarios } = parsed.data;
-  const figures: SuiteFigures = { accuracy: summary.accuracy, passed: summary.passed, total: summary.total };
+  const { summary, scenarios, phases } = parsed.data;
+  const errors = summary.errors ?? 0;
+  const ci = summary.accuracy_ci95 ?? wilsonInterval(summary.passed, summary.total - errors);
+  const manifest = ManifestSchema.safeParse(parsed.data.manifest);
+  const figures: SuiteFigures = {
+    accuracy: summary.accuracy,
+    accuracy_ci95: [ci[0] ?? 0, ci[1] ?? 1],
+    passed: summary.passed,
+    total: summary.total,
+    errors,
+    suite_seconds: (phases ?? []).reduce((sum, p) => sum + p.duration_ms, 0) / 1000,
+    ...(manifest.success ? { manifest: manifest.data } : {}),
+  };
   const byTag = new Map<string, { passed: number; total: number }>();
   for (const s of scenarios ?? []) {
     for (const tag of s.tags ?? tagsOf?.(s.scenario_id) ?? []) {
@@ -83,6 +112,7 @@ export function readServingResult(result: unknown): ServingFigures {
     output_tokens_per_s: best.output_tokens_per_s,
     concurrency: best.concurrency,
     ...(best.ttft_ms ? { ttft_p50_ms: best.ttft_ms.p50 } : {}),
+    ...(best.ttft_ms?.p99 !== undefined ? { ttft_p99_ms: best.ttft_ms.p99 } : {}),
   };
 }
 
@@ -97,4 +127,67 @@ export function usdPerMillionTokens(dph: number, outputTokensPerSecond: number):
 /** The cell's cost over its correct answers; undefined with none correct. */
 export function costPerCorrect(costUsd: number, passed: number): number | undefined {
   return passed > 0 ? round6(costUsd / passed) : undefined;
+}
+
+export type JobEndOf = { kind: SweepJobKind; end: SweepJobEnd };
+
+function endFailure(kind: SweepJobKind, end: SweepJobEnd): string {
+  return `the ${kind} job ${end.status}${end.error ? `: ${end.error}` : ''}`;
+}
+
+/**
+ * A cell's figures from its jobs' ends (design §12b): the suite's accuracy with its interval, its
+ * errors, and $ per correct answer from the suite's own time on the machine (the serving
+ * benchmark's time is reported apart); the serving figures. A serving job that fails after the
+ * suite succeeded leaves the suite figures standing, with `serving_error`; a failed suite (or a
+ * failed serving job in a serving-only sweep) fails the cell.
+ */
+export function cellOutcome(ends: readonly JobEndOf[], opts: { dph: number; tagsOf?: ((scenarioId: string) => readonly string[] | undefined) | undefined }): { figures: Partial<SweepCell>; failure: string | null } {
+  const figures: Partial<SweepCell> = {};
+  const suite = ends.find((e) => e.kind === 'suite');
+  if (suite) {
+    if (suite.end.status !== 'succeeded') return { figures, failure: endFailure('suite', suite.end) };
+    let s: SuiteFigures;
+    try {
+      s = readSuiteResult(suite.end.result, opts.tagsOf);
+    } catch (err) {
+      return { figures, failure: err instanceof Error ? err.message : String(err) };
+    }
+    const suiteCost = round6(opts.dph * (s.suite_seconds / 3600));
+    const perCorrect = costPerCorrect(suiteCost, s.passed);
+    Object.assign(figures, {
+      accuracy: s.accuracy,
+      accuracy_ci95: s.accuracy_ci95,
+      passed: s.passed,
+      total: s.total,
+      errors: s.errors,
+      suite_cost_usd: suiteCost,
+      ...(perCorrect !== undefined ? { cost_per_correct_usd: perCorrect } : {}),
+      ...(s.tags ? { tags: s.tags } : {}),
+      ...(s.manifest ? { manifest: s.manifest } : {}),
+    });
+  }
+  const serving = ends.find((e) => e.kind === 'serving-benchmark');
+  if (serving) {
+    let problem: string | null = serving.end.status === 'succeeded' ? null : endFailure('serving-benchmark', serving.end);
+    if (problem === null) {
+      try {
+        const v = readServingResult(serving.end.result);
+        const perMillion = usdPerMillionTokens(opts.dph, v.output_tokens_per_s);
+        Object.assign(figures, {
+          output_tokens_per_s: v.output_tokens_per_s,
+          ...(v.ttft_p50_ms !== undefined ? { ttft_p50_ms: v.ttft_p50_ms } : {}),
+          ...(v.ttft_p99_ms !== undefined ? { ttft_p99_ms: v.ttft_p99_ms } : {}),
+          ...(perMillion !== undefined ? { usd_per_million_output_tokens: perMillion } : {}),
+        });
+      } catch (err) {
+        problem = err instanceof Error ? err.message : String(err);
+      }
+    }
+    if (problem !== null) {
+      if (!suite) return { figures, failure: problem };
+      figures.serving_error = problem;
+    }
+  }
+  return { figures, failure: null };
 }

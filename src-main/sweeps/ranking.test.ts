@@ -1,159 +1,102 @@
 import { describe, expect, it } from 'vitest';
-import type { SweepCell, SweepRecord } from '../../shared/sweeps';
-import { buildReport, paretoFront, rankCells } from './ranking';
-import { CSV_COLUMNS, reportCsv, reportMarkdown } from './report-format';
-import { planMachine } from './planner';
-import { costPerCorrect, readServingResult, readSuiteResult, ResultShapeError, usdPerMillionTokens } from './job-results';
-import type { MarketplaceOffer } from '../marketplace/vast-wire';
+import type { Manifest } from '../../shared/manifest';
+import type { SweepCell } from '../../shared/sweeps';
+import { buildReport, headlineOf, paretoFront, rankCells, rankSweep, sweepManifest } from './ranking';
+import { cell, sweep } from './test-cells';
 
-const cell = (over: Partial<SweepCell>): SweepCell => ({ model: 'm', gpu: 'g', status: 'succeeded', job_ids: [], cost_usd: 0, ...over });
+/** A suite cell of `passed` of `total`, at `perCorrect` $ per correct answer. */
+const scoredCell = (model: string, passed: number, total: number, perCorrect: number, over: Partial<SweepCell> = {}) =>
+  cell({ model, accuracy: passed / total, passed, total, cost_per_correct_usd: perCorrect, suite_cost_usd: perCorrect * passed, cost_usd: perCorrect * passed, ...over });
 
 describe('ranking', () => {
-  it('ranks by accuracy, then cost per correct answer; unscored and unfinished cells are not ranked', () => {
+  it('cells whose 95% intervals overlap the leader’s share its tier; within a tier the cheaper correct answer comes first', () => {
     const cells = [
-      cell({ model: 'a', accuracy: 0.8, cost_usd: 1, cost_per_correct_usd: 0.125 }),
-      cell({ model: 'b', accuracy: 0.9, cost_usd: 3, cost_per_correct_usd: 0.33 }),
-      cell({ model: 'c', accuracy: 0.8, cost_usd: 0.5, cost_per_correct_usd: 0.0625 }),
-      cell({ model: 'd', status: 'failed' }),
-      cell({ model: 'e', accuracy: 0, cost_usd: 0.1 }),
-      cell({ model: 'f', status: 'skipped' }),
+      scoredCell('eight', 8, 10, 0.01),
+      scoredCell('nine', 9, 10, 0.05),
+      scoredCell('eight-again', 8, 10, 0.01),
+      scoredCell('low', 20, 100, 0.001),
+      cell({ model: 'failed', status: 'failed' }),
     ];
-    expect(rankCells(cells, 'accuracy')).toEqual([1, 2, 0, 4]);
+    const s = sweep(cells);
+    rankSweep(s);
+    // 9/10 is not better than 8/10 on ten scenarios: one tier, the cheaper first; exact ties share it in matrix order.
+    expect(s.ranking.map((i) => s.cells[i]?.model)).toEqual(['eight', 'eight-again', 'nine', 'low']);
+    expect(s.cells.map((c) => c.rank_tier)).toEqual([1, 1, 1, 2, undefined]);
+    // The report's rank is the tier: ties are shown as ties.
+    expect(buildReport(s).rows.map((r) => [r.model, r.rank])).toEqual([
+      ['eight', 1],
+      ['eight-again', 1],
+      ['nine', 1],
+      ['low', 2],
+      ['failed', null],
+    ]);
   });
 
-  it('a serving-only sweep ranks by $ per million output tokens, then throughput', () => {
+  it('enough answers separate the tiers', () => {
+    const cells = [scoredCell('ninety', 90, 100, 0.05), scoredCell('seventy', 70, 100, 0.01)];
+    const s = sweep(cells);
+    rankSweep(s);
+    expect(s.cells.map((c) => c.rank_tier)).toEqual([1, 2]);
+    expect(rankCells(cells, 'accuracy')).toEqual([0, 1]);
+  });
+
+  it('a serving-only sweep ranks by $ per million output tokens, then throughput; equal figures share a tier', () => {
     const cells = [
       cell({ model: 'a', usd_per_million_output_tokens: 2, output_tokens_per_s: 50 }),
-      cell({ model: 'b', usd_per_million_output_tokens: 1, output_tokens_per_s: 20 }),
+      cell({ model: 'b', usd_per_million_output_tokens: 1, output_tokens_per_s: 40 }),
       cell({ model: 'c', usd_per_million_output_tokens: 1, output_tokens_per_s: 40 }),
       cell({ model: 'd', status: 'budget_exceeded' }),
     ];
-    expect(rankCells(cells, 'serving')).toEqual([2, 1, 0]);
+    const s = sweep(cells, { suite_id: undefined });
+    rankSweep(s);
+    expect(s.ranking).toEqual([1, 2, 0]);
+    expect(s.cells.map((c) => c.rank_tier)).toEqual([2, 1, 1, undefined]);
   });
 
-  it('the Pareto front keeps the cells no other beats on both accuracy and cost, cheapest first', () => {
+  it('the Pareto front: cells with a correct answer that no other beats on accuracy and the suite’s cost', () => {
     const cells = [
-      cell({ accuracy: 0.9, cost_usd: 3 }),
-      cell({ accuracy: 0.8, cost_usd: 1 }),
-      cell({ accuracy: 0.7, cost_usd: 2 }), // dominated by the second
-      cell({ accuracy: 0.9, cost_usd: 4 }), // dominated by the first
-      cell({ accuracy: 0.95, cost_usd: 10 }),
-      cell({ accuracy: 1, cost_usd: 0.1, status: 'failed' }),
+      cell({ accuracy: 0.9, passed: 9, total: 10, cost_usd: 9, suite_cost_usd: 3 }),
+      cell({ accuracy: 0.8, passed: 8, total: 10, cost_usd: 1 }),
+      cell({ accuracy: 0.7, passed: 7, total: 10, cost_usd: 2 }), // dominated by the second
+      cell({ accuracy: 0.9, passed: 9, total: 10, cost_usd: 4 }), // dominated by the first (its suite cost is 3)
+      cell({ accuracy: 0.95, passed: 19, total: 20, cost_usd: 10 }),
+      cell({ accuracy: 1, passed: 1, total: 1, cost_usd: 0.1, status: 'failed' }),
+      cell({ accuracy: 0, passed: 0, total: 10, cost_usd: 0.01 }), // cheapest, but nothing correct: never on the front
     ];
     expect(paretoFront(cells)).toEqual([1, 0, 4]);
   });
 });
 
-function sweep(cells: SweepCell[], request: Partial<SweepRecord['request']> = { suite_id: 'starter' }): SweepRecord {
-  return {
-    sweep_id: 'sw-test',
-    tenant_id: 'default',
-    name: 'A | B',
-    status: 'succeeded',
-    message: '',
-    created_at: '2026-01-01T00:00:00.000Z',
-    started_at: null,
-    finished_at: null,
-    updated_at: '2026-01-01T01:00:00.000Z',
-    request: { name: 'x', models: [], gpus: [], agent: 'builtin', repeat: 1, min_dph: 0, reliability: 0.99, max_total_cost_usd: 5, machines_at_once: 1, ...request },
-    spend_usd: 1.5,
-    max_total_cost_usd: 5,
-    cells,
-    machines: [],
-    earlier_machines: [],
-    ranking: [],
-    error: null,
-    error_code: null,
-  };
-}
-
-describe('report formats', () => {
+describe('constraints and the headline', () => {
   const cells = [
-    cell({ model: 'qwen2.5:7b', gpu: 'RTX 3090', accuracy: 0.5, passed: 5, total: 10, cost_usd: 0.05, cost_per_correct_usd: 0.01, tags: { pods: { passed: 2, total: 4, accuracy: 0.5 } } }),
-    cell({ model: 'llama3.1:8b', gpu: 'RTX 3090', accuracy: 0.8, passed: 8, total: 10, cost_usd: 0.06, cost_per_correct_usd: 0.0075, tags: { pods: { passed: 4, total: 4, accuracy: 1 } } }),
-    cell({ model: 'llama3.1:70b', gpu: 'RTX 3090', status: 'skipped', reason: 'needs 49 GB, has 24 GB, a|b' }),
+    scoredCell('big', 9, 10, 0.08, { ttft_p99_ms: 300, usd_per_million_output_tokens: 3 }),
+    scoredCell('mid', 8, 10, 0.02, { ttft_p99_ms: 700, usd_per_million_output_tokens: 1 }),
+    scoredCell('small', 5, 10, 0.01, { ttft_p99_ms: 200, usd_per_million_output_tokens: 0.5 }),
+    cell({ model: 'broken', status: 'failed' }),
   ];
-
-  it('Markdown: a title, the ranked table with units, unranked cells with their reason, per-tag accuracy, the Pareto front', () => {
-    const md = reportMarkdown(buildReport(sweep(cells)));
-    const lines = md.split('\n');
-    expect(lines[0]).toBe('## Sweep: A \\| B');
-    expect(md).toContain('| # | Model | GPU | Accuracy | Correct | Cost | $ / correct | Pareto | Note |');
-    expect(md).toContain('| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
-    expect(md).toContain('| 1 | llama3.1:8b | RTX 3090 | 80.0 % | 8/10 | $0.0600 | $0.0075 | ★ |  |');
-    expect(md).toContain('| – | llama3.1:70b | RTX 3090 | – | – | $0.0000 | – |  | skipped: needs 49 GB, has 24 GB, a\\|b |');
-    expect(md).toContain('### Accuracy per tag');
-    expect(md).toContain('| pods | 50.0 % (2/4) | 100.0 % (4/4) |');
-    expect(md).toContain('- llama3.1:8b @ RTX 3090: 80.0 % for $0.0600');
-    // Every table row has as many cells as its header.
-    for (const table of md.split('\n\n').filter((b) => b.startsWith('|'))) {
-      const widths = table.split('\n').map((row) => row.split(/(?<!\\)\|/).length);
-      expect(new Set(widths).size).toBe(1);
-    }
+  it('names the cheapest cell that meets every constraint', () => {
+    expect(headlineOf(cells, { min_accuracy: 0.75 }, 'accuracy')).toEqual({ met: true, cell: 1, text: 'mid on g is the cheapest cell that meets accuracy ≥ 75%', unmet: [] });
+    expect(headlineOf(cells, { min_accuracy: 0.75, max_ttft_p99_ms: 500 }, 'accuracy')).toMatchObject({ met: true, cell: 0 });
+    expect(headlineOf(cells, undefined, 'accuracy')).toBeNull();
   });
-
-  it('CSV: units in the column names, quoted fields, one row per cell', () => {
-    const csv = reportCsv(buildReport(sweep(cells)));
-    const rows = csv.trimEnd().split('\r\n');
-    expect(rows[0]).toBe(CSV_COLUMNS.join(','));
-    expect(rows[0]).toContain('cost_usd');
-    expect(rows[0]).toContain('ttft_p50_ms');
-    expect(rows[1]).toBe('1,llama3.1:8b,RTX 3090,succeeded,,0.8,8,10,0.06,0.0075,,,,true');
-    expect(rows[3]).toBe(',llama3.1:70b,RTX 3090,skipped,"needs 49 GB, has 24 GB, a|b",,,,0,,,,,false');
-  });
-
-  it('a serving-only report ranks by $ / 1M output tokens', () => {
-    const report = buildReport(sweep([cell({ model: 'a', output_tokens_per_s: 100, ttft_p50_ms: 80, usd_per_million_output_tokens: 0.5 })], { suite_id: undefined }));
-    expect(report.ranked_by).toBe('serving');
-    expect(reportMarkdown(report)).toContain('| 1 | a | g | $0.5000 | 100.0 | 80 | $0.0000 |  |');
+  it('says which constraint nothing met, with the best figure there is, or that none meets them at once', () => {
+    expect(headlineOf(cells, { min_accuracy: 0.95, max_usd_per_correct: 0.05 }, 'accuracy')).toEqual({ met: false, cell: null, text: 'nothing met accuracy ≥ 95% (the best is 90%)', unmet: ['min_accuracy'] });
+    expect(headlineOf(cells, { min_accuracy: 0.85, max_usd_per_correct: 0.05 }, 'accuracy')).toEqual({
+      met: false,
+      cell: null,
+      text: 'no cell meets accuracy ≥ 85% and $ per correct answer ≤ $0.05 at once; each is met by some cell',
+      unmet: [],
+    });
   });
 });
 
-describe('planner', () => {
-  const offer = (id: number, gpu: string, ram: number, dph: number, over: Partial<MarketplaceOffer> = {}) =>
-    ({ id, gpu_name: gpu, gpu_ram: ram, num_gpus: 1, dph_total: dph, reliability2: 0.999, direct_port_count: 1, rentable: true, ...over }) as MarketplaceOffer;
-  const catalog = (m: string) => ({ 'a:8b': { name: 'a:8b', vram_mb: 8000, required_disk_gb: 42, download_gb: 5 }, 'b:70b': { name: 'b:70b', vram_mb: 50_000, required_disk_gb: 80, download_gb: 43 } })[m];
-  const criteria = { minDph: 0, maxDph: 5, minReliability: 0.9 };
-
-  it('sizes the machine for the largest model that fits, disk for every model; skips the rest with the reason', () => {
-    const plan = planMachine('RTX 4090', ['a:8b', 'b:70b', 'c:1b'], catalog, [offer(1, 'RTX 4090', 24_564, 0.3), offer(2, 'RTX 4090', 24_564, 0.25), offer(3, 'A100', 81_920, 1)], criteria);
-    expect(plan.models).toEqual(['a:8b']);
-    expect(plan.sizing).toMatchObject({ name: 'a:8b', vram_mb: 8000 });
-    expect(plan.cheapestDph).toBe(0.25);
-    expect(plan.skipped).toEqual([
-      { model: 'b:70b', reason: 'b:70b needs 49 GB of GPU memory; the largest RTX 4090 offer has 24 GB' },
-      { model: 'c:1b', reason: 'c:1b is not in the marketplace catalog, so its memory need is unknown' },
-    ]);
+describe('the sweep manifest', () => {
+  const m = (over: Partial<Manifest>): Manifest => ({
+    benchdesk_version: '0.1.0', suite_id: 'starter', suite_sha256: 'a'.repeat(64), snapshot_sha256: { s: 'b'.repeat(64) }, model: 'x', model_digest: 'd1', backend_api: 'ollama', backend_version: '0.15.2',
+    agent: 'builtin', agent_version: '0.1.0', temperature: 0, seed: null, num_ctx: null, template: null, machine: null, request: {}, started_at: null, ...over,
   });
-
-  it('nothing to rent when no offer of the GPU is usable (no direct port, over the price)', () => {
-    const plan = planMachine('L4', ['a:8b'], catalog, [offer(1, 'L4', 24_000, 9), offer(2, 'L4', 24_000, 0.1, { direct_port_count: 0 })], criteria);
-    expect(plan.sizing).toBeNull();
-    expect(plan.skipped[0]?.reason).toMatch(/no L4 offer fits/);
-  });
-
-  it('two models on one machine: the disk holds both downloads', () => {
-    const plan = planMachine('A100', ['a:8b', 'b:70b'], catalog, [offer(3, 'A100', 81_920, 1)], criteria);
-    expect(plan.sizing?.vram_mb).toBe(50_000);
-    expect(plan.sizing?.required_disk_gb).toBe(Math.ceil(48 * 1.15) + 32);
-  });
-});
-
-describe('job results', () => {
-  it('reads the suite figures and the tags; a result without them is a clear error', () => {
-    const figures = readSuiteResult({ summary: { accuracy: 0.5, passed: 1, total: 2 }, scenarios: [{ scenario_id: 'x', passed: true }, { scenario_id: 'y', passed: false }], other: 1 }, (id) => (id === 'x' ? ['oom'] : ['oom', 'pending']));
-    expect(figures).toEqual({ accuracy: 0.5, passed: 1, total: 2, tags: { oom: { passed: 1, total: 2, accuracy: 0.5 }, pending: { passed: 0, total: 1, accuracy: 0 } } });
-    expect(() => readSuiteResult({ answer: 'x' })).toThrow(ResultShapeError);
-  });
-
-  it('the best serving level is the highest throughput, with its TTFT', () => {
-    expect(readServingResult({ levels: [{ concurrency: 1, output_tokens_per_s: 10, ttft_ms: { p50: 5 } }, { concurrency: 8, output_tokens_per_s: 70, ttft_ms: { p50: 30 } }] })).toEqual({ output_tokens_per_s: 70, ttft_p50_ms: 30, concurrency: 8 });
-  });
-
-  it('money: $/1M tokens and $ per correct answer', () => {
-    expect(usdPerMillionTokens(0.36, 100)).toBe(1);
-    expect(usdPerMillionTokens(0.36, 0)).toBeUndefined();
-    expect(costPerCorrect(0.3, 3)).toBe(0.1);
-    expect(costPerCorrect(0.3, 0)).toBeUndefined();
+  it('keeps what the cells agree on, nulls what they differ on, and carries the request', () => {
+    const s = sweep([cell({ manifest: m({ model_digest: 'd1' }) }), cell({ manifest: m({ model_digest: 'd2' }) })], { suite_id: 'starter', template_hash: 'tpl' });
+    expect(sweepManifest(s)).toMatchObject({ suite_id: 'starter', suite_sha256: 'a'.repeat(64), snapshot_sha256: { s: 'b'.repeat(64) }, model: null, model_digest: null, backend_version: '0.15.2', agent: 'builtin', agent_version: '0.1.0', temperature: 0, template: { hash: 'tpl', name: null }, request: { suite_id: 'starter' }, started_at: '2026-01-01T00:00:01.000Z' });
   });
 });

@@ -98,6 +98,8 @@ const kind = (job: Submitted): SweepJobKind => job.kind;
 function suiteResult(passed: number, total: number): unknown {
   return {
     summary: { accuracy: passed / total, passed, total, cost_per_correct_usd: null },
+    // The suite job's own time (the runner's 10 simulated minutes): what $ per correct answer is counted from.
+    phases: [{ name: 'analysis', status: 'ok', started_at: '2026-01-01T00:00:00.000Z', duration_ms: 600_000 }],
     scenarios: Array.from({ length: total }, (_, i) => ({ scenario_id: `s${i}`, passed: i < passed, tags: [i % 2 === 0 ? 'pods' : 'network'] })),
   };
 }
@@ -165,8 +167,10 @@ describe('sweep engine', () => {
     expect(rtxSmall?.accuracy).toBeCloseTo(0.6);
     expect(rtxSmall?.cost_per_correct_usd).toBeCloseTo(0.2 / 6 / 6, 6);
     expect(rtxSmall?.tags?.pods).toEqual({ passed: 3, total: 5, accuracy: 0.6 });
-    // mid:8b is more accurate; on the cheaper GPU first.
-    expect(sweep.ranking.map((i) => `${sweep.cells[i]?.model}@${sweep.cells[i]?.gpu}`)).toEqual(['mid:8b@RTX 3090', 'mid:8b@A100', 'small:1b@RTX 3090', 'small:1b@A100']);
+    // 9/10 and 6/10 are a statistical tie on ten scenarios (their 95% intervals overlap): one tier,
+    // ordered by $ per correct answer, so the cheap GPU's small model comes before the A100's mid one.
+    expect(sweep.ranking.map((i) => `${sweep.cells[i]?.model}@${sweep.cells[i]?.gpu}`)).toEqual(['mid:8b@RTX 3090', 'small:1b@RTX 3090', 'mid:8b@A100', 'small:1b@A100']);
+    expect(sweep.cells.map((c) => c.rank_tier)).toEqual([1, 1, 1, 1]);
     expect(sweep.spend_usd).toBeCloseTo(sweep.machines.reduce((s, m) => s + m.cost_usd, 0), 6);
     expect(sweep.machines.every((m) => m.status === 'released' && m.released === true)).toBe(true);
     const report = await t.engine.report('default', created.sweep_id, 'md');

@@ -13,10 +13,10 @@ import {
 } from '../../shared/sweeps';
 import { ProblemError } from '../app/problem-error';
 import type { Logger } from '../engine/types';
-import { costPerCorrect, readServingResult, readSuiteResult, usdPerMillionTokens } from './job-results';
+import { cellOutcome, type JobEndOf } from './job-results';
 import { planMachine } from './planner';
 import { SWEEP_JOB_KINDS, type MachineEvent, type RentedMachine, type SweepJobKind, type SweepJobRunner, type SweepMachines } from './ports';
-import { buildReport, rankCells, rankedBy } from './ranking';
+import { buildReport, rankSweep } from './ranking';
 import { reportCsv, reportMarkdown } from './report-format';
 import type { SweepStore } from './sweep-store';
 
@@ -351,7 +351,7 @@ export class SweepEngine {
         cell.status = stop ?? 'failed';
         cell.reason = stop === 'budget_exceeded' ? `the sweep reached its spend limit ($${s.max_total_cost_usd})` : stop === 'cancelled' ? 'the sweep was cancelled' : `not run: ${errorMessage(fatal)}`;
       }
-      s.ranking = rankCells(s.cells, rankedBy(s.request));
+      rankSweep(s);
       s.finished_at = this.iso();
       const done = s.cells.filter((c) => c.status === 'succeeded').length;
       if (stop === 'cancelled') {
@@ -528,28 +528,20 @@ export class SweepEngine {
     const machineId = (sweep.machines[machineIndex] as SweepMachine).machine_id;
     this.publish(sweep, { event: 'sweep.cell.running', status: 'info', message: `${model} on ${gpu}`, labels: { cell: cellIndex, model, gpu } });
     const request = sweep.request;
-    const figures: Partial<SweepCell> = {};
+    let figures: Partial<SweepCell> = {};
     let failure: string | null = null;
-    let passed = 0;
     try {
       await this.options.machines.prepare(rented, model, (e) => this.publishMachineEvent(sweepId, gpu, e), signal);
       const kinds: SweepJobKind[] = [...(request.suite_id !== undefined ? ['suite' as const] : []), ...(request.serving ? ['serving-benchmark' as const] : [])];
+      const ends: JobEndOf[] = [];
       for (const kind of kinds) {
         const end = await this.runJob(sweep, cellIndex, kind, model, rented, jobTag(machineId, cellIndex, kind), signal);
-        if (end.status !== 'succeeded') {
-          failure = `the ${kind} job ${end.status}${end.error ? `: ${end.error}` : ''}`;
-          break;
-        }
-        if (kind === 'suite') {
-          const lookup = request.suite_id !== undefined ? await this.options.tagsOf?.(request.suite_id).catch(() => undefined) : undefined;
-          const s = readSuiteResult(end.result, lookup);
-          Object.assign(figures, { accuracy: s.accuracy, passed: s.passed, total: s.total, ...(s.tags ? { tags: s.tags } : {}) });
-          passed = s.passed;
-        } else {
-          const s = readServingResult(end.result);
-          Object.assign(figures, { output_tokens_per_s: s.output_tokens_per_s, ...(s.ttft_p50_ms !== undefined ? { ttft_p50_ms: s.ttft_p50_ms } : {}) });
-        }
+        ends.push({ kind, end });
+        // A failed suite ends the cell; a failed serving benchmark leaves the suite's figures standing.
+        if (end.status !== 'succeeded' && kind === 'suite') break;
       }
+      const lookup = request.suite_id !== undefined ? await this.options.tagsOf?.(request.suite_id).catch(() => undefined) : undefined;
+      ({ figures, failure } = cellOutcome(ends, { dph: rented.dphTotal, tagsOf: lookup }));
     } catch (err) {
       if (!(err instanceof StoppedError) && !signal.aborted) failure = errorMessage(err);
     }
@@ -580,11 +572,7 @@ export class SweepEngine {
       }
       Object.assign(cell, figures);
       cell.status = 'succeeded';
-      const perCorrect = request.suite_id !== undefined ? costPerCorrect(cell.cost_usd, passed) : undefined;
-      if (perCorrect !== undefined) cell.cost_per_correct_usd = perCorrect;
-      const perMillion = cell.output_tokens_per_s !== undefined ? usdPerMillionTokens(rented.dphTotal, cell.output_tokens_per_s) : undefined;
-      if (perMillion !== undefined) cell.usd_per_million_output_tokens = perMillion;
-      s.ranking = rankCells(s.cells, rankedBy(s.request));
+      rankSweep(s);
     });
     const cell = sweep.cells[cellIndex] as SweepCell;
     if (stop !== 'shutdown') {
@@ -604,7 +592,7 @@ export class SweepEngine {
     const common = { model, backend_url: rented.backendUrl, marketplace: false };
     const body: Record<string, unknown> =
       kind === 'suite'
-        ? { ...common, suite_id: request.suite_id, agent: request.agent, repeat: request.repeat }
+        ? { ...common, suite_id: request.suite_id, agent: request.agent, repeat: request.repeat, ...(request.judge ? { judge: request.judge } : {}) }
         : { ...common, ...request.serving };
     const jobId = await this.options.runner.submit(sweep.tenant_id, kind, body, tag);
     const s = await this.update(sweep.sweep_id, (rec) => {

@@ -405,7 +405,7 @@ describe('sweeps', () => {
     const md = (await same('getSweepReport', (c) => c.getSweepReport({ sweep_id: id, format: 'md' }))) as { ok: unknown };
     expect(String(md.ok)).toMatch(/^## Sweep: contract sweep/);
     const csv = (await same('getSweepReport', (c) => c.getSweepReport({ sweep_id: id, format: 'csv' }))) as { ok: unknown };
-    expect(String(csv.ok)).toMatch(/^rank,model,gpu,status/);
+    expect(String(csv.ok)).toMatch(/^rank_tier,model,gpu,status/);
     expect(problemOf(await same('getSweep', (c) => c.getSweep({ sweep_id: 'sw-none' })))).toMatchObject({ status: 404 });
   });
 });

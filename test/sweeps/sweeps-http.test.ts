@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobEvent, MarketplaceInstanceList } from '../../shared';
+import { CSV_COLUMNS } from '../../src-main/sweeps/report-format';
 import { DEFAULT_FAKE_MODELS } from '../fakes/ollama';
 import { OLLAMA_TEMPLATE_HASH } from '../fakes/vast';
 import { mustVast, startHarness, waitUntil, type Harness } from '../workflows/harness';
@@ -103,7 +104,7 @@ describe('sweeps over HTTP against the fakes', () => {
     expect(md.body).toContain('| 1 | llama3.1:8b |');
     const csv = await h.bd.app.inject({ method: 'GET', url: `/v1/sweeps/${id}/report?format=csv` });
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
-    expect(csv.body.split('\r\n')[0]).toBe('rank,model,gpu,status,reason,accuracy_fraction,passed_count,total_count,cost_usd,cost_per_correct_usd,output_tokens_per_s,ttft_p50_ms,usd_per_million_output_tokens,pareto');
+    expect(csv.body.split('\r\n')[0]).toBe(CSV_COLUMNS.join(','));
     expect(csv.body.split('\r\n').filter(Boolean)).toHaveLength(5);
     const json = await h.get(`/v1/sweeps/${id}/report`);
     expect(json.body.ranked_by).toBe('accuracy');

@@ -51,8 +51,18 @@ describe('a suite sweep with the real suite job kind', () => {
     const [qwen, llama] = sweep.cells;
     expect(llama).toMatchObject({ status: 'succeeded', passed: 1, total, accuracy: 1 / total });
     expect(qwen).toMatchObject({ status: 'succeeded', passed: 0, total, accuracy: 0 });
-    expect(llama?.cost_per_correct_usd).toBeCloseTo(llama?.cost_usd ?? 0, 6);
+    // $ per correct answer from the suite job's own time on the machine (not the pull before it).
+    expect(llama?.suite_cost_usd).toBeGreaterThan(0);
+    expect(llama?.suite_cost_usd).toBeLessThanOrEqual(llama?.cost_usd ?? 0);
+    expect(llama?.cost_per_correct_usd).toBeCloseTo(llama?.suite_cost_usd ?? -1, 6);
     expect(qwen?.cost_per_correct_usd).toBeUndefined();
+    // 1/10 and 0/10 are a tie: one tier; the cell with a correct answer first.
+    expect(sweep.cells.map((c) => c.rank_tier)).toEqual([1, 1]);
+    expect(llama?.accuracy_ci95?.[0]).toBeLessThan(0.1);
+    // Each cell carries its suite job's manifest; the report carries the sweep's.
+    expect(llama?.manifest).toMatchObject({ suite_id: 'starter', model: 'llama3.1:8b', backend_api: 'ollama' });
+    const report = (await h.get(`/v1/sweeps/${String(res.body.sweep_id)}/report`)).body as { manifest: { suite_id: string; suite_sha256: string; model: string | null } };
+    expect(report.manifest).toMatchObject({ suite_id: 'starter', suite_sha256: llama?.manifest?.suite_sha256, model: null });
     // Accuracy per tag, from the suite's scenarios.
     const crashTags = starter.scenarios.find((s) => s.scenario_id === 'crashloop-db-password')?.tags ?? [];
     expect(crashTags.length).toBeGreaterThan(0);
@@ -114,6 +124,9 @@ describe('a serving sweep with the real serving-benchmark kind', () => {
     expect(mustVast(h).callsTo('asks')).toHaveLength(2);
     expect(mustVast(h).liveInstances()).toHaveLength(0);
     const csv = await h.bd.app.inject({ method: 'GET', url: `/v1/sweeps/${sweep.sweep_id}/report?format=csv` });
-    expect(csv.body.split('\r\n')[1]).toMatch(/^1,.*,succeeded,,,,,[\d.]+,,[\d.]+,[\d.]+,[\d.]+,false$/);
+    const [header, first] = csv.body.split('\r\n');
+    const row = Object.fromEntries((header ?? '').split(',').map((column, i) => [column, (first ?? '').split(',')[i]]));
+    expect(row).toMatchObject({ rank_tier: '1', status: 'succeeded', accuracy_fraction: '', cost_per_correct_usd: '', pareto: 'false', template_hash: OLLAMA_TEMPLATE_HASH });
+    for (const column of ['cost_usd', 'output_tokens_per_s', 'ttft_p50_ms', 'usd_per_million_output_tokens']) expect(row[column], column).toMatch(/^[\d.]+$/);
   }, 180_000);
 });
