@@ -6,7 +6,7 @@ import { starterSuite } from '../src-main/suites/starter';
 import type { ChatTurn } from '../test/fakes/ollama';
 import { OLLAMA_TEMPLATE_HASH } from '../test/fakes/vast';
 import { mustK8s } from '../test/workflows/harness';
-import { apiCall, go, launchBrowser, openApp, shootBothThemes, startUiServer, type UiPage, type UiServer } from './ui-support';
+import { apiCall, go, launchBrowser, openApp, shootBothThemes, shootElementBothThemes, startUiServer, type UiPage, type UiServer } from './ui-support';
 
 /**
  * The Suites page and a suite run in the browser, against the real server and the fakes: the
@@ -64,6 +64,43 @@ describe('the Suites page', () => {
     await shootBothThemes(page, 'suites-scenario-snapshot', 200);
   });
 
+  it('a "Try an answer" box on each scenario shows which statements counted and why', async () => {
+    await page.locator('[data-testid="try-oomkilled"]').click();
+    const box = page.locator('[data-testid="scenario-try"]');
+    await box.waitFor();
+    expect(await page.locator('[data-testid="suite-agreement"]').innerText()).toMatch(/agree with (\d+) of \1 labelled answers/);
+    expect(await box.locator('[data-testid="scenario-truth"]').innerText()).toContain('oom-killed (deployment/analytics/report-worker)');
+    // Keyboard only: into the text, type, Ctrl+Enter scores it.
+    await box.locator('[data-testid="try-text"]').focus();
+    await page.keyboard.insertText(
+      'It is not a password problem, and the CPU limit is fine. report-worker was OOMKilled while loading the rows; give it a bigger memory allowance.\n```\n      Reason:       OOMKilled\n      Exit Code:    137\n```',
+    );
+    await page.keyboard.press('Control+Enter');
+    await box.locator('[data-testid="try-score"]').waitFor();
+    expect(await box.locator('[data-testid="try-passed"]').innerText()).toBe('pass');
+    const statements = box.locator('[data-testid="try-statements"] > li');
+    const rows = await statements.allInnerTexts();
+    expect(rows[0]).toMatch(/^negated[\s\S]*It is not a password problem[\s\S]*“not”/);
+    expect(rows[1]).toMatch(/^dismissed[\s\S]*the CPU limit is fine[\s\S]*“is fine”/);
+    expect(rows.some((r) => /^counts[\s\S]*bigger memory allowance[\s\S]*→ the fix is a higher memory limit/.test(r))).toBe(true);
+    expect(rows.at(-1)).toMatch(/^quoted output[\s\S]*Exit Code:\s+137/);
+    await shootBothThemes(page, 'suites-try-answer', 150);
+    await shootElementBothThemes(box, 'suites-try-answer-box');
+    // A labelled wrong answer loads from the list, and the rules agree with its label.
+    await box.locator('[data-testid="try-fixture"]').selectOption({ label: '✗ wrong: negation: nothing is OOMKilled' });
+    await box.locator('[data-testid="try-submit"]').click();
+    await expect.poll(() => box.locator('[data-testid="try-passed"]').innerText()).toBe('fail');
+    expect(await box.locator('[data-testid="try-score"]').innerText()).toContain('agrees with its label “wrong”');
+    await shootElementBothThemes(box, 'suites-try-answer-fixture-box');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const result = await new AxeBuilder({ page }).include('[data-testid="scenario-try"]').withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id), scheme).toEqual([]);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await box.getByRole('button', { name: 'Close' }).click();
+  });
+
   it('records a cluster from a kubeconfig, with progress, and offers to browse it', async () => {
     await page.locator('[data-testid="suites-record"]').click();
     await page.locator('[data-testid="record-submit"]').click();
@@ -105,11 +142,16 @@ describe('the Suites page', () => {
     expect(await page.locator('[data-testid="suite-cost-per-correct"]').innerText()).toContain('$0');
 
     await page.locator('[data-testid="suite-toggle-crashloop-db-password#1"]').click();
+    // The answer as the rules read it: the statements that counted, with the finding each one counted for.
     const answer = page.locator('[data-testid="suite-answer-crashloop-db-password#1"]');
-    expect(await answer.locator('mark').allInnerTexts()).toEqual(expect.arrayContaining(['password authentication failed']));
+    const counted = answer.locator('.statement-counted');
+    expect(await counted.count()).toBeGreaterThanOrEqual(2);
+    expect(await counted.allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/counts[\s\S]*password authentication failed[\s\S]*→ the database rejects the password/)]));
+    expect(await page.locator('[data-testid="suite-row-crashloop-db-password#1"]').innerText()).toMatch(/none/);
     await page.locator('[data-testid="suite-toggle-oomkilled#1"]').click();
     expect(await page.locator('[data-testid="suite-answer-oomkilled#1"]').innerText()).toContain('Missed: the fix is a higher memory limit');
     await shootBothThemes(page, 'suite-job', 200);
+    await shootElementBothThemes(page.locator('[data-testid="suite-scenarios"]'), 'suite-job-scenarios');
     expect(app.errors).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import { DEFAULT_FAKE_MODELS } from '../test/fakes/ollama';
 import { OLLAMA_TEMPLATE_HASH } from '../test/fakes/vast';
 import { heldRunner } from '../test/sweeps/helpers';
 import { mustVast } from '../test/workflows/harness';
-import { apiCall, go, launchBrowser, openApp, shootBothThemes, startUiServer, type UiPage, type UiServer } from './ui-support';
+import { apiCall, go, launchBrowser, openApp, shootBothThemes, shootElementBothThemes, startUiServer, type UiPage, type UiServer } from './ui-support';
 
 /**
  * The Sweeps page in the browser against the real server on the fake Vast.ai and Ollama: the
@@ -100,8 +100,17 @@ describe('Sweeps page', () => {
     expect(mustVast(server.h).liveInstances()).toHaveLength(0);
     await page.locator('[data-testid="sweep-ranked"] tbody tr').first().waitFor();
     expect(await page.locator('[data-testid="sweep-ranked"] tbody tr').count()).toBe(4);
-    expect(await page.locator('[data-testid="sweep-ranked"] tbody tr').first().innerText()).toContain('llama3.1:8b');
+    // 8/10 (llama) and 5/10 (qwen) on ten scenarios: their intervals overlap, so all four cells tie in
+    // tier 1 (ordered by $ per correct answer, which here is the held jobs' timing), each with its error bar.
+    expect(await page.locator('[data-testid="sweep-ranked"] thead').innerText()).toMatch(/Tier[\s\S]*Accuracy \(95% interval\)/);
+    for (const row of await page.locator('[data-testid="sweep-ranked"] tbody tr').allInnerTexts()) expect(row).toMatch(/^1 tie/);
+    expect(await page.locator('[data-testid="sweep-ranked"] svg.accuracy-track').count()).toBe(4);
+    const bars = await page.locator('[data-testid="sweep-ranked"] svg.accuracy-track').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+    expect(bars).toEqual(expect.arrayContaining(['80 %, 95% interval 49 % to 94.3 %', '50 %, 95% interval 23.7 % to 76.3 %']));
     await page.locator('[data-testid="sweep-pareto"] canvas').waitFor();
+    expect(await page.locator('[data-testid="sweep-pareto"]').getAttribute('aria-label')).toMatch(/95% interval/);
+    await shootElementBothThemes(page.locator('[data-testid="sweep-ranked-panel"]'), 'sweeps-ranked');
+    await shootElementBothThemes(page.locator('[data-testid="sweep-pareto-panel"]'), 'sweeps-pareto');
     // Keyboard: focus a cell and press Enter.
     await page.locator('[data-testid="sweep-cell-2"]').focus();
     await page.keyboard.press('Enter');

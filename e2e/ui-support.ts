@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startHarness, type Harness, type HarnessOptions } from '../test/workflows/harness';
 import { ROOT, requireBuilt } from './support';
 
@@ -74,4 +74,16 @@ export async function apiCall(server: UiServer, method: 'GET' | 'POST', url: str
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** One element of the page, in both themes (a close look at a panel a full-page shot shows small). */
+export async function shootElementBothThemes(locator: Locator, name: string, settle = 150): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const page = locator.page();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(settle);
+    await locator.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 }

@@ -141,7 +141,7 @@ export function scoreRules(answer: string, rules: RuleSet): RulesScore {
     const concepts = (finding.all_of ?? []).map((group) => affirmedIn(rows, group));
     if (main.size > 0 && concepts.every((c) => c.size > 0)) {
       matched.push(finding.finding);
-      for (const i of [main, ...concepts].flatMap((set) => [...set])) (rows[i] as Row).counted.push(finding.finding);
+      for (const i of new Set([main, ...concepts].flatMap((set) => [...set]))) (rows[i] as Row).counted.push(finding.finding);
     } else missed.push(finding.finding);
   }
   const wrong: string[] = [];

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { RecordSnapshotInput, SnapshotSummary, Suite, SuiteList } from '../../shared';
+import type { RecordSnapshotInput, ScoreAnswerOutput, SnapshotSummary, Suite, SuiteList } from '../../shared';
 import type { BenchdeskApiError } from '../../shared/client';
 import { useApi } from '../bridge';
 import { queryKeys } from './keys';
@@ -49,5 +49,13 @@ export function useRecordSnapshot() {
   return useMutation<SnapshotSummary, BenchdeskApiError, RecordSnapshotInput>({
     mutationFn: (input) => api.recordSnapshot(input),
     onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.snapshots }),
+  });
+}
+
+/** Scores an answer to one scenario by the rules, without a run (the Suites page's "Try an answer"). */
+export function useScoreAnswer() {
+  const api = useApi();
+  return useMutation<ScoreAnswerOutput, BenchdeskApiError, { suite_id: string; scenario_id: string; answer: string }>({
+    mutationFn: (input) => api.scoreAnswer(input),
   });
 }

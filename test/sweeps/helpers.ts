@@ -29,6 +29,12 @@ export function servingResult(tps: number): unknown {
   return { levels: [{ concurrency: 1, output_tokens_per_s: tps / 2, ttft_ms: { p50: 40 } }, { concurrency: 8, output_tokens_per_s: tps, ttft_ms: { p50: 90 } }] };
 }
 
+/** A suite result without phases gets one: the time the held job really ran (what $ per correct answer counts). */
+function withOwnTime(kind: SweepJobKind, result: unknown, submittedAt: number): unknown {
+  if (kind !== 'suite' || !result || typeof result !== 'object' || 'phases' in result) return result;
+  return { ...result, phases: [{ name: 'analysis', status: 'ok', started_at: new Date(submittedAt).toISOString(), duration_ms: Math.max(1, Date.now() - submittedAt) }] };
+}
+
 /** Jobs that end at once with `result`, or when the test finishes them (`hold: true`). */
 export function heldRunner(options: { hold?: boolean; result?: (kind: SweepJobKind, model: string) => unknown } = {}) {
   const jobs: HeldJob[] = [];
@@ -39,6 +45,7 @@ export function heldRunner(options: { hold?: boolean; result?: (kind: SweepJobKi
     supports: () => true,
     async submit(_tenant, kind, request, tag) {
       const id = `held-${jobs.length + 1}`;
+      const submittedAt = Date.now();
       const job: HeldJob = {
         id,
         kind,
@@ -46,7 +53,7 @@ export function heldRunner(options: { hold?: boolean; result?: (kind: SweepJobKi
         tag,
         cancelled: false,
         finish(end = {}) {
-          const full: SweepJobEnd = { status: 'succeeded', result: result(kind, String(request.model)), error: null, error_code: null, ...end };
+          const full: SweepJobEnd = { status: 'succeeded', result: withOwnTime(kind, result(kind, String(request.model)), submittedAt), error: null, error_code: null, ...end };
           ended.set(id, full);
           waiting.get(id)?.(full);
         },

@@ -1,15 +1,16 @@
 import { useRef, useState, type ChangeEvent } from 'react';
-import type { Scenario, Suite, SuiteSummary } from '../../../shared';
+import { agreementInWords, type Scenario, type Suite, type SuiteSummary } from '../../../shared';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Page, Panel } from '../../components/Page';
 import { EmptyState, ErrorState, Loading, Notice } from '../../components/States';
-import { formatCount } from '../../lib/format';
+import { formatCount, formatPercent } from '../../lib/format';
 import { useApi } from '../../bridge';
 import { useDeleteSuite, useImportSuite, useSuite, useSuites } from '../../queries/suites';
 import { hrefOf, snapshotPath } from '../../router/routes';
 import { RecordCluster } from './RecordCluster';
 import { RunSuiteForm } from './RunSuiteForm';
 import { SnapshotBrowser } from './SnapshotBrowser';
+import { TryAnswer } from './TryAnswer';
 import './suites.css';
 
 /**
@@ -134,6 +135,7 @@ function SuiteDetail({ suiteId, onDeleted }: { suiteId: string; onDeleted: () =>
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [exporting, setExporting] = useState<string | null>(null);
   const [browsing, setBrowsing] = useState<string | null>(null);
+  const [trying, setTrying] = useState<string | null>(null);
 
   if (suite.isPending) return <Loading label="Loading the suite…" height={240} />;
   if (suite.isError) return <ErrorState error={suite.error} onRetry={() => void suite.refetch()} />;
@@ -156,6 +158,8 @@ function SuiteDetail({ suiteId, onDeleted }: { suiteId: string; onDeleted: () =>
     form?.querySelector<HTMLElement>('select, input')?.focus({ preventScroll: true });
   };
   const browsed = s.scenarios.find((c) => c.scenario_id === browsing) ?? null;
+  const tried = s.scenarios.find((c) => c.scenario_id === trying) ?? null;
+  const agreement = agreementInWords(s.fixture_agreement);
 
   return (
     <>
@@ -184,9 +188,27 @@ function SuiteDetail({ suiteId, onDeleted }: { suiteId: string; onDeleted: () =>
         }
       >
         {s.description ? <p>{s.description}</p> : null}
+        {agreement && s.fixture_agreement ? (
+          <p className={`suite-agreement ${s.fixture_agreement.agreed === s.fixture_agreement.total ? 'muted' : 'suite-missed'}`} data-testid="suite-agreement">
+            The scoring rules agree with {s.fixture_agreement.agreed} of {s.fixture_agreement.total} labelled answers ({formatPercent(s.fixture_agreement.agreed / Math.max(1, s.fixture_agreement.total))}) in this suite
+            {s.fixture_agreement.disagreements.length > 0 ? `; they read otherwise: ${s.fixture_agreement.disagreements.slice(0, 3).map((d) => `${d.scenario_id} #${d.fixture + 1} (${d.note || d.label})`).join(', ')}` : ''}.
+          </p>
+        ) : null}
         {exporting ? <p className="muted">{exporting}</p> : null}
-        <ScenarioTable scenarios={s.scenarios} browsing={browsing} onBrowse={(id) => setBrowsing((b) => (b === id ? null : id))} />
+        <ScenarioTable
+          scenarios={s.scenarios}
+          browsing={browsing}
+          trying={trying}
+          onBrowse={(id) => setBrowsing((b) => (b === id ? null : id))}
+          onTry={(id) => setTrying((t) => (t === id ? null : id))}
+        />
       </Panel>
+      {tried ? (
+        <Panel title={`Try an answer: “${tried.title}”`} testId="scenario-try" actions={<button type="button" className="button button-small" onClick={() => setTrying(null)}>Close</button>}>
+          <ScenarioFacts scenario={tried} />
+          <TryAnswer key={tried.scenario_id} suiteId={s.suite_id} scenario={tried} />
+        </Panel>
+      ) : null}
       {browsed ? (
         <Panel
           title={`Snapshot of “${browsed.title}”`}
@@ -221,7 +243,9 @@ function SuiteDetail({ suiteId, onDeleted }: { suiteId: string; onDeleted: () =>
 
 const DIFFICULTY_TONE: Record<Scenario['difficulty'], string> = { easy: 'badge-ok', medium: 'badge-warn', hard: 'badge-error' };
 
-function ScenarioTable({ scenarios, browsing, onBrowse }: { scenarios: readonly Scenario[]; browsing: string | null; onBrowse: (id: string) => void }) {
+type ScenarioTableProps = { scenarios: readonly Scenario[]; browsing: string | null; trying: string | null; onBrowse: (id: string) => void; onTry: (id: string) => void };
+
+function ScenarioTable({ scenarios, browsing, trying, onBrowse, onTry }: ScenarioTableProps) {
   return (
     <div className="table-wrap">
       <table className="table scenario-table" data-testid="scenario-table">
@@ -234,7 +258,7 @@ function ScenarioTable({ scenarios, browsing, onBrowse }: { scenarios: readonly 
               Findings
             </th>
             <th scope="col">
-              <span className="visually-hidden">Snapshot</span>
+              <span className="visually-hidden">Snapshot and scoring</span>
             </th>
           </tr>
         </thead>
@@ -250,9 +274,12 @@ function ScenarioTable({ scenarios, browsing, onBrowse }: { scenarios: readonly 
               </td>
               <td className="muted">{c.tags.join(', ')}</td>
               <td className="right">{c.expected.length}</td>
-              <td>
+              <td className="scenario-actions">
                 <button type="button" className="button button-small" aria-expanded={browsing === c.scenario_id} onClick={() => onBrowse(c.scenario_id)} data-testid={`browse-${c.scenario_id}`}>
                   {browsing === c.scenario_id ? 'Hide snapshot' : 'Browse snapshot'}
+                </button>
+                <button type="button" className="button button-small" aria-expanded={trying === c.scenario_id} onClick={() => onTry(c.scenario_id)} data-testid={`try-${c.scenario_id}`}>
+                  {trying === c.scenario_id ? 'Hide answer box' : 'Try an answer'}
                 </button>
               </td>
             </tr>
@@ -280,6 +307,9 @@ function ScenarioFacts({ scenario }: { scenario: Scenario }) {
                 <details className="scenario-patterns">
                   <summary>patterns</summary>
                   <code>{f.any_of.map((p) => `/${p}/i`).join('  or  ')}</code>
+                  {(f.all_of ?? []).map((group, i) => (
+                    <code key={i}>and also: {group.map((p) => `/${p}/i`).join('  or  ')}</code>
+                  ))}
                 </details>
               </li>
             ))}
@@ -288,6 +318,12 @@ function ScenarioFacts({ scenario }: { scenario: Scenario }) {
       ) : (
         <p>A correct answer finds nothing wrong.</p>
       )}
+      {scenario.verdict ? (
+        <p className="scenario-truth" data-testid="scenario-truth">
+          <strong>Ground truth:</strong>{' '}
+          {scenario.verdict.healthy ? 'healthy, nothing to fix' : scenario.verdict.causes.map((c) => `${c.category} (${c.objects.join(', ')})`).join(' and ')}
+        </p>
+      ) : null}
       {scenario.must_not.length > 0 ? (
         <details className="scenario-patterns">
           <summary>claims that fail the answer ({scenario.must_not.length})</summary>

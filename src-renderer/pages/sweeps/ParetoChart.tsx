@@ -13,15 +13,24 @@ function axisUsd(v: number): string {
 }
 
 /**
- * Accuracy against cost, one point per scored cell; the Pareto front (no other cell is both more
- * accurate and cheaper) joined by a line. Each point is named by its model and GPU.
+ * Accuracy against the suite's cost, one point per scored cell with its 95% interval as an error
+ * bar; the Pareto front (cells with a correct answer that no other beats on both) joined by a
+ * line. Each point of the front is named by its model and GPU.
  */
 export function ParetoChart({ report }: { report: SweepReport }) {
   const points = useMemo(
     () =>
       report.rows
         .filter((r) => r.accuracy !== null && r.status === 'succeeded')
-        .map((r) => ({ x: r.cost_usd, y: r.accuracy as number, front: r.pareto, label: `${r.model} @ ${r.gpu}` }))
+        .map((r) => ({
+          // The suite's own cost: what the front is drawn against.
+          x: r.suite_cost_usd ?? r.cost_usd,
+          y: r.accuracy as number,
+          lo: r.accuracy_ci95?.[0] ?? (r.accuracy as number),
+          hi: r.accuracy_ci95?.[1] ?? (r.accuracy as number),
+          front: r.pareto,
+          label: `${r.model} @ ${r.gpu}`,
+        }))
         .sort((a, b) => a.x - b.x || a.y - b.y),
     [report],
   );
@@ -30,11 +39,12 @@ export function ParetoChart({ report }: { report: SweepReport }) {
   const build = useCallback(
     (c: ChartColors): Omit<Options, 'width' | 'height'> => ({
       scales: {
-        x: { time: false, range: (_u, min, max) => [Math.max(0, min - Math.max(0.0001, (max - min) * 0.15)), max + Math.max(0.0001, (max - min) * 0.2)] },
+        // One cost for every cell (or none yet): a range around it, not uPlot's default span.
+        x: { time: false, range: (_u, min, max) => (max - min < 1e-9 ? [0, Math.max(0.0001, max * 2)] : [Math.max(0, min - Math.max(0.0001, (max - min) * 0.15)), max + Math.max(0.0001, (max - min) * 0.2)]) },
         y: { range: () => [0, 1.05] },
       },
       axes: [
-        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, space: 90, label: 'Cost of the cell ($)', labelFont: AXIS_TITLE_FONT, values: (_u, s) => s.map(axisUsd) },
+        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, space: 90, label: 'Cost of the suite ($)', labelFont: AXIS_TITLE_FONT, values: (_u, s) => s.map(axisUsd) },
         { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Accuracy', labelFont: AXIS_TITLE_FONT, size: 56, values: (_u, s) => s.map((v) => formatPercent(v)) },
       ],
       legend: { show: true, live: false },
@@ -51,13 +61,34 @@ export function ParetoChart({ report }: { report: SweepReport }) {
             ctx.save();
             ctx.font = `${Math.round(11 * dpr)}px system-ui, sans-serif`;
             ctx.fillStyle = c.text;
+            // Each cell's 95% interval: a vertical bar with caps.
+            ctx.strokeStyle = c.muted;
+            ctx.lineWidth = Math.max(1, dpr);
+            for (const p of points) {
+              const x = u.valToPos(p.x, 'x', true);
+              const top = u.valToPos(p.hi, 'y', true);
+              const bottom = u.valToPos(p.lo, 'y', true);
+              ctx.beginPath();
+              ctx.moveTo(x, top);
+              ctx.lineTo(x, bottom);
+              ctx.moveTo(x - 4 * dpr, top);
+              ctx.lineTo(x + 4 * dpr, top);
+              ctx.moveTo(x - 4 * dpr, bottom);
+              ctx.lineTo(x + 4 * dpr, bottom);
+              ctx.stroke();
+            }
             ctx.textAlign = 'left';
             ctx.textBaseline = 'bottom';
-            // Only the front is named: the table below has every cell.
+            // Only the front is named (the table below has every cell); cells at the same point share one label.
+            const named = new Map<string, { x: number; y: number; labels: string[] }>();
             for (const p of points) {
               if (!p.front) continue;
-              ctx.fillText(p.label, u.valToPos(p.x, 'x', true) + 7 * dpr, u.valToPos(p.y, 'y', true) - 3 * dpr);
+              const key = `${p.x}|${p.y}`;
+              const at = named.get(key) ?? { x: p.x, y: p.y, labels: [] };
+              at.labels.push(p.label);
+              named.set(key, at);
             }
+            for (const p of named.values()) ctx.fillText(p.labels.join(' · '), u.valToPos(p.x, 'x', true) + 7 * dpr, u.valToPos(p.y, 'y', true) - 3 * dpr);
             ctx.restore();
           },
         ],
@@ -72,7 +103,7 @@ export function ParetoChart({ report }: { report: SweepReport }) {
       build={build}
       data={data}
       height={260}
-      label={`Accuracy against cost: ${points.map((p) => `${p.label} ${formatPercent(p.y)} for ${formatUsd(p.x)}${p.front ? ' (Pareto front)' : ''}`).join(', ')}`}
+      label={`Accuracy against the suite's cost: ${points.map((p) => `${p.label} ${formatPercent(p.y)} (95% interval ${formatPercent(p.lo)} to ${formatPercent(p.hi)}) for ${formatUsd(p.x)}${p.front ? ' (Pareto front)' : ''}`).join(', ')}`}
       testId="sweep-pareto"
     />
   );

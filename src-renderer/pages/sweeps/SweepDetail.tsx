@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { isSweepFinished, type ReportRow, type SweepCell, type SweepMachine, type SweepRecord, type SweepReportFormat } from '../../../shared';
+import { isSweepFinished, type SweepCell, type SweepMachine, type SweepRecord, type SweepReportFormat } from '../../../shared';
 import { useApi, type RendererApi } from '../../bridge';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable, type Column } from '../../components/DataTable';
@@ -12,6 +12,7 @@ import { formatCount, formatDph, formatPercent, formatUsd } from '../../lib/form
 import { useCancelSweep, useSweep, useSweepReport } from '../../queries/sweeps';
 import { hrefOf, jobPath } from '../../router/routes';
 import { ParetoChart } from './ParetoChart';
+import { Headline, rankedColumns } from './RankedTable';
 import { SweepMatrix, cellMeter } from './SweepMatrix';
 import { defaultMetric, type HeatMetric } from './sweep-model';
 
@@ -80,7 +81,11 @@ function CellDetail({ sweep, index }: { sweep: SweepRecord; index: number | null
           </>
         ) : null}
         <dt>Accuracy</dt>
-        <dd>{cell.accuracy !== undefined ? `${formatPercent(cell.accuracy)} (${cell.passed ?? 0} of ${cell.total ?? 0} correct)` : '–'}</dd>
+        <dd>
+          {cell.accuracy !== undefined
+            ? `${formatPercent(cell.accuracy)} (${cell.passed ?? 0} of ${(cell.total ?? 0) - (cell.errors ?? 0)} correct${cell.errors ? `, ${cell.errors} errors not counted` : ''})${cell.accuracy_ci95 ? ` · 95% interval ${formatPercent(cell.accuracy_ci95[0])}–${formatPercent(cell.accuracy_ci95[1])}` : ''}${cell.rank_tier !== undefined ? ` · tier ${cell.rank_tier}` : ''}`
+            : '–'}
+        </dd>
         <dt>Cost</dt>
         <dd>
           {meter ? (
@@ -90,10 +95,11 @@ function CellDetail({ sweep, index }: { sweep: SweepRecord; index: number | null
           ) : (
             formatUsd(cell.cost_usd)
           )}
-          {cell.cost_per_correct_usd !== undefined ? ` · ${formatUsd(cell.cost_per_correct_usd)} per correct answer` : ''}
+          {cell.cost_per_correct_usd !== undefined ? ` · ${formatUsd(cell.cost_per_correct_usd)} per correct answer (the suite’s ${formatUsd(cell.suite_cost_usd)} only)` : ''}
         </dd>
         <dt>Serving</dt>
         <dd>
+          {cell.serving_error ? <span className="suite-missed">{cell.serving_error} </span> : null}
           {cell.output_tokens_per_s !== undefined
             ? `${cell.output_tokens_per_s.toFixed(1)} tok/s · TTFT p50 ${cell.ttft_p50_ms?.toFixed(0) ?? '–'} ms · ${formatUsd(cell.usd_per_million_output_tokens)} per 1M output tokens`
             : '–'}
@@ -121,55 +127,6 @@ function CellDetail({ sweep, index }: { sweep: SweepRecord; index: number | null
       </dl>
     </div>
   );
-}
-
-function rankedColumns(sweep: SweepRecord, servingOnly: boolean, withServing: boolean): Column<ReportRow>[] {
-  // A running cell's cost is still growing: shown live at its machine's rate, like the matrix.
-  const cost: Column<ReportRow> = {
-    id: 'cost',
-    header: 'Cost',
-    align: 'right',
-    cell: (r) => {
-      const cell = sweep.cells[r.cell];
-      const meter = cell ? cellMeter(sweep, cell) : null;
-      return meter ? <RunningCost dph={meter.dph} since={meter.since} /> : <Money usd={r.cost_usd} />;
-    },
-    sortValue: (r) => r.cost_usd,
-  };
-  const common: Column<ReportRow>[] = [
-    { id: 'rank', header: '#', width: '48px', cell: (r) => r.rank ?? '–', sortValue: (r) => r.rank },
-    { id: 'model', header: 'Model', cell: (r) => r.model, sortValue: (r) => r.model },
-    { id: 'gpu', header: 'GPU', cell: (r) => r.gpu, sortValue: (r) => r.gpu },
-  ];
-  const status: Column<ReportRow> = {
-    id: 'status',
-    header: 'Status',
-    cell: (r) => (r.status === 'succeeded' ? (r.pareto ? <span className="badge badge-ok">Pareto front</span> : 'scored') : <span className="muted" title={r.reason ?? undefined}>{r.status.replace('_', ' ')}</span>),
-  };
-  if (servingOnly) {
-    return [
-      ...common,
-      { id: 'per-million', header: '$ / 1M output tokens', align: 'right', cell: (r) => formatUsd(r.usd_per_million_output_tokens), sortValue: (r) => r.usd_per_million_output_tokens },
-      { id: 'tps', header: 'Output tok/s', align: 'right', cell: (r) => r.output_tokens_per_s?.toFixed(1) ?? '–', sortValue: (r) => r.output_tokens_per_s },
-      { id: 'ttft', header: 'TTFT p50', align: 'right', cell: (r) => (r.ttft_p50_ms === null ? '–' : `${r.ttft_p50_ms.toFixed(0)} ms`), sortValue: (r) => r.ttft_p50_ms },
-      cost,
-      status,
-    ];
-  }
-  return [
-    ...common,
-    { id: 'accuracy', header: 'Accuracy', align: 'right', cell: (r) => formatPercent(r.accuracy), sortValue: (r) => r.accuracy },
-    { id: 'correct', header: 'Correct', align: 'right', cell: (r) => (r.passed === null ? '–' : `${r.passed}/${r.total ?? 0}`) },
-    cost,
-    { id: 'per-correct', header: '$ / correct', align: 'right', cell: (r) => formatUsd(r.cost_per_correct_usd), sortValue: (r) => r.cost_per_correct_usd },
-    ...(withServing
-      ? [
-          { id: 'tps', header: 'Output tok/s', align: 'right' as const, cell: (r: ReportRow) => r.output_tokens_per_s?.toFixed(1) ?? '–' },
-          { id: 'per-million', header: '$ / 1M tok', align: 'right' as const, cell: (r: ReportRow) => formatUsd(r.usd_per_million_output_tokens) },
-        ]
-      : []),
-    status,
-  ];
 }
 
 function machineColumns(): Column<SweepMachine>[] {
@@ -268,18 +225,26 @@ export function SweepDetail({ sweepId }: { sweepId: string }) {
         </p>
       </Panel>
 
-      <Panel title={servingOnly ? 'Ranked by $ per million output tokens' : 'Ranked by accuracy, then cost per correct answer'} testId="sweep-ranked-panel">
+      <Panel title={servingOnly ? 'Ranked by $ per million output tokens' : 'Ranked by accuracy tier, then cost per correct answer'} testId="sweep-ranked-panel">
         {report.isError ? (
           <ErrorState error={report.error} onRetry={() => void report.refetch()} />
         ) : !report.data ? (
           <Loading height={160} label="Ranking…" />
         ) : (
-          <DataTable columns={rankedColumns(s, servingOnly, s.request.serving !== undefined)} rows={report.data.rows} rowKey={(r) => String(r.cell)} testId="sweep-ranked" />
+          <>
+            <Headline report={report.data} />
+            <DataTable columns={rankedColumns(s, report.data, servingOnly, s.request.serving !== undefined)} rows={report.data.rows} rowKey={(r) => String(r.cell)} testId="sweep-ranked" />
+            {!servingOnly ? (
+              <p className="muted note-small">
+                Cells whose 95% accuracy intervals overlap the tier’s best share its tier: on this many scenarios their accuracies cannot be told apart, so the cheaper correct answer comes first.
+              </p>
+            ) : null}
+          </>
         )}
       </Panel>
 
       {!servingOnly ? (
-        <Panel title="Accuracy against cost (Pareto front)" testId="sweep-pareto-panel">
+        <Panel title="Accuracy against the suite’s cost (Pareto front; bars are 95% intervals)" testId="sweep-pareto-panel">
           {report.data ? <ParetoChart report={report.data} /> : <Loading height={300} />}
         </Panel>
       ) : null}

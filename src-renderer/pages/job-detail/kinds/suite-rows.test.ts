@@ -43,9 +43,20 @@ describe('suiteRows from events', () => {
     expect(liveSummary(done).tokensPerSecond).toBe(25);
   });
 
-  it('a failed scenario keeps its message as the error', () => {
+  it('a failed scenario keeps its message as the error, counted apart', () => {
     const rows = suiteRows([ev('scenario.scored', 'error', { scenario_id: 'a', run: 2, passed: false, score: 0 }, 10, 'driver timed out')], null);
     expect(rows[0]).toMatchObject({ key: 'a#2', error: 'driver timed out', passed: false });
+    expect(liveSummary(rows)).toMatchObject({ passed: 0, scored: 0, errors: 1 });
+  });
+
+  it('reads the verdict and who decided from the scored event', () => {
+    const labels = { scenario_id: 'a', run: 1, passed: true, rules_passed: false, method: 'judge', score: 0.5, verdict_found: true, verdict_correct: false, verdict_detail: 'misses oom-killed', judge_score: 1, judge_passed: true };
+    expect(suiteRows([ev('scenario.scored', 'ok', labels, 10)], null)[0]).toMatchObject({
+      method: 'judge',
+      rulesPassed: false,
+      verdict: { found: true, correct: false, detail: 'misses oom-killed' },
+      judge: { score: 1, passed: true },
+    });
   });
 });
 
@@ -59,7 +70,7 @@ describe('liveSummary', () => {
       ],
       null,
     );
-    expect(liveSummary(rows)).toEqual({ passed: 1, scored: 2, p50: 100, p95: 300, meanScore: 0.75, tokensPerSecond: null });
+    expect(liveSummary(rows)).toEqual({ passed: 1, scored: 2, errors: 0, p50: 100, p95: 300, meanScore: 0.75, tokensPerSecond: null });
     expect(percentile([], 50)).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import type { JobEvent, ScenarioResult } from '../../../../shared';
+import type { JobEvent, ScenarioResult, VerdictScore } from '../../../../shared';
 
 /** One row of a suite run's table: a scenario's run, scored or still being asked. */
 export type SuiteRow = {
@@ -16,9 +16,22 @@ export type SuiteRow = {
   duration_ms: number | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
-  judge: { score: number; passed: boolean } | null;
+  judge: { score: number; passed: boolean; reasoning: string | null } | null;
+  /** What decided pass/fail: the judge when one graded it, else the rules. */
+  method: 'rules' | 'judge';
+  rulesPassed: boolean | null;
+  verdict: VerdictScore | null;
+  /** How the rules read the answer (from the result; the events carry no statements). */
+  statements: NonNullable<ScenarioResult['statements']>;
   error: string | null;
 };
+
+const EMPTY = { passed: null, score: null, matched: [], missed: [], wrongClaims: [], answer: null, duration_ms: null, prompt_tokens: null, completion_tokens: null, judge: null, method: 'rules', rulesPassed: null, verdict: null, statements: [], error: null } as const;
+
+function verdictOfLabels(labels: JobEvent['labels']): VerdictScore | null {
+  if (typeof labels.verdict_found !== 'boolean') return null;
+  return { found: labels.verdict_found, correct: typeof labels.verdict_correct === 'boolean' ? labels.verdict_correct : null, detail: typeof labels.verdict_detail === 'string' ? labels.verdict_detail : '' };
+}
 
 const lines = (v: unknown): string[] => (typeof v === 'string' && v !== '' ? v.split('\n') : []);
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
@@ -44,7 +57,11 @@ export function suiteRows(events: readonly JobEvent[], results: readonly Scenari
       duration_ms: r.duration_ms,
       prompt_tokens: r.prompt_tokens,
       completion_tokens: r.completion_tokens,
-      judge: r.judge ? { score: r.judge.score, passed: r.judge.passed } : null,
+      judge: r.judge ? { score: r.judge.score, passed: r.judge.passed, reasoning: r.judge.reasoning } : null,
+      method: r.method ?? 'rules',
+      rulesPassed: r.rules_passed ?? null,
+      verdict: r.verdict ?? null,
+      statements: r.statements ?? [],
       error: r.error ?? null,
     }));
   }
@@ -52,7 +69,7 @@ export function suiteRows(events: readonly JobEvent[], results: readonly Scenari
   // The planned runs first, so the table has its final height from the start and rows only change state.
   for (const p of planned) {
     const key = `${p.scenario_id}#${p.run}`;
-    rows.set(key, { key, scenario_id: p.scenario_id, run: p.run, state: 'waiting', passed: null, score: null, matched: [], missed: [], wrongClaims: [], answer: null, duration_ms: null, prompt_tokens: null, completion_tokens: null, judge: null, error: null });
+    rows.set(key, { key, scenario_id: p.scenario_id, run: p.run, state: 'waiting', ...EMPTY, matched: [], missed: [], wrongClaims: [], statements: [] });
   }
   for (const e of events) {
     if (e.event !== 'scenario.started' && e.event !== 'scenario.scored') continue;
@@ -63,7 +80,7 @@ export function suiteRows(events: readonly JobEvent[], results: readonly Scenari
       const existing = rows.get(key);
       if (existing?.state === 'waiting') existing.state = 'running';
       else if (!existing) {
-        rows.set(key, { key, scenario_id: id, run, state: 'running', passed: null, score: null, matched: [], missed: [], wrongClaims: [], answer: null, duration_ms: null, prompt_tokens: null, completion_tokens: null, judge: null, error: null });
+        rows.set(key, { key, scenario_id: id, run, state: 'running', ...EMPTY, matched: [], missed: [], wrongClaims: [], statements: [] });
       }
       continue;
     }
@@ -82,7 +99,11 @@ export function suiteRows(events: readonly JobEvent[], results: readonly Scenari
       duration_ms: e.duration_ms,
       prompt_tokens: num(e.labels.prompt_tokens),
       completion_tokens: num(e.labels.completion_tokens),
-      judge: judgeScore !== null ? { score: judgeScore, passed: e.labels.judge_passed === true } : null,
+      judge: judgeScore !== null ? { score: judgeScore, passed: e.labels.judge_passed === true, reasoning: null } : null,
+      method: e.labels.method === 'judge' ? 'judge' : 'rules',
+      rulesPassed: typeof e.labels.rules_passed === 'boolean' ? e.labels.rules_passed : null,
+      verdict: verdictOfLabels(e.labels),
+      statements: [],
       error: e.status === 'error' ? (e.message ?? 'the agent gave no answer') : null,
     });
   }
@@ -97,12 +118,14 @@ export function percentile(values: readonly number[], p: number): number | null 
 }
 
 /** The tiles' figures so far, from the rows (the result's summary once it has one). */
-export function liveSummary(rows: readonly SuiteRow[]): { passed: number; scored: number; p50: number | null; p95: number | null; meanScore: number | null; tokensPerSecond: number | null } {
+export function liveSummary(rows: readonly SuiteRow[]): { passed: number; scored: number; errors: number; p50: number | null; p95: number | null; meanScore: number | null; tokensPerSecond: number | null } {
   const scored = rows.filter((r) => r.state === 'scored');
   const durations = scored.flatMap((r) => (r.duration_ms === null ? [] : [r.duration_ms]));
+  const errors = scored.filter((r) => r.error !== null).length;
   return {
-    passed: scored.filter((r) => r.passed).length,
-    scored: scored.length,
+    passed: scored.filter((r) => r.passed && r.error === null).length,
+    scored: scored.length - errors,
+    errors,
     p50: percentile(durations, 50),
     p95: percentile(durations, 95),
     meanScore: scored.length ? scored.reduce((s, r) => s + (r.score ?? 0), 0) / scored.length : null,
