@@ -10,6 +10,7 @@ import { Report } from './report';
 import { benchBundle, benchJobsRender, benchRunMemory, benchStartup } from './server-bench';
 import { runServingBench } from './serving-bench';
 import { prefillDataDir, runStoreBench } from './store-bench';
+import { runScoringBench } from './scoring-bench';
 import { runSweepBench } from './sweep-bench';
 
 /**
@@ -18,7 +19,7 @@ import { runSweepBench } from './sweep-bench';
  * `--quick` ~1 min with smaller sizes and 16 connections only). Nothing here asserts a time.
  *
  *   --quick           smaller sizes, shorter runs
- *   --only=a,b        sections: http, store, startup, memory, engine, replay, renderer, serving, sweeps
+ *   --only=a,b        sections: http, store, startup, memory, engine, replay, renderer, serving, sweeps, scoring
  *   --cpu-prof=DIR    run the HTTP scenarios' server under --cpu-prof, profiles into DIR
  */
 const args = process.argv.slice(2);
@@ -94,6 +95,10 @@ async function main(): Promise<void> {
     if (want('sweeps')) {
       console.log('\n# sweeps: the engine’s own CPU per cell against the fakes');
       await runSweepBench(report, { root, models: quick ? 5 : 10 });
+    }
+    if (want('scoring')) {
+      console.log('\n# scoring: the rules against the labelled answers, and the time to score one');
+      await runScoringBench(report, { rounds: quick ? 5 : 20 });
     }
     if (want('renderer')) {
       console.log('\n# renderer');

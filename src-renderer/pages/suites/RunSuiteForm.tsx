@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
-import { zodIssuesToValidation, SuiteRequestSchema, type Suite, type SuiteRequestInput } from '../../../shared';
+import { sameModel, zodIssuesToValidation, SuiteRequestSchema, type Suite, type SuiteRequestInput } from '../../../shared';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
 import { ModelField } from '../../components/ModelField';
@@ -53,6 +53,10 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
   const [maxDph, setMaxDph] = useState('0.5');
   const [repeat, setRepeat] = useState('1');
   const [judgeModel, setJudgeModel] = useState('');
+  const [selfJudge, setSelfJudge] = useState(false);
+  const [temperature, setTemperature] = useState('0');
+  const [seed, setSeed] = useState('');
+  const judgeIsModel = judgeModel.trim() !== '' && sameModel(judgeModel, model);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [confirming, setConfirming] = useState<SuiteRequestInput | null>(null);
 
@@ -63,7 +67,9 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
     repeat: Number(repeat),
     // In the suite's order, whatever order they were ticked in.
     ...(allChosen ? {} : { scenario_ids: suite.scenarios.map((s) => s.scenario_id).filter((id) => chosen.has(id)) }),
-    ...(judgeModel.trim() ? { judge: { model: judgeModel.trim() } } : {}),
+    ...(judgeModel.trim() ? { judge: { model: judgeModel.trim(), ...(judgeIsModel && selfJudge ? { allow_self_judge: true } : {}) } } : {}),
+    temperature: Number(temperature),
+    ...(seed.trim() ? { seed: Number(seed) } : {}),
     ...(target === 'backend'
       ? { backend_url: backendUrl.trim() }
       : { marketplace: true, template_hash: template.trim(), max_dph: Number(maxDph), ...(maxCost.trim() ? { max_cost_usd: Number(maxCost) } : {}) }),
@@ -157,9 +163,25 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
         <Field label="Runs of each scenario" hint={`${runs} answer${runs === 1 ? '' : 's'} in all`} error={errorOf('repeat')}>
           <input inputMode="numeric" value={repeat} onChange={(e) => setRepeat(e.target.value)} data-testid="run-repeat" />
         </Field>
-        <Field label="Judge model (optional)" hint="A second model grades each answer under a fixed rubric, reported apart from the score." error={errorOf('judge')}>
+        <Field label="Temperature" hint={Number(temperature) > 0 ? 'Each run of a scenario gets its own seed.' : '0: the same answer every run (greedy).'} error={errorOf('temperature')}>
+          <input inputMode="decimal" value={temperature} onChange={(e) => setTemperature(e.target.value)} data-testid="run-temperature" />
+        </Field>
+        <Field label="Seed (optional)" hint="Sent with every request and kept in the result’s manifest." error={errorOf('seed')}>
+          <input inputMode="numeric" value={seed} onChange={(e) => setSeed(e.target.value)} placeholder="none" data-testid="run-seed" />
+        </Field>
+        <Field
+          label="Judge model (optional)"
+          hint="Decides pass or fail, seeing the ground truth and the wrong claims; the rules are shown beside it."
+          error={errorOf('judge') ?? (judgeIsModel && !selfJudge ? 'This is the model under test: it would grade its own answers. Choose another judge, or allow it below.' : null)}
+        >
           <input value={judgeModel} onChange={(e) => setJudgeModel(e.target.value)} placeholder="none" data-testid="run-judge" />
         </Field>
+        {judgeIsModel ? (
+          <label className="run-suite-choice">
+            <input type="checkbox" checked={selfJudge} onChange={(e) => setSelfJudge(e.target.checked)} data-testid="run-self-judge" />
+            <span>Let the model judge its own answers</span>
+          </label>
+        ) : null}
         <div className="record-actions">
           <button type="submit" className="button button-primary" disabled={create.isPending} data-testid="run-submit">
             {create.isPending ? 'Starting…' : `Run ${allChosen ? 'all ' : ''}${chosen.size} scenario${chosen.size === 1 ? '' : 's'}`}
