@@ -67,6 +67,9 @@ export const FAULT_CLAIMS: readonly string[] = [
   String.raw`\b(?:errors?|failures?|problems?|issues?|faults?)\s+(?:in|with|on|at|affecting)\b`,
   String.raw`\b(?:fails|failed|failing)\b`,
   String.raw`\b(?:needs?|must|should)\s+(?:to\s+)?(?:be\s+)?(?:fixed|restarted|repaired|rolled back|fix|restart|repair)\b`,
+  String.raw`\b(?:could|may|might|will|would|is likely to|is about to)\s+(?:soon\s+)?(?:fail|crash|break|go down|run out|be evicted|be OOMKilled)\b`,
+  // A fix recommended is a fault claimed: "restart it before the sale".
+  String.raw`^(?:please\s+)?(?:restart|fix|roll back|rollback|redeploy|repair|patch|recreate)\b`,
 ];
 
 /** Thrown for a pattern that does not compile: suites are checked when stored, so this is a bug, not input. */

@@ -138,7 +138,7 @@ const CLAUSE_BREAK = new RegExp(
     '\\s-{1,2}\\s',
     '[()]',
     ',?\\s+(?=(?:but|however|whereas|although|though|because|since|except|other than|apart from|besides|rather than|instead of|unlike|so that|which means|meaning)\\b)',
-    String.raw`,\s*(?=(?:not|no|never|nor|neither|and|or|while|so|which|as|yet|it is|it's|that is|this is)\b)`,
+    String.raw`,\s*(?=(?:not|no|never|nor|neither|and|or|while|so|as|yet|it is|it's|that is|this is)\b)`,
   ].join('|'),
   'gi',
 );
