@@ -54,10 +54,11 @@ describe('benchdesk run-sweep', () => {
 
   it('--json: only the final sweep record on stdout; 2 machines rented and released; exit 0', async () => {
     const before = mustVast(h).callsTo('asks').length;
-    const run = await cli([...SWEEP, '--json']);
+    const run = await cli([...SWEEP, '--min-accuracy', '50', '--max-usd-per-correct', '2', '--json']);
     expect(run.code, run.stderr).toBe(0);
     const sweep = SweepRecordSchema.parse(stdoutJson(run));
     sweepId = sweep.sweep_id;
+    expect(sweep.request.constraints).toEqual({ min_accuracy: 0.5, max_usd_per_correct: 2 });
     expect(sweep.status).toBe('succeeded');
     expect(sweep.cells).toHaveLength(4);
     expect(sweep.ranking).toHaveLength(4);
@@ -90,7 +91,7 @@ describe('benchdesk run-sweep', () => {
     const md = await cli(['sweeps', 'report', sweepId]);
     expect(md.stdout).toMatch(/^## Sweep: cli sweep/);
     const csv = await cli(['sweeps', 'report', sweepId, '--format', 'csv']);
-    expect(csv.stdout.split('\r\n')[0]).toMatch(/^rank,model,gpu,status,reason,accuracy_fraction/);
+    expect(csv.stdout.split('\r\n')[0]).toMatch(/^rank_tier,model,gpu,status,reason,accuracy_fraction/);
     const cancel = await cli(['sweeps', 'cancel', sweepId]);
     expect(cancel.code).toBe(1);
     expect(cancel.stderr).toContain('has already ended');

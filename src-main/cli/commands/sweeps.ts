@@ -17,6 +17,17 @@ import { matrixLines } from '../sweep-matrix';
  * with --json the final sweep record only.
  */
 
+/** The constraint options as the request's `constraints` (none given: no constraints). */
+function constraintsOf(o: { minAccuracy?: number | undefined; maxTtftP99?: number | undefined; maxUsdPerCorrect?: number | undefined; maxUsdPerMillion?: number | undefined }): Pick<SweepRequestInput, 'constraints'> {
+  const constraints = {
+    ...(o.minAccuracy !== undefined ? { min_accuracy: o.minAccuracy } : {}),
+    ...(o.maxTtftP99 !== undefined ? { max_ttft_p99_ms: o.maxTtftP99 } : {}),
+    ...(o.maxUsdPerCorrect !== undefined ? { max_usd_per_correct: o.maxUsdPerCorrect } : {}),
+    ...(o.maxUsdPerMillion !== undefined ? { max_usd_per_million_output_tokens: o.maxUsdPerMillion } : {}),
+  };
+  return Object.keys(constraints).length > 0 ? { constraints } : {};
+}
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 }
@@ -177,6 +188,11 @@ export function runSweepCommand(setExit: (code: number) => void) {
     .option('--marketplace-max-dph <usd>', 'highest price per machine, $/hour (default: the spend limit)', parseDph)
     .option('--marketplace-reliability <percent>', 'minimum host reliability in percent, 0–100 (default 99)', parsePercentage)
     .option('--machines-at-once <n>', 'GPUs (machines) running at the same time (default 1)', parsePositiveInt)
+    .option('--judge-model <name>', 'a model that decides each suite answer (not one of the models under test)')
+    .option('--min-accuracy <percent>', 'constraint: the lowest accuracy, 0–100 (the report names the cheapest cell that meets every constraint)', parsePercentage)
+    .option('--max-ttft-p99 <ms>', 'constraint: the highest TTFT p99 of the best serving level (ms)', parsePositiveInt)
+    .option('--max-usd-per-correct <usd>', 'constraint: the highest $ per correct answer', parseUsd)
+    .option('--max-usd-per-million <usd>', 'constraint: the highest $ per million output tokens', parseUsd)
     .option('--yes', 'skip the spend confirmation')
     .option('--no-wait', 'print the sweep id and return (needs the running app)')
     .option('--cancel-on-interrupt', 'on Ctrl-C also cancel a sweep running on the app (an in-process one is always cancelled)');
@@ -190,6 +206,9 @@ export function runSweepCommand(setExit: (code: number) => void) {
         '# serving only: $ per million output tokens per model and GPU, two machines at a time',
         'benchdesk run-sweep --name throughput -m qwen2.5:7b,qwen2.5:14b --gpu "RTX 3090,RTX 4090" --serving \\',
         '    --serving-concurrency 1,8,32 --marketplace-template 4e17788f74f075dd9aab7d0d4427968f --max-total-cost 2 --machines-at-once 2 --yes',
+        '# the cheapest cell that reaches 80% with a judge deciding, or what nothing met',
+        'benchdesk run-sweep --name triage -m llama3.1:8b,qwen2.5:7b --gpu "RTX 4090" --suite starter --judge-model gemma2:9b \\',
+        '    --min-accuracy 80 --max-usd-per-correct 0.05 --marketplace-template <hash> --max-total-cost 3 --yes',
         '# for scripts: only the final sweep record on stdout',
         'benchdesk run-sweep --name nightly -m llama3.1:8b --gpu "RTX 4090" --suite starter --marketplace-template <hash> --max-total-cost 1 --yes --json > sweep.json',
       ),
@@ -222,6 +241,8 @@ export function runSweepCommand(setExit: (code: number) => void) {
         ...(o.marketplaceMaxDph !== undefined ? { max_dph: o.marketplaceMaxDph } : {}),
         ...(o.marketplaceReliability !== undefined ? { reliability: o.marketplaceReliability } : {}),
         ...(o.machinesAtOnce ? { machines_at_once: o.machinesAtOnce } : {}),
+        ...(o.judgeModel ? { judge: { model: o.judgeModel } } : {}),
+        ...constraintsOf(o),
       };
       // The spend limit is what the sweep may cost at most: above the threshold, ask first.
       const threshold = spendThreshold();
