@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CAUSE_CATEGORIES, type CauseCategory, type GroundTruthVerdict } from './suites';
+import { CAUSE_CATEGORIES, type CauseCategory, type GroundTruthVerdict } from './causes';
 
 /**
  * The structured verdict (design §12b): the built-in agent ends its answer with a fenced JSON block

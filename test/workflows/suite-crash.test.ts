@@ -86,5 +86,7 @@ describe('a crash mid-suite', () => {
     expect(scored).toHaveLength(1);
     expect(scored[0]?.labels).toMatchObject({ scenario_id: 'crashloop-db-password', passed: true, score: 1, answer: CRASH_ANSWER });
     expectInOrder(events, ['scenario.scored:ok', 'scenario.started:started', 'job.recover:info', 'marketplace.instance.destroy:ok', 'job.failed:error']);
-  });
+    // A server process started, a suite run on a rented machine, a SIGKILL and a second start: about 20 s
+    // on two busy cores (its own waits are bounded above).
+  }, 60_000);
 });
