@@ -26,8 +26,12 @@ export const SNAPSHOT_RESOURCES = [
   'persistentvolumes',
   'storageclasses',
   'ingresses',
+  'networkpolicies',
   'events',
   'configmaps',
+  'resourcequotas',
+  'roles',
+  'rolebindings',
 ] as const;
 export type SnapshotResource = (typeof SNAPSHOT_RESOURCES)[number];
 

@@ -456,6 +456,36 @@ function seedOthers(): Partial<Record<SnapshotResource, Json[]>> {
         status: { loadBalancer: { ingress: [{ ip: '203.0.113.20' }] } },
       },
     ],
+    networkpolicies: [
+      {
+        metadata: meta('db-ingress', 'shop', 0),
+        spec: {
+          podSelector: { matchLabels: { app: 'postgres' } },
+          policyTypes: ['Ingress'],
+          ingress: [{ from: [{ podSelector: { matchLabels: { app: 'web' } } }], ports: [{ protocol: 'TCP', port: 5432 }] }],
+        },
+      },
+    ],
+    resourcequotas: [
+      {
+        metadata: meta('compute', 'shop', 0),
+        spec: { hard: { 'requests.cpu': '4', 'requests.memory': '8Gi', 'limits.memory': '16Gi', pods: '20' } },
+        status: { hard: { 'requests.cpu': '4', 'requests.memory': '8Gi', 'limits.memory': '16Gi', pods: '20' }, used: { 'requests.cpu': '1500m', 'requests.memory': '3Gi', 'limits.memory': '6Gi', pods: '6' } },
+      },
+    ],
+    roles: [
+      {
+        metadata: meta('pod-reader', 'shop', 0),
+        rules: [{ apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get', 'list', 'watch'] }],
+      },
+    ],
+    rolebindings: [
+      {
+        metadata: meta('web-pod-reader', 'shop', 0),
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'web', namespace: 'shop' }, { kind: 'User', name: 'alice@example.com', apiGroup: 'rbac.authorization.k8s.io' }],
+      },
+    ],
     configmaps: [
       {
         metadata: meta('web-config', 'shop', 0, {
