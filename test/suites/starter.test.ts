@@ -52,7 +52,7 @@ const PROOFS: Record<string, { calls: Call[]; facts: RegExp[]; absent?: RegExp[]
   },
   'node-notready-evicted': {
     calls: [{ tool: 'get_node_conditions' }, { tool: 'list_unhealthy_pods' }, { tool: 'list_warning_events' }],
-    facts: [/ip-10-0-3-17\.eu-west-1\.compute\.internal: NotReady \(Ready=Unknown NodeStatusUnknown: Kubelet stopped posting node status\.\); DiskPressure/, /pod Failed: Evicted \(The node was low on resource: ephemeral-storage/, /EvictionThresholdMet/],
+    facts: [/ip-10-0-3-17\.eu-west-1\.compute\.internal: NotReady \(Ready=Unknown NodeStatusUnknown: Kubelet stopped posting node status\.\); taints: node\.kubernetes\.io\/unreachable/, /pod Failed: Evicted \(The node was low on resource: ephemeral-storage/, /EvictionThresholdMet/],
   },
   'cronjob-failing': {
     calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'ops' } }, { tool: 'list_warning_events' }, { tool: 'get_pod_logs', args: { namespace: 'ops', pod: 'nightly-backup-29393400-5kq2w' } }],
