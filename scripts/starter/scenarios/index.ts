@@ -1,0 +1,8 @@
+import type { StarterScenario } from '../scenario';
+import { configmapMissingKey } from './configmap-missing-key';
+import { crashloopBadArgs } from './crashloop-bad-args';
+import { crashloopPanicRelease } from './crashloop-panic-release';
+import { imagePullPrivateRegistry } from './image-pull-private-registry';
+
+/** The scenarios written with the builder, in suite order (after the ten hand-written ones of suite.json). */
+export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry];
