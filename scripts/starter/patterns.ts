@@ -12,7 +12,7 @@ export function near(a: string, b: string, gap = 120): string[] {
 export const C = {
   crashLoop: String.raw`crash[ -]?loop\w*|CrashLoopBackOff|keeps? (on )?(crashing|restarting|dying|exiting)|restart\w* (it |them )?(again and again|over and over|repeatedly|in a loop|constantly|continuously)|back-?off restarting`,
   oom: String.raw`OOM[ -]?kill\w*|out of memory|exit code 137.{0,40}(memory|oom)|memory (limit|cgroup).{0,40}(exceeded|reached|hit)|killed .{0,30}(for|by|over) (using too much |exceeding its )?memory`,
-  imagePull: String.raw`ImagePullBackOff|ErrImagePull|(image|tag).{0,60}(can ?not|can't|couldn't|could not|fail\w* to|unable to) (be )?pull\w*|pull\w* .{0,40}(fail\w*|error|denied|unauthori[sz]ed|refused|rejected)|(can ?not|can't|couldn't|could not|fail\w* to|unable to|won't) (download|fetch|pull|get) (its |the )?(container )?image`,
+  imagePull: String.raw`ImagePullBackOff|ErrImagePull|(image|tag).{0,60}(can ?not|can't|couldn't|could not|fail\w* to|unable to) (be )?pull\w*|pull\w* .{0,40}(fail\w*|error|denied|unauthori[sz]ed|refused|rejected)|(can ?not|can't|couldn't|could not|fail\w* to|unable to|won't) (download|fetch|pull|get) (its |the )?(container )?image|(can ?not|can't|couldn't|could not|won't|fail\w* to) (be )?(pulled|downloaded)`,
   insufficientCpu: String.raw`insufficient (cpu|memory)|not enough (cpu|memory)|(cpu|memory) (request|capacity).{0,40}(too (high|large|big)|exceeds?|more than)`,
   unboundPvc: String.raw`unbound (immediate )?persistent ?volume ?claim|pvc.{0,40}(pending|unbound|not bound)|storage ?class .{0,40}(missing|not found|doesn't exist|does not exist)`,
   probe: String.raw`(readiness|liveness|startup) probe.{0,60}(fail\w*|timed? ?out|404|500|refused|wrong)`,
@@ -25,7 +25,8 @@ export const C = {
   evicted: String.raw`evict\w*`,
   noEndpoints: String.raw`no (ready |active |healthy )?endpoints?|endpoints?.{0,30}(empty|none|<none>)|(selector|labels?).{0,60}(match(es)? no|doesn't match|does not match|don't match|do not match|mismatch)`,
   configError: String.raw`CreateContainerConfigError|container ?config(uration)? error`,
-  scheduling: String.raw`FailedScheduling|unschedulable|can ?not be scheduled|can't be scheduled|(cannot|can't|could not|couldn't|unable to) (be )?schedul\w*|no (suitable |available )?node|didn't match|0/\d+ nodes are available`,
+  scheduling: String.raw`FailedScheduling|unschedul\w+|can ?not be scheduled|can't be scheduled|(cannot|can't|could not|couldn't|unable to) (be )?schedul\w*|no (suitable |available )?node|didn't match|0/\d+ nodes are available|(scheduler|scheduling) .{0,40}(wait\w*|refus\w*|keeps? (it|them) waiting)|(keeps?|kept|left|stays?) (it |them )?(waiting|unscheduled)|wait\w* (forever|indefinitely)`,
+  memoryPressure: String.raw`memory ?pressure|low on (resource: )?(memory|ram)|ran (low|out) (of|on) (memory|ram)|out of memory|(memory|ram) (exhaust\w*|starv\w*|ran (low|out)|got (low|short))`,
   deadline: String.raw`DeadlineExceeded|activeDeadlineSeconds|active deadline|deadline (was )?(exceeded|hit|reached)|ran (too )?long|timed out`,
   backoffLimit: String.raw`BackoffLimitExceeded|backoff ?limit`,
 };

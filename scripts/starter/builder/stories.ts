@@ -46,6 +46,8 @@ export type CrashLoop = {
   seed?: string;
   /** Other containers' states (a sidecar that runs fine…). */
   others?: Replica['states'];
+  /** Not ready since (default: the first BackOff, else the pod's creation). */
+  notReadySince?: string;
 };
 
 /** A replica in CrashLoopBackOff, its log and its events (BackOff, and the restarts' Pulled/Created/Started). */
@@ -59,7 +61,7 @@ export function crashLoopReplica(c: Cluster, ctl: Controller, o: CrashLoop): Kub
     node: o.node,
     created: c.ago(o.created),
     ...(o.seed ? { seed: o.seed } : {}),
-    notReadySince: o.created,
+    notReadySince: o.notReadySince ?? o.backOffSince ?? o.created,
     states: { ...o.others, [o.container]: { state: backOff(name, ctl.namespace, uid, o.container), restarts: o.restarts, last } },
   });
   const text = o.log(Date.parse(last.startedAt));
@@ -95,5 +97,29 @@ export function imagePullReplica(c: Cluster, ctl: Controller, o: { node: NodeRef
   event(c, { on: p, reason: 'Failed', type: 'Warning', message: 'Error: ErrImagePull', first: o.created, last: lastPull, count: pulls, component: 'kubelet', host, fieldPath: field });
   event(c, { on: p, reason: 'BackOff', message: `Back-off pulling image "${o.image}"`, first: o.created, last: `${c.int(`bo/${p.metadata.name}`, 3, 30)}s`, count: minutes * 4, component: 'kubelet', host, fieldPath: field });
   event(c, { on: p, reason: 'Failed', type: 'Warning', message: 'Error: ImagePullBackOff', first: o.created, last: `${c.int(`bo/${p.metadata.name}`, 3, 30)}s`, count: minutes * 4, component: 'kubelet', host, fieldPath: field });
+  return p;
+}
+
+/** A replica the scheduler cannot place: Pending, PodScheduled=False, and its FailedScheduling event (events.k8s.io, with a series). */
+export function pendingReplica(c: Cluster, ctl: Controller, o: { created: string; message: string; seed?: string; lastTry?: string }): KubeObject {
+  const p = replica(c, ctl, { created: c.ago(o.created), unschedulable: { message: o.message }, ...(o.seed ? { seed: o.seed } : {}) });
+  const minutes = Math.max(1, Math.round((c.clock.rec - c.clock.ago(o.created)) / 60_000));
+  event(c, { on: p, reason: 'FailedScheduling', type: 'Warning', message: o.message, first: o.created, last: o.lastTry ?? `${c.int(`fs/${p.metadata.name}`, 20, 200)}s`, count: Math.max(2, Math.round(minutes / 5) + 1), component: 'default-scheduler', newApi: true });
+  return p;
+}
+
+/** A replica the kubelet evicted: Failed, reason Evicted, its container terminated at the eviction. */
+export function evictedReplica(c: Cluster, ctl: Controller, o: { node: NodeRef; created: string; at: string; message: string; container: string; seed?: string }): KubeObject {
+  const at = c.ago(o.at);
+  const p = replica(c, ctl, {
+    node: o.node,
+    created: c.ago(o.created),
+    ...(o.seed ? { seed: o.seed } : {}),
+    failed: { reason: 'Evicted', message: o.message, at },
+    notReadySince: o.at,
+    states: { [o.container]: { state: { terminated: { startedAt: stamp(Date.parse(c.ago(o.created)) + 6000), finishedAt: at, exitCode: 137, reason: 'Error' } } } },
+  });
+  event(c, { on: p, reason: 'Evicted', type: 'Warning', message: o.message, first: o.at, component: 'kubelet', host: o.node.name });
+  event(c, { on: p, reason: 'Killing', message: `Stopping container ${o.container}`, first: o.at, component: 'kubelet', host: o.node.name, fieldPath: `spec.containers{${o.container}}` });
   return p;
 }

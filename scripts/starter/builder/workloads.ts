@@ -92,6 +92,10 @@ export type DeploymentOptions = {
   stalled?: boolean;
   /** When it last became unavailable, if it is (default: when the revision rolled out). */
   unavailableSince?: string;
+  /** What the current replica set is asked for, when it differs from the pods it has (pods it may not create). */
+  desired?: number;
+  /** Recreate: the old pods go before the new ones come (default RollingUpdate 25%/25%). */
+  recreate?: boolean;
 };
 
 export type DeploymentRef = { deploy: KubeObject; current: Controller; replicaSets: Controller[]; extras: PodExtras };
@@ -111,7 +115,8 @@ function podTemplate(labels: Record<string, string>, containers: ContainerSpec[]
 }
 
 /** A replica set of the deployment (the current one, or an older revision still scaled up during a rollout). */
-export function replicaSet(c: Cluster, d: Omit<DeploymentRef, 'current'>, o: { revision: number; replicas: number; containers: ContainerSpec[]; created: string }): Controller {
+/** `replicas`: what the deployment asks of it; by default, as many as it has pods (a surge, an old revision being scaled down). */
+export function replicaSet(c: Cluster, d: Omit<DeploymentRef, 'current'>, o: { revision: number; replicas?: number; containers: ContainerSpec[]; created: string }): Controller {
   const spec = d.deploy.spec as Json;
   const hash = c.suffix(`rs/${d.deploy.metadata.namespace}/${d.deploy.metadata.name}/${o.revision}`, 10);
   const name = `${d.deploy.metadata.name}-${hash}`;
@@ -133,6 +138,7 @@ export function replicaSet(c: Cluster, d: Omit<DeploymentRef, 'current'>, o: { r
   c.finish(() => {
     const pods = c.podsOf(ctl.uid).filter(live);
     const ready = pods.filter(isReady).length;
+    (object.spec as Json).replicas = o.replicas ?? pods.length;
     object.status = { replicas: pods.length, fullyLabeledReplicas: pods.length, ...(ready ? { readyReplicas: ready, availableReplicas: ready } : {}), observedGeneration: 1 };
   });
   d.replicaSets.push(ctl);
@@ -150,14 +156,14 @@ export function deployment(c: Cluster, o: DeploymentOptions): DeploymentRef {
       replicas: o.replicas,
       selector: { matchLabels: selector },
       template: podTemplate(selector, o.containers, o.extras ?? {}),
-      strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
+      strategy: o.recreate ? { type: 'Recreate' } : { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
       revisionHistoryLimit: 10,
       progressDeadlineSeconds: 600,
     },
     status: {},
   });
   const base = { deploy, replicaSets: [] as Controller[], extras: o.extras ?? {} };
-  const ref: DeploymentRef = { ...base, current: replicaSet(c, base, { revision, replicas: o.replicas, containers: o.containers, created: o.rolled ?? o.created }) };
+  const ref: DeploymentRef = { ...base, current: replicaSet(c, base, { revision, ...(o.desired !== undefined ? { replicas: o.desired } : {}), containers: o.containers, created: o.rolled ?? o.created }) };
   c.finish(() => finishDeployment(c, ref, o));
   return ref;
 }
@@ -235,7 +241,7 @@ export const DAEMONSET_TOLERATIONS: Json[] = [
   { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
 ];
 
-export function daemonSet(c: Cluster, o: { namespace: string; name: string; containers: ContainerSpec[]; created: string; labels?: Record<string, string>; extras?: PodExtras; tolerations?: Json[] }): Controller {
+export function daemonSet(c: Cluster, o: { namespace: string; name: string; containers: ContainerSpec[]; created: string; labels?: Record<string, string>; extras?: PodExtras; tolerations?: Json[]; desired?: number }): Controller {
   const labels = o.labels ?? { 'k8s-app': o.name };
   const extras: PodExtras = { ...o.extras, tolerations: [...(o.tolerations ?? [{ operator: 'Exists' }]), ...DAEMONSET_TOLERATIONS] };
   const object = c.add('daemonsets', {
@@ -249,7 +255,7 @@ export function daemonSet(c: Cluster, o: { namespace: string; name: string; cont
   c.finish(() => {
     const pods = c.podsOf(ctl.uid).filter(live);
     const ready = pods.filter(isReady).length;
-    const desired = c.list('nodes').length;
+    const desired = o.desired ?? c.list('nodes').length;
     object.status = { currentNumberScheduled: pods.length, desiredNumberScheduled: desired, numberMisscheduled: 0, numberReady: ready, observedGeneration: 1, updatedNumberScheduled: pods.length, numberAvailable: ready, ...(desired - ready > 0 ? { numberUnavailable: desired - ready } : {}) };
   });
   return ctl;

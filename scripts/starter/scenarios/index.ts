@@ -3,6 +3,11 @@ import { configmapMissingKey } from './configmap-missing-key';
 import { crashloopBadArgs } from './crashloop-bad-args';
 import { crashloopPanicRelease } from './crashloop-panic-release';
 import { imagePullPrivateRegistry } from './image-pull-private-registry';
+import { imagePullArchMismatch } from './image-pull-arch-mismatch';
+import { oomSidecar } from './oom-sidecar';
+import { nodeMemoryPressure } from './node-memory-pressure';
+import { unschedulableNodeSelector } from './unschedulable-node-selector';
+import { unschedulableGpuTaint } from './unschedulable-gpu-taint';
 
 /** The scenarios written with the builder, in suite order (after the ten hand-written ones of suite.json). */
-export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry];
+export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry, imagePullArchMismatch, oomSidecar, nodeMemoryPressure, unschedulableNodeSelector, unschedulableGpuTaint];

@@ -5,16 +5,31 @@ import configmapMissingKeyScenario from './scenarios/configmap-missing-key.json'
 import crashloopBadArgsScenario from './scenarios/crashloop-bad-args.json';
 import crashloopPanicReleaseScenario from './scenarios/crashloop-panic-release.json';
 import imagePullPrivateRegistryScenario from './scenarios/image-pull-private-registry.json';
+import imagePullArchMismatchScenario from './scenarios/image-pull-arch-mismatch.json';
+import oomSidecarScenario from './scenarios/oom-sidecar.json';
+import nodeMemoryPressureScenario from './scenarios/node-memory-pressure.json';
+import unschedulableNodeSelectorScenario from './scenarios/unschedulable-node-selector.json';
+import unschedulableGpuTaintScenario from './scenarios/unschedulable-gpu-taint.json';
 import configmapMissingKeySnapshot from './snapshots/starter-configmap-missing-key.json';
 import crashloopBadArgsSnapshot from './snapshots/starter-crashloop-bad-args.json';
 import crashloopPanicReleaseSnapshot from './snapshots/starter-crashloop-panic-release.json';
 import imagePullPrivateRegistrySnapshot from './snapshots/starter-image-pull-private-registry.json';
+import imagePullArchMismatchSnapshot from './snapshots/starter-image-pull-arch-mismatch.json';
+import oomSidecarSnapshot from './snapshots/starter-oom-sidecar.json';
+import nodeMemoryPressureSnapshot from './snapshots/starter-node-memory-pressure.json';
+import unschedulableNodeSelectorSnapshot from './snapshots/starter-unschedulable-node-selector.json';
+import unschedulableGpuTaintSnapshot from './snapshots/starter-unschedulable-gpu-taint.json';
 
 export const GENERATED_SCENARIOS = [
   configmapMissingKeyScenario,
   crashloopBadArgsScenario,
   crashloopPanicReleaseScenario,
   imagePullPrivateRegistryScenario,
+  imagePullArchMismatchScenario,
+  oomSidecarScenario,
+  nodeMemoryPressureScenario,
+  unschedulableNodeSelectorScenario,
+  unschedulableGpuTaintScenario,
 ] as unknown as ScenarioInput[];
 
 export const GENERATED_SNAPSHOTS = [
@@ -22,4 +37,9 @@ export const GENERATED_SNAPSHOTS = [
   crashloopBadArgsSnapshot,
   crashloopPanicReleaseSnapshot,
   imagePullPrivateRegistrySnapshot,
+  imagePullArchMismatchSnapshot,
+  oomSidecarSnapshot,
+  nodeMemoryPressureSnapshot,
+  unschedulableNodeSelectorSnapshot,
+  unschedulableGpuTaintSnapshot,
 ] as unknown as (SnapshotDocumentInput & { snapshot_id: string })[];
