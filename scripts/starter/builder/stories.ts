@@ -101,8 +101,8 @@ export function imagePullReplica(c: Cluster, ctl: Controller, o: { node: NodeRef
 }
 
 /** A replica the scheduler cannot place: Pending, PodScheduled=False, and its FailedScheduling event (events.k8s.io, with a series). */
-export function pendingReplica(c: Cluster, ctl: Controller, o: { created: string; message: string; seed?: string; lastTry?: string }): KubeObject {
-  const p = replica(c, ctl, { created: c.ago(o.created), unschedulable: { message: o.message }, ...(o.seed ? { seed: o.seed } : {}) });
+export function pendingReplica(c: Cluster, ctl: Controller, o: { created: string; message: string; seed?: string; lastTry?: string; volumes?: Replica['volumes'] }): KubeObject {
+  const p = replica(c, ctl, { created: c.ago(o.created), unschedulable: { message: o.message }, ...(o.seed ? { seed: o.seed } : {}), ...(o.volumes ? { volumes: o.volumes } : {}) });
   const minutes = Math.max(1, Math.round((c.clock.rec - c.clock.ago(o.created)) / 60_000));
   event(c, { on: p, reason: 'FailedScheduling', type: 'Warning', message: o.message, first: o.created, last: o.lastTry ?? `${c.int(`fs/${p.metadata.name}`, 20, 200)}s`, count: Math.max(2, Math.round(minutes / 5) + 1), component: 'default-scheduler', newApi: true });
   return p;

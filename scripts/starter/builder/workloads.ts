@@ -38,6 +38,8 @@ export type Replica = {
   failed?: PodPlan['failed'];
   deletion?: PodPlan['deletion'];
   restartPolicy?: PodPlan['restartPolicy'];
+  /** This replica's volumes (a stateful set's claim per pod), instead of the template's. */
+  volumes?: Json[];
 };
 
 export function replica(c: Cluster, ctl: Controller, r: Replica): KubeObject {
@@ -65,6 +67,7 @@ export function replica(c: Cluster, ctl: Controller, r: Replica): KubeObject {
     restartPolicy: r.restartPolicy ?? (ctl.kind === 'Job' ? 'Never' : 'Always'),
     containers,
     ...ctl.extras,
+    ...(r.volumes ? { volumes: r.volumes } : {}),
   });
 }
 
@@ -173,7 +176,7 @@ function finishDeployment(c: Cluster, d: DeploymentRef, o: DeploymentOptions): v
   const updated = c.podsOf(d.current.uid).filter(live);
   const ready = all.filter(isReady).length;
   const rolled = o.rolled ?? o.created;
-  const available = ready >= Math.max(1, o.replicas - Math.floor(o.replicas / 4));
+  const available = o.replicas === 0 || ready >= Math.max(1, o.replicas - Math.floor(o.replicas / 4));
   const since = stamp(Date.parse(rolled) + 1000);
   const down = o.unavailableSince ? c.ago(o.unavailableSince) : since;
   const conditions = [

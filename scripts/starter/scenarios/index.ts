@@ -9,5 +9,10 @@ import { nodeMemoryPressure } from './node-memory-pressure';
 import { unschedulableNodeSelector } from './unschedulable-node-selector';
 import { unschedulableGpuTaint } from './unschedulable-gpu-taint';
 
+import { pvcZoneConflict } from './pvc-zone-conflict';
+import { pvcMultiAttach } from './pvc-multi-attach';
+import { livenessProbeTimeout } from './liveness-probe-timeout';
+import { deploymentScaledZero } from './deployment-scaled-zero';
+import { ingressBackendRenamed } from './ingress-backend-renamed';
 /** The scenarios written with the builder, in suite order (after the ten hand-written ones of suite.json). */
-export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry, imagePullArchMismatch, oomSidecar, nodeMemoryPressure, unschedulableNodeSelector, unschedulableGpuTaint];
+export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry, imagePullArchMismatch, oomSidecar, nodeMemoryPressure, unschedulableNodeSelector, unschedulableGpuTaint, pvcZoneConflict, pvcMultiAttach, livenessProbeTimeout, deploymentScaledZero, ingressBackendRenamed];

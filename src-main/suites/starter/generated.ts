@@ -10,6 +10,11 @@ import oomSidecarScenario from './scenarios/oom-sidecar.json';
 import nodeMemoryPressureScenario from './scenarios/node-memory-pressure.json';
 import unschedulableNodeSelectorScenario from './scenarios/unschedulable-node-selector.json';
 import unschedulableGpuTaintScenario from './scenarios/unschedulable-gpu-taint.json';
+import pvcZoneConflictScenario from './scenarios/pvc-zone-conflict.json';
+import pvcMultiAttachScenario from './scenarios/pvc-multi-attach.json';
+import livenessProbeTimeoutScenario from './scenarios/liveness-probe-timeout.json';
+import deploymentScaledZeroScenario from './scenarios/deployment-scaled-zero.json';
+import ingressBackendRenamedScenario from './scenarios/ingress-backend-renamed.json';
 import configmapMissingKeySnapshot from './snapshots/starter-configmap-missing-key.json';
 import crashloopBadArgsSnapshot from './snapshots/starter-crashloop-bad-args.json';
 import crashloopPanicReleaseSnapshot from './snapshots/starter-crashloop-panic-release.json';
@@ -19,6 +24,11 @@ import oomSidecarSnapshot from './snapshots/starter-oom-sidecar.json';
 import nodeMemoryPressureSnapshot from './snapshots/starter-node-memory-pressure.json';
 import unschedulableNodeSelectorSnapshot from './snapshots/starter-unschedulable-node-selector.json';
 import unschedulableGpuTaintSnapshot from './snapshots/starter-unschedulable-gpu-taint.json';
+import pvcZoneConflictSnapshot from './snapshots/starter-pvc-zone-conflict.json';
+import pvcMultiAttachSnapshot from './snapshots/starter-pvc-multi-attach.json';
+import livenessProbeTimeoutSnapshot from './snapshots/starter-liveness-probe-timeout.json';
+import deploymentScaledZeroSnapshot from './snapshots/starter-deployment-scaled-zero.json';
+import ingressBackendRenamedSnapshot from './snapshots/starter-ingress-backend-renamed.json';
 
 export const GENERATED_SCENARIOS = [
   configmapMissingKeyScenario,
@@ -30,6 +40,11 @@ export const GENERATED_SCENARIOS = [
   nodeMemoryPressureScenario,
   unschedulableNodeSelectorScenario,
   unschedulableGpuTaintScenario,
+  pvcZoneConflictScenario,
+  pvcMultiAttachScenario,
+  livenessProbeTimeoutScenario,
+  deploymentScaledZeroScenario,
+  ingressBackendRenamedScenario,
 ] as unknown as ScenarioInput[];
 
 export const GENERATED_SNAPSHOTS = [
@@ -42,4 +57,9 @@ export const GENERATED_SNAPSHOTS = [
   nodeMemoryPressureSnapshot,
   unschedulableNodeSelectorSnapshot,
   unschedulableGpuTaintSnapshot,
+  pvcZoneConflictSnapshot,
+  pvcMultiAttachSnapshot,
+  livenessProbeTimeoutSnapshot,
+  deploymentScaledZeroSnapshot,
+  ingressBackendRenamedSnapshot,
 ] as unknown as (SnapshotDocumentInput & { snapshot_id: string })[];
