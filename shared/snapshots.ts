@@ -102,6 +102,7 @@ export const SNAPSHOT_LINT_CHECKS = [
   'node-unknown-partial',
   'node-stale-heartbeat',
   'pod-on-missing-node',
+  'pod-before-node',
 ] as const;
 export type SnapshotLintCheck = (typeof SNAPSHOT_LINT_CHECKS)[number];
 

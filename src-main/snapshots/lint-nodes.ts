@@ -108,6 +108,11 @@ export function lintNodes(warn: Warn, nodes: readonly Json[], pods: readonly Jso
       if (nodes.length > 0) warn('pod-on-missing-node', `pod/${s(o(pod.metadata).namespace)}/${s(o(pod.metadata).name)}`, `is bound to node ${nodeName}, which the snapshot does not have`);
       continue;
     }
+    const scheduled = scheduledAt(pod);
+    const nodeCreated = time(o(node.metadata).creationTimestamp);
+    if (scheduled !== null && nodeCreated !== null && scheduled < nodeCreated - 1_000) {
+      warn('pod-before-node', `pod/${s(o(pod.metadata).namespace)}/${s(o(pod.metadata).name)}`, `was scheduled on ${nodeName} at ${iso(scheduled)}, before that node registered (${iso(nodeCreated)})`);
+    }
     checkPodTaints(warn, pod, node, recordedAt);
   }
 }

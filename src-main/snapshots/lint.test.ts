@@ -134,6 +134,7 @@ describe('the snapshot lint', () => {
     // Finished pods and static pods are not judged; a pod on a node the snapshot lacks is.
     expect(lint((c) => ((node(c).spec.taints = [gpu]), ((pod(c).status as Json).phase = 'Succeeded')))).toEqual([]);
     expect(checks(lint((c) => void (pod(c).spec.nodeName = 'node-9')))).toEqual(['pod-on-missing-node']);
+    expect(checks(lint((c) => void (node(c).metadata.creationTimestamp = '2026-11-20T09:10:00Z')))).toEqual(['pod-before-node']);
   });
 
   it('nodes: Unknown with a fresh heartbeat or too soon after it, Unknown only in part, a stale heartbeat on a posting kubelet', () => {

@@ -1,4 +1,4 @@
-import { logStamp } from './clock';
+import { logStamp, stamp } from './clock';
 import type { Cluster, Json, KubeObject, Lines } from './cluster';
 import type { NodeRef } from './nodes';
 import { service, type ServicePort } from './network';
@@ -79,7 +79,11 @@ export function webApp(c: Cluster, o: WebApp, nodes: NodeRef[]): DeploymentRef &
     ],
   });
   for (let i = 0; i < o.replicas; i++) {
-    const p = replica(c, d.current, { node: nodes[i % nodes.length] as NodeRef, created: o.rolled ? c.ago(o.rolled) : c.ago(o.created) });
+    const node = nodes[i % nodes.length] as NodeRef;
+    // A pod older than its node was rescheduled when the node replaced an older one.
+    const wanted = c.clock.ago(o.rolled ?? o.created);
+    const nodeBorn = Date.parse(String(node.object.metadata.creationTimestamp)) + 4 * 60_000 + i * 20_000;
+    const p = replica(c, d.current, { node, created: stamp(Math.max(wanted, nodeBorn)) });
     const started = startedAt(p);
     const req = o.requestLog ?? 'GET /healthz 200 0.4ms kube-probe/1.32';
     const recent = c.clock.rec - c.int(`req/${p.metadata.name}`, 4, 40) * 1000;

@@ -73,7 +73,10 @@ export function baseCluster(c: Cluster, o: BaseOptions = {}): Base {
     extras: { serviceAccount: 'coredns', priorityClassName: 'system-cluster-critical', volumes: [{ name: 'config-volume', configMap: { name: 'coredns', items: [{ key: 'Corefile', path: 'Corefile' }], defaultMode: 420 } }] },
   });
   if (!o.skipCoredns) {
-    for (let i = 0; i < (o.corednsReplicas ?? 2); i++) replica(c, coredns.current, { node: nodes[i] as NodeRef, created: c.ago('18d') });
+    // On the nodes that were there and healthy when CoreDNS last rolled out.
+    const since = c.clock.ago('18d');
+    const hosts = nodes.filter((n) => !n.down && Date.parse(String(n.object.metadata.creationTimestamp)) < since);
+    for (let i = 0; i < (o.corednsReplicas ?? 2); i++) replica(c, coredns.current, { node: hosts[i % hosts.length] as NodeRef, created: c.ago('18d') });
   }
   service(c, {
     namespace: 'kube-system',

@@ -14,5 +14,10 @@ import { pvcMultiAttach } from './pvc-multi-attach';
 import { livenessProbeTimeout } from './liveness-probe-timeout';
 import { deploymentScaledZero } from './deployment-scaled-zero';
 import { ingressBackendRenamed } from './ingress-backend-renamed';
+import { netpolDefaultDeny } from './netpol-default-deny';
+import { netpolEgressDns } from './netpol-egress-dns';
+import { dnsCorednsCrashloop } from './dns-coredns-crashloop';
+import { dnsUpstreamTimeout } from './dns-upstream-timeout';
+import { nodeNotreadyCni } from './node-notready-cni';
 /** The scenarios written with the builder, in suite order (after the ten hand-written ones of suite.json). */
-export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry, imagePullArchMismatch, oomSidecar, nodeMemoryPressure, unschedulableNodeSelector, unschedulableGpuTaint, pvcZoneConflict, pvcMultiAttach, livenessProbeTimeout, deploymentScaledZero, ingressBackendRenamed];
+export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry, imagePullArchMismatch, oomSidecar, nodeMemoryPressure, unschedulableNodeSelector, unschedulableGpuTaint, pvcZoneConflict, pvcMultiAttach, livenessProbeTimeout, deploymentScaledZero, ingressBackendRenamed, netpolDefaultDeny, netpolEgressDns, dnsCorednsCrashloop, dnsUpstreamTimeout, nodeNotreadyCni];

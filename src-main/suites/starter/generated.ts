@@ -15,6 +15,11 @@ import pvcMultiAttachScenario from './scenarios/pvc-multi-attach.json';
 import livenessProbeTimeoutScenario from './scenarios/liveness-probe-timeout.json';
 import deploymentScaledZeroScenario from './scenarios/deployment-scaled-zero.json';
 import ingressBackendRenamedScenario from './scenarios/ingress-backend-renamed.json';
+import netpolDefaultDenyScenario from './scenarios/netpol-default-deny.json';
+import netpolEgressDnsScenario from './scenarios/netpol-egress-dns.json';
+import dnsCorednsCrashloopScenario from './scenarios/dns-coredns-crashloop.json';
+import dnsUpstreamTimeoutScenario from './scenarios/dns-upstream-timeout.json';
+import nodeNotreadyCniScenario from './scenarios/node-notready-cni.json';
 import configmapMissingKeySnapshot from './snapshots/starter-configmap-missing-key.json';
 import crashloopBadArgsSnapshot from './snapshots/starter-crashloop-bad-args.json';
 import crashloopPanicReleaseSnapshot from './snapshots/starter-crashloop-panic-release.json';
@@ -29,6 +34,11 @@ import pvcMultiAttachSnapshot from './snapshots/starter-pvc-multi-attach.json';
 import livenessProbeTimeoutSnapshot from './snapshots/starter-liveness-probe-timeout.json';
 import deploymentScaledZeroSnapshot from './snapshots/starter-deployment-scaled-zero.json';
 import ingressBackendRenamedSnapshot from './snapshots/starter-ingress-backend-renamed.json';
+import netpolDefaultDenySnapshot from './snapshots/starter-netpol-default-deny.json';
+import netpolEgressDnsSnapshot from './snapshots/starter-netpol-egress-dns.json';
+import dnsCorednsCrashloopSnapshot from './snapshots/starter-dns-coredns-crashloop.json';
+import dnsUpstreamTimeoutSnapshot from './snapshots/starter-dns-upstream-timeout.json';
+import nodeNotreadyCniSnapshot from './snapshots/starter-node-notready-cni.json';
 
 export const GENERATED_SCENARIOS = [
   configmapMissingKeyScenario,
@@ -45,6 +55,11 @@ export const GENERATED_SCENARIOS = [
   livenessProbeTimeoutScenario,
   deploymentScaledZeroScenario,
   ingressBackendRenamedScenario,
+  netpolDefaultDenyScenario,
+  netpolEgressDnsScenario,
+  dnsCorednsCrashloopScenario,
+  dnsUpstreamTimeoutScenario,
+  nodeNotreadyCniScenario,
 ] as unknown as ScenarioInput[];
 
 export const GENERATED_SNAPSHOTS = [
@@ -62,4 +77,9 @@ export const GENERATED_SNAPSHOTS = [
   livenessProbeTimeoutSnapshot,
   deploymentScaledZeroSnapshot,
   ingressBackendRenamedSnapshot,
+  netpolDefaultDenySnapshot,
+  netpolEgressDnsSnapshot,
+  dnsCorednsCrashloopSnapshot,
+  dnsUpstreamTimeoutSnapshot,
+  nodeNotreadyCniSnapshot,
 ] as unknown as (SnapshotDocumentInput & { snapshot_id: string })[];
