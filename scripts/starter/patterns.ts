@@ -19,7 +19,7 @@ export const C = {
   password: String.raw`password|credential|authenticat\w+ fail\w*|login (fail\w*|refused)`,
   dns: String.raw`dns|name resolution|resolv\w*|no such host|nxdomain|coredns|kube-dns`,
   netpol: String.raw`network ?polic\w+|netpol|firewall|traffic (is )?(blocked|denied|dropped)|(ingress|egress) (rule|policy)`,
-  quota: String.raw`resource ?quota|exceeded quota|quota (exceeded|limit|reached|is full)`,
+  quota: String.raw`resource ?quota|exceeded quota|quota (exceeded|limit|reached|is full)|(namespace|cpu|resource) budget.{0,40}(spent|used up|exhausted|full|exceeded)`,
   rbac: String.raw`rbac|forbidden|(role|rolebinding|role binding|service ?account).{0,60}(missing|lacks|no permission|not allowed|cannot|can't|permission)|not (authori[sz]ed|allowed) to (list|get|watch|create|update|patch)`,
   nodeDown: String.raw`not ?ready|NodeStatusUnknown|unreachable|stopped posting|kubelet (is )?(down|dead|stopped|not running)|node (is )?(down|lost|gone|offline)`,
   evicted: String.raw`evict\w*`,

@@ -91,7 +91,7 @@ export function cronJobName(cron: string, scheduledMs: number): string {
   return `${cron}-${Math.floor(scheduledMs / 60_000)}`;
 }
 
-export function cronJob(c: Cluster, o: { namespace: string; name: string; schedule: string; containers: ContainerSpec[]; created: string; suspend?: boolean; lastSchedule?: string; lastSuccess?: string; extras?: PodExtras; timeZone?: string }): KubeObject {
+export function cronJob(c: Cluster, o: { namespace: string; name: string; schedule: string; containers: ContainerSpec[]; created: string; suspend?: boolean; lastSchedule?: string; lastSuccess?: string; extras?: PodExtras; timeZone?: string; activeDeadlineSeconds?: number; backoffLimit?: number }): KubeObject {
   const object = c.add('cronjobs', {
     apiVersion: 'batch/v1',
     kind: 'CronJob',
@@ -103,7 +103,7 @@ export function cronJob(c: Cluster, o: { namespace: string; name: string; schedu
       suspend: o.suspend ?? false,
       successfulJobsHistoryLimit: 3,
       failedJobsHistoryLimit: 3,
-      jobTemplate: { metadata: {}, spec: { backoffLimit: 2, template: { metadata: {}, spec: { containers: o.containers.map((s) => ({ ...s, resources: s.resources ?? {} })), restartPolicy: 'Never', ...extrasSpec(o.extras) } } } },
+      jobTemplate: { metadata: {}, spec: { backoffLimit: o.backoffLimit ?? 2, ...(o.activeDeadlineSeconds ? { activeDeadlineSeconds: o.activeDeadlineSeconds } : {}), template: { metadata: {}, spec: { containers: o.containers.map((s) => ({ ...s, resources: s.resources ?? {} })), restartPolicy: 'Never', ...extrasSpec(o.extras) } } } },
     },
     status: {
       ...(o.lastSchedule ? { lastScheduleTime: o.lastSchedule } : {}),

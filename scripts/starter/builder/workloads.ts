@@ -99,6 +99,8 @@ export type DeploymentOptions = {
   desired?: number;
   /** Recreate: the old pods go before the new ones come (default RollingUpdate 25%/25%). */
   recreate?: boolean;
+  /** The replica set cannot create pods (ReplicaFailure=True FailedCreate) since then, with the API server's refusal. */
+  replicaFailure?: { since: string; message: (replicaSet: string) => string };
 };
 
 export type DeploymentRef = { deploy: KubeObject; current: Controller; replicaSets: Controller[]; extras: PodExtras };
@@ -189,6 +191,10 @@ function finishDeployment(c: Cluster, d: DeploymentRef, o: DeploymentOptions): v
         ? { type: 'Progressing', status: 'True', lastUpdateTime: since, lastTransitionTime: o.created, reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${d.current.name}" has successfully progressed.` }
         : { type: 'Progressing', status: 'True', lastUpdateTime: since, lastTransitionTime: o.created, reason: 'ReplicaSetUpdated', message: `ReplicaSet "${d.current.name}" is progressing.` },
   ];
+  if (o.replicaFailure) {
+    const at = c.ago(o.replicaFailure.since);
+    conditions.push({ type: 'ReplicaFailure', status: 'True', lastUpdateTime: at, lastTransitionTime: at, reason: 'FailedCreate', message: o.replicaFailure.message(d.current.name) });
+  }
   d.deploy.status = {
     observedGeneration: o.revision ?? 1,
     replicas: all.length,

@@ -19,5 +19,10 @@ import { netpolEgressDns } from './netpol-egress-dns';
 import { dnsCorednsCrashloop } from './dns-coredns-crashloop';
 import { dnsUpstreamTimeout } from './dns-upstream-timeout';
 import { nodeNotreadyCni } from './node-notready-cni';
+import { jobDeadlineExceeded } from './job-deadline-exceeded';
+import { jobOomBackoff } from './job-oom-backoff';
+import { cronjobSuspended } from './cronjob-suspended';
+import { quotaExceeded } from './quota-exceeded';
+import { quotaRequiresLimits } from './quota-requires-limits';
 /** The scenarios written with the builder, in suite order (after the ten hand-written ones of suite.json). */
-export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry, imagePullArchMismatch, oomSidecar, nodeMemoryPressure, unschedulableNodeSelector, unschedulableGpuTaint, pvcZoneConflict, pvcMultiAttach, livenessProbeTimeout, deploymentScaledZero, ingressBackendRenamed, netpolDefaultDeny, netpolEgressDns, dnsCorednsCrashloop, dnsUpstreamTimeout, nodeNotreadyCni];
+export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry, imagePullArchMismatch, oomSidecar, nodeMemoryPressure, unschedulableNodeSelector, unschedulableGpuTaint, pvcZoneConflict, pvcMultiAttach, livenessProbeTimeout, deploymentScaledZero, ingressBackendRenamed, netpolDefaultDeny, netpolEgressDns, dnsCorednsCrashloop, dnsUpstreamTimeout, nodeNotreadyCni, jobDeadlineExceeded, jobOomBackoff, cronjobSuspended, quotaExceeded, quotaRequiresLimits];

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, crashLoopReplica, daemonSet, deployment, event, pendingReplica, replica, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { WRONG, near, raw, verdictBlock } from '../patterns';
 import { podOf, type StarterScenario } from '../scenario';
 
 /** A new node never becomes Ready: its VPC CNI pod cannot reach the instance metadata service, so the network plugin is not initialised. */

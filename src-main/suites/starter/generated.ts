@@ -20,6 +20,11 @@ import netpolEgressDnsScenario from './scenarios/netpol-egress-dns.json';
 import dnsCorednsCrashloopScenario from './scenarios/dns-coredns-crashloop.json';
 import dnsUpstreamTimeoutScenario from './scenarios/dns-upstream-timeout.json';
 import nodeNotreadyCniScenario from './scenarios/node-notready-cni.json';
+import jobDeadlineExceededScenario from './scenarios/job-deadline-exceeded.json';
+import jobOomBackoffScenario from './scenarios/job-oom-backoff.json';
+import cronjobSuspendedScenario from './scenarios/cronjob-suspended.json';
+import quotaExceededScenario from './scenarios/quota-exceeded.json';
+import quotaRequiresLimitsScenario from './scenarios/quota-requires-limits.json';
 import configmapMissingKeySnapshot from './snapshots/starter-configmap-missing-key.json';
 import crashloopBadArgsSnapshot from './snapshots/starter-crashloop-bad-args.json';
 import crashloopPanicReleaseSnapshot from './snapshots/starter-crashloop-panic-release.json';
@@ -39,6 +44,11 @@ import netpolEgressDnsSnapshot from './snapshots/starter-netpol-egress-dns.json'
 import dnsCorednsCrashloopSnapshot from './snapshots/starter-dns-coredns-crashloop.json';
 import dnsUpstreamTimeoutSnapshot from './snapshots/starter-dns-upstream-timeout.json';
 import nodeNotreadyCniSnapshot from './snapshots/starter-node-notready-cni.json';
+import jobDeadlineExceededSnapshot from './snapshots/starter-job-deadline-exceeded.json';
+import jobOomBackoffSnapshot from './snapshots/starter-job-oom-backoff.json';
+import cronjobSuspendedSnapshot from './snapshots/starter-cronjob-suspended.json';
+import quotaExceededSnapshot from './snapshots/starter-quota-exceeded.json';
+import quotaRequiresLimitsSnapshot from './snapshots/starter-quota-requires-limits.json';
 
 export const GENERATED_SCENARIOS = [
   configmapMissingKeyScenario,
@@ -60,6 +70,11 @@ export const GENERATED_SCENARIOS = [
   dnsCorednsCrashloopScenario,
   dnsUpstreamTimeoutScenario,
   nodeNotreadyCniScenario,
+  jobDeadlineExceededScenario,
+  jobOomBackoffScenario,
+  cronjobSuspendedScenario,
+  quotaExceededScenario,
+  quotaRequiresLimitsScenario,
 ] as unknown as ScenarioInput[];
 
 export const GENERATED_SNAPSHOTS = [
@@ -82,4 +97,9 @@ export const GENERATED_SNAPSHOTS = [
   dnsCorednsCrashloopSnapshot,
   dnsUpstreamTimeoutSnapshot,
   nodeNotreadyCniSnapshot,
+  jobDeadlineExceededSnapshot,
+  jobOomBackoffSnapshot,
+  cronjobSuspendedSnapshot,
+  quotaExceededSnapshot,
+  quotaRequiresLimitsSnapshot,
 ] as unknown as (SnapshotDocumentInput & { snapshot_id: string })[];
