@@ -25,7 +25,7 @@ export const C = {
   evicted: String.raw`evict\w*`,
   noEndpoints: String.raw`no (ready |active |healthy )?endpoints?|endpoints?.{0,30}(empty|none|<none>)|(selector|labels?).{0,60}(match(es)? no|doesn't match|does not match|don't match|do not match|mismatch)`,
   configError: String.raw`CreateContainerConfigError|container ?config(uration)? error`,
-  scheduling: String.raw`FailedScheduling|unschedul\w+|can ?not be scheduled|can't be scheduled|(cannot|can't|could not|couldn't|unable to) (be )?schedul\w*|no (suitable |available )?node|didn't match|0/\d+ nodes are available|(scheduler|scheduling) .{0,40}(wait\w*|refus\w*|keeps? (it|them) waiting)|(keeps?|kept|left|stays?) (it |them )?(waiting|unscheduled)|wait\w* (forever|indefinitely)`,
+  scheduling: String.raw`FailedScheduling|unschedul\w+|can ?not be scheduled|can't be scheduled|(cannot|can't|could not|couldn't|unable to) (be )?schedul\w*|no (suitable |available )?node|didn't match|0/\d+ nodes are available|(scheduler|scheduling) .{0,40}(wait\w*|refus\w*|keeps? (it|them) waiting)|(keeps?|kept|left|stays?) (it |them )?(waiting|unscheduled)|wait\w* (forever|indefinitely)|no (place|room|space|node) (left )?(for|to put)`,
   memoryPressure: String.raw`memory ?pressure|low on (resource: )?(memory|ram)|ran (low|out) (of|on) (memory|ram)|out of memory|(memory|ram) (exhaust\w*|starv\w*|ran (low|out)|got (low|short))`,
   deadline: String.raw`DeadlineExceeded|activeDeadlineSeconds|active deadline|deadline (was )?(exceeded|hit|reached)|ran (too )?long|timed out`,
   backoffLimit: String.raw`BackoffLimitExceeded|backoff ?limit`,

@@ -19,7 +19,7 @@ describe('the builder-written starter scenarios', () => {
     it(`${s.scenario_id}: ground truth, tags, fixtures, and a question that does not name the cause`, () => {
       const category = s.verdict.healthy ? 'none' : s.verdict.causes[0]?.category;
       expect(s.tags, 'tags name the category and the difficulty').toEqual(expect.arrayContaining([category, s.difficulty]));
-      expect(s.verdict.healthy ? s.expected.length : s.expected.length > 0, 'an unhealthy scenario expects findings').toBeTruthy();
+      if (!s.verdict.healthy) expect(s.expected.length, 'an unhealthy scenario expects findings').toBeGreaterThan(0);
       if (!s.verdict.healthy) for (const cause of s.verdict.causes) expect(cause.objects.length, `${cause.category} names its objects`).toBeGreaterThan(0);
       const fixtures = s.fixtures ?? [];
       expect(fixtures.length).toBeGreaterThanOrEqual(6);

@@ -131,7 +131,7 @@ afterAll(async () => {
 describe('the starter suite', () => {
   it('has at least forty scenarios, each on its own snapshot; the hand-written ten are proven below', () => {
     const ids = starter.suite.scenarios.map((s) => s.scenario_id);
-    expect(ids.length).toBeGreaterThanOrEqual(10);
+    expect(ids.length).toBeGreaterThanOrEqual(40);
     expect(new Set(starter.suite.scenarios.map((s) => s.snapshot_id)).size).toBe(ids.length);
     expect(Object.keys(PROOFS).sort()).toEqual(handWritten.map((s) => s.scenario_id).sort());
     for (const s of starter.suite.scenarios) {

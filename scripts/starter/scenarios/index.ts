@@ -24,5 +24,13 @@ import { jobOomBackoff } from './job-oom-backoff';
 import { cronjobSuspended } from './cronjob-suspended';
 import { quotaExceeded } from './quota-exceeded';
 import { quotaRequiresLimits } from './quota-requires-limits';
+import { rbacForbiddenList } from './rbac-forbidden-list';
+import { rbacLeaderElection } from './rbac-leader-election';
+import { healthyNoisy } from './healthy-noisy';
+import { healthyAfterRollout } from './healthy-after-rollout';
+import { crashloopRollbackSchema } from './crashloop-rollback-schema';
+import { twoCausesImageAndSecret } from './two-causes-image-and-secret';
+import { twoCausesGatewayAndAuth } from './two-causes-gateway-and-auth';
+import { unschedulableAntiAffinity } from './unschedulable-anti-affinity';
 /** The scenarios written with the builder, in suite order (after the ten hand-written ones of suite.json). */
-export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry, imagePullArchMismatch, oomSidecar, nodeMemoryPressure, unschedulableNodeSelector, unschedulableGpuTaint, pvcZoneConflict, pvcMultiAttach, livenessProbeTimeout, deploymentScaledZero, ingressBackendRenamed, netpolDefaultDeny, netpolEgressDns, dnsCorednsCrashloop, dnsUpstreamTimeout, nodeNotreadyCni, jobDeadlineExceeded, jobOomBackoff, cronjobSuspended, quotaExceeded, quotaRequiresLimits];
+export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry, imagePullArchMismatch, oomSidecar, nodeMemoryPressure, unschedulableNodeSelector, unschedulableGpuTaint, pvcZoneConflict, pvcMultiAttach, livenessProbeTimeout, deploymentScaledZero, ingressBackendRenamed, netpolDefaultDeny, netpolEgressDns, dnsCorednsCrashloop, dnsUpstreamTimeout, nodeNotreadyCni, jobDeadlineExceeded, jobOomBackoff, cronjobSuspended, quotaExceeded, quotaRequiresLimits, rbacForbiddenList, rbacLeaderElection, healthyNoisy, healthyAfterRollout, crashloopRollbackSchema, twoCausesImageAndSecret, twoCausesGatewayAndAuth, unschedulableAntiAffinity];

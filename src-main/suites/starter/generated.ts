@@ -25,6 +25,14 @@ import jobOomBackoffScenario from './scenarios/job-oom-backoff.json';
 import cronjobSuspendedScenario from './scenarios/cronjob-suspended.json';
 import quotaExceededScenario from './scenarios/quota-exceeded.json';
 import quotaRequiresLimitsScenario from './scenarios/quota-requires-limits.json';
+import rbacForbiddenListScenario from './scenarios/rbac-forbidden-list.json';
+import rbacLeaderElectionScenario from './scenarios/rbac-leader-election.json';
+import healthyNoisyScenario from './scenarios/healthy-noisy.json';
+import healthyAfterRolloutScenario from './scenarios/healthy-after-rollout.json';
+import crashloopRollbackSchemaScenario from './scenarios/crashloop-rollback-schema.json';
+import twoCausesImageAndSecretScenario from './scenarios/two-causes-image-and-secret.json';
+import twoCausesGatewayAndAuthScenario from './scenarios/two-causes-gateway-and-auth.json';
+import unschedulableAntiAffinityScenario from './scenarios/unschedulable-anti-affinity.json';
 import configmapMissingKeySnapshot from './snapshots/starter-configmap-missing-key.json';
 import crashloopBadArgsSnapshot from './snapshots/starter-crashloop-bad-args.json';
 import crashloopPanicReleaseSnapshot from './snapshots/starter-crashloop-panic-release.json';
@@ -49,6 +57,14 @@ import jobOomBackoffSnapshot from './snapshots/starter-job-oom-backoff.json';
 import cronjobSuspendedSnapshot from './snapshots/starter-cronjob-suspended.json';
 import quotaExceededSnapshot from './snapshots/starter-quota-exceeded.json';
 import quotaRequiresLimitsSnapshot from './snapshots/starter-quota-requires-limits.json';
+import rbacForbiddenListSnapshot from './snapshots/starter-rbac-forbidden-list.json';
+import rbacLeaderElectionSnapshot from './snapshots/starter-rbac-leader-election.json';
+import healthyNoisySnapshot from './snapshots/starter-healthy-noisy.json';
+import healthyAfterRolloutSnapshot from './snapshots/starter-healthy-after-rollout.json';
+import crashloopRollbackSchemaSnapshot from './snapshots/starter-crashloop-rollback-schema.json';
+import twoCausesImageAndSecretSnapshot from './snapshots/starter-two-causes-image-and-secret.json';
+import twoCausesGatewayAndAuthSnapshot from './snapshots/starter-two-causes-gateway-and-auth.json';
+import unschedulableAntiAffinitySnapshot from './snapshots/starter-unschedulable-anti-affinity.json';
 
 export const GENERATED_SCENARIOS = [
   configmapMissingKeyScenario,
@@ -75,6 +91,14 @@ export const GENERATED_SCENARIOS = [
   cronjobSuspendedScenario,
   quotaExceededScenario,
   quotaRequiresLimitsScenario,
+  rbacForbiddenListScenario,
+  rbacLeaderElectionScenario,
+  healthyNoisyScenario,
+  healthyAfterRolloutScenario,
+  crashloopRollbackSchemaScenario,
+  twoCausesImageAndSecretScenario,
+  twoCausesGatewayAndAuthScenario,
+  unschedulableAntiAffinityScenario,
 ] as unknown as ScenarioInput[];
 
 export const GENERATED_SNAPSHOTS = [
@@ -102,4 +126,12 @@ export const GENERATED_SNAPSHOTS = [
   cronjobSuspendedSnapshot,
   quotaExceededSnapshot,
   quotaRequiresLimitsSnapshot,
+  rbacForbiddenListSnapshot,
+  rbacLeaderElectionSnapshot,
+  healthyNoisySnapshot,
+  healthyAfterRolloutSnapshot,
+  crashloopRollbackSchemaSnapshot,
+  twoCausesImageAndSecretSnapshot,
+  twoCausesGatewayAndAuthSnapshot,
+  unschedulableAntiAffinitySnapshot,
 ] as unknown as (SnapshotDocumentInput & { snapshot_id: string })[];
