@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CAUSE_CATEGORIES, DIFFICULTIES } from '../../shared/suites';
 import { starterSuite } from '../../src-main/suites/starter';
@@ -37,6 +39,11 @@ describe('the builder-written starter scenarios', () => {
       }
     });
   }
+
+  it('are all listed in docs/suites.md', () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, '../../docs/suites.md'), 'utf8');
+    for (const s of starterSuite().suite.scenarios) expect(doc, s.scenario_id).toContain(`| \`${s.scenario_id}\` |`);
+  });
 
   it('cover every category of the taxonomy, every difficulty, red herrings, two-cause cases and a noisy healthy cluster', () => {
     const suite = starterSuite().suite.scenarios;
