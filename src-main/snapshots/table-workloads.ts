@@ -189,7 +189,8 @@ export const cronjobs: Printer = {
       nameOf(cj),
       s(spec.schedule),
       orNone(s(spec.timeZone)),
-      spec.suspend === true,
+      // printBoolPtr: the strings True and False (<unset> when absent), not a JSON boolean.
+      spec.suspend === undefined || spec.suspend === null ? '<unset>' : spec.suspend === true ? 'True' : 'False',
       a(status.active).length,
       last,
       ageOf(cj, now),

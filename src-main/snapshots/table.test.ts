@@ -63,6 +63,13 @@ describe("kubectl's columns", () => {
     expect(tableRow('rolebindings', binding, NOW).cells).toEqual(['rb', 'Role/pod-reader', '30m', 'alice', 'devs', 'shop/web, ops/ci']);
   });
 
+  it('a cron job\'s SUSPEND is the text True or False, as printBoolPtr writes it', () => {
+    const cj = (suspend?: boolean) => ({ metadata: { name: 'cj', creationTimestamp: T0 }, spec: { schedule: '0 * * * *', ...(suspend === undefined ? {} : { suspend }) }, status: {} });
+    expect((tableRow('cronjobs', cj(true), NOW).cells as unknown[])[3]).toBe('True');
+    expect((tableRow('cronjobs', cj(false), NOW).cells as unknown[])[3]).toBe('False');
+    expect((tableRow('cronjobs', cj(), NOW).cells as unknown[])[3]).toBe('<unset>');
+  });
+
   it('the Table envelope and what each row carries (includeObject)', () => {
     const pod = { metadata: { name: 'p', namespace: 'ns', creationTimestamp: T0 }, spec: { containers: [{ name: 'c' }] }, status: { phase: 'Pending' } };
     const table = toTable('pods', [pod], NOW);

@@ -10,6 +10,7 @@ import { starterSuite } from '../../src-main/suites/starter';
 import { snapshotIdOf } from '../../scripts/starter/scenario';
 import { STARTER_SCENARIOS } from '../../scripts/starter/scenarios';
 import { json, makeBench, removeDir } from '../helpers/bench';
+import { KUBECTL_MISSING, kubectl, kubectlPath } from '../snapshots/helpers';
 
 /**
  * The starter scenarios written with the builder, each replayed on its own snapshot: the built-in
@@ -101,3 +102,41 @@ describe('the builder-written starter scenarios, replayed', () => {
     });
   }
 });
+
+describe.skipIf(kubectlPath() === null)('the real kubectl on builder-written snapshots', () => {
+  const run = async (snapshotId: string, commands: string[][]): Promise<string[]> => {
+    const doc = documents.get(snapshotId);
+    if (!doc) throw new Error(`no snapshot ${snapshotId}`);
+    const replay = await startReplay(new ReplayIndex(canonicalSnapshot(doc)));
+    try {
+      const outs: string[] = [];
+      for (const args of commands) {
+        const out = await kubectl(replay.kubeconfigPath, args);
+        expect(out.code, `kubectl ${args.join(' ')}: ${out.stderr}`).toBe(0);
+        outs.push(out.stdout);
+      }
+      return outs;
+    } finally {
+      await replay.close();
+    }
+  };
+
+  it('shows the statuses, policies, quotas, bindings and jobs the scenarios are about', async () => {
+    const [pods] = await run('starter-configmap-missing-key', [['get', 'pods', '-n', 'shop']]);
+    expect(pods).toMatch(/storefront-\w+-\w+\s+0\/1\s+CreateContainerConfigError\s+0\s+21m/);
+    const [netpol, describe] = await run('starter-netpol-default-deny', [['get', 'netpol', '-n', 'data'], ['describe', 'netpol', 'default-deny-ingress', '-n', 'data']]);
+    expect(netpol).toMatch(/default-deny-ingress\s+<none>\s+42m/);
+    expect(describe).toMatch(/Allowing ingress traffic:\n\s+<none> \(Selected pods are isolated for ingress connectivity\)/);
+    const [quota, deploy] = await run('starter-quota-exceeded', [['describe', 'quota', 'compute-quota', '-n', 'marketing'], ['get', 'deploy', 'campaign-api', '-n', 'marketing']]);
+    expect(quota).toMatch(/requests\.cpu\s+3800m\s+4/);
+    expect(deploy).toMatch(/campaign-api\s+2\/4\s+2\s+2\s+300d/);
+    const [bindings] = await run('starter-rbac-forbidden-list', [['get', 'rolebindings', '-A', '-o', 'wide']]);
+    expect(bindings).toMatch(/ops\s+config-sync\s+Role\/config-sync\s+300d\s+ops\/config-sync/);
+    const [cronjobs, jobs] = await run('starter-cronjob-suspended', [['get', 'cronjobs', '-n', 'analytics'], ['get', 'jobs', '-n', 'analytics']]);
+    expect(cronjobs).toMatch(/daily-sales-report\s+30 6 \* \* \*\s+Europe\/London\s+True\s+0\s+4d3h/);
+    expect(jobs.trim().split('\n')).toHaveLength(4);
+    const [oom] = await run('starter-job-oom-backoff', [['get', 'pods', '-n', 'catalog']]);
+    expect(oom.match(/OOMKilled/g)).toHaveLength(3);
+  });
+});
+if (kubectlPath() === null) console.warn(KUBECTL_MISSING);
