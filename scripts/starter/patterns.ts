@@ -44,7 +44,8 @@ export const WRONG = {
   nodeDown: String.raw`node .{0,40}(is )?(not ?ready|down|unreachable)`,
   netpol: String.raw`network ?polic\w+ (is )?(block\w*|den\w+|drop\w*)`,
   quota: String.raw`(resource ?)?quota (is )?(exceeded|full|reached)|exceeded quota`,
-  rbac: String.raw`rbac|forbidden|missing (role|permission)`,
+  // Not "forbidden" alone: a quota's refusal says "is forbidden: exceeded quota" too.
+  rbac: String.raw`rbac|(missing|no|lacks?) (a )?(role|rolebinding|role binding|permission)|not allowed by (a )?role`,
   probe: String.raw`(readiness|liveness) probe (is )?(fail\w*|wrong|misconfigured)`,
   selector: String.raw`selector .{0,40}(match(es)? no|doesn't match|does not match|mismatch|wrong)`,
 };

@@ -55,7 +55,7 @@ export const crashloopRollbackSchema: StarterScenario = {
       { finding: 'search-indexer (6.1.4) crash-loops: it exits at start', any_of: [...near(String.raw`search-indexer|indexer|6\.1|old (build|version)`, C.crashLoop + String.raw`|exit\w* (at|on|right after) start\w*|(fails?|dies) (at|on) start\w*|refus\w* to start`, 120)] },
       { finding: 'the index was migrated to schema version 7 by 7.0, and 6.1 refuses to open it (no downgrade): roll forward to 7.0 or restore a version-6 index', any_of: [...near(String.raw`schema|index (format|version)|version 7|newer`, String.raw`6\.1|downgrade|roll(ed)? ?back|older|refus\w*|supports?|incompatib\w*|can ?not (open|read)|can't (open|read)`, 120)] },
     ],
-    must_not: [String.raw`metrics-exporter .{0,60}(is )?(the (problem|cause)|crash\w*|OOM\w*|broken|failing)`, WRONG.oom, WRONG.imagePull, WRONG.probe, String.raw`(disk|pvc|volume) .{0,30}(full|corrupt\w*|missing)`],
+    must_not: [String.raw`metrics-exporter .{0,40}(is|was) (the (problem|cause|culprit)|crash-?looping|broken|failing)`, String.raw`(raise|increase|bump) .{0,30}metrics-exporter|metrics-exporter('s)? memory limit`, WRONG.oom, WRONG.imagePull, WRONG.probe, String.raw`(disk|pvc|volume) .{0,30}(full|corrupt\w*|missing)`],
     tags: ['crash-loop', 'medium', 'red-herring', 'rollback', 'logs'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'crash-loop', objects: ['deployment/search/search-indexer', `pod/search/${POD}`] }] },
