@@ -134,9 +134,9 @@ describe.skipIf(kubectlPath() === null)('the real kubectl on builder-written sna
     expect(bindings).toMatch(/ops\s+config-sync\s+Role\/config-sync\s+300d\s+ops\/config-sync/);
     const [cronjobs, jobs] = await run('starter-cronjob-suspended', [['get', 'cronjobs', '-n', 'analytics'], ['get', 'jobs', '-n', 'analytics']]);
     expect(cronjobs).toMatch(/daily-sales-report\s+30 6 \* \* \*\s+Europe\/London\s+True\s+0\s+4d3h/);
-    expect(jobs.trim().split('\n')).toHaveLength(4);
+    expect(jobs?.trim().split('\n')).toHaveLength(4);
     const [oom] = await run('starter-job-oom-backoff', [['get', 'pods', '-n', 'catalog']]);
-    expect(oom.match(/OOMKilled/g)).toHaveLength(3);
+    expect(oom?.match(/OOMKilled/g)).toHaveLength(3);
   });
 });
 if (kubectlPath() === null) console.warn(KUBECTL_MISSING);

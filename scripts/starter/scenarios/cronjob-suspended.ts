@@ -53,8 +53,8 @@ export const cronjobSuspended: StarterScenario = {
     ],
   },
   proof: {
-    calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'analytics' } }, { tool: 'list_warning_events', args: { namespace: 'analytics' } }],
-    facts: [/All \d+ pods in namespace analytics look healthy/, /No Warning events in namespace analytics/],
+    calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'analytics' } }, { tool: 'list_warning_events', args: { namespace: 'analytics' } }, { tool: 'get_resources', args: { kind: 'cj', namespace: 'analytics' } }],
+    facts: [/All \d+ pods in namespace analytics look healthy/, /No Warning events in namespace analytics/, /analytics\/daily-sales-report: schedule "30 6 \* \* \*" Europe\/London suspend true active 0 lastSchedule 2026-11-27T06:30:00Z/],
     objects: [{ path: '/apis/batch/v1/namespaces/analytics/cronjobs/daily-sales-report', facts: [/"suspend":true/, /"lastScheduleTime":"2026-11-27T06:30:00Z"/] }],
   },
 };

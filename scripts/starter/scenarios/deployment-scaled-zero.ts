@@ -69,8 +69,8 @@ export const deploymentScaledZero: StarterScenario = {
     ],
   },
   proof: {
-    calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'shop' } }, { tool: 'get_pod_logs', args: { namespace: 'shop', pod: STOREFRONT } }],
-    facts: [/All \d+ pods in namespace shop look healthy/, /recommendations unavailable.*dial tcp 172\.20\.41\.7:80: connect: connection refused/],
+    calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'shop' } }, { tool: 'get_pod_logs', args: { namespace: 'shop', pod: STOREFRONT } }, { tool: 'get_resources', args: { kind: 'deploy', namespace: 'shop', name: 'recommendations' } }, { tool: 'get_resources', args: { kind: 'ep', namespace: 'shop', name: 'recommendations' } }],
+    facts: [/All \d+ pods in namespace shop look healthy/, /recommendations unavailable.*dial tcp 172\.20\.41\.7:80: connect: connection refused/, /shop\/recommendations: replicas 0 ready 0/, /shop\/recommendations: ready <none>/],
     objects: [{ path: '/apis/apps/v1/namespaces/shop/deployments/recommendations', facts: [/"spec":\{"replicas":0/] }, { path: '/api/v1/namespaces/shop/endpoints/recommendations', facts: [/^(?!.*"subsets")/] }, { path: '/api/v1/namespaces/shop/events', facts: [/Scaled down replica set recommendations-\w+ from 3 to 0/] }],
   },
 };

@@ -58,8 +58,8 @@ export const jobDeadlineExceeded: StarterScenario = {
     ],
   },
   proof: {
-    calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'billing' } }],
-    facts: [/All \d+ pods in namespace billing look healthy/],
+    calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'billing' } }, { tool: 'get_resources', args: { kind: 'jobs', namespace: 'billing' } }],
+    facts: [/All \d+ pods in namespace billing look healthy/, /billing\/export-invoices-\d+: FailureTarget \(DeadlineExceeded: Job was active longer than specified deadline\); Failed \(DeadlineExceeded: .*activeDeadlineSeconds 3600/],
     objects: [{ path: `/apis/batch/v1/namespaces/billing/jobs/${cronJobName('export-invoices', Date.UTC(2026, 11, 1, SCHEDULE_HOUR))}`, facts: [/"activeDeadlineSeconds":3600/, /"type":"Failed","status":"True".{0,120}"reason":"DeadlineExceeded","message":"Job was active longer than specified deadline"/] }],
   },
 };

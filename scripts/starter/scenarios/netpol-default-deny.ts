@@ -75,8 +75,8 @@ export const netpolDefaultDeny: StarterScenario = {
     ],
   },
   proof: {
-    calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'shop' } }, { tool: 'get_pod_logs', args: { namespace: 'shop', pod: API } }, { tool: 'list_unavailable_deployments' }],
-    facts: [new RegExp(`shop/${API}: phase Running.*not ready`), /SocketTimeoutException: Connect timed out/, /shop\/orders-api: 0\/3 available/],
+    calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'shop' } }, { tool: 'get_pod_logs', args: { namespace: 'shop', pod: API } }, { tool: 'list_unavailable_deployments' }, { tool: 'get_resources', args: { kind: 'netpol', namespace: 'data' } }],
+    facts: [new RegExp(`shop/${API}: phase Running.*not ready`), /SocketTimeoutException: Connect timed out/, /shop\/orders-api: 0\/3 available/, /data\/default-deny-ingress: podSelector \(all pods\) policyTypes \["Ingress"\] ingress none allowed/, /data\/allow-monitoring: .*ingress \[namespaces kubernetes\.io\/metadata\.name=monitoring ports TCP\/9187\]/],
     absent: [/data\/orders-db-0/],
     objects: [{ path: '/apis/networking.k8s.io/v1/namespaces/data/networkpolicies', facts: [/"name":"default-deny-ingress".{0,600}"podSelector":\{\},"policyTypes":\["Ingress"\]/, /"name":"allow-monitoring"/] }],
   },

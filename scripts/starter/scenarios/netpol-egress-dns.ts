@@ -76,8 +76,8 @@ export const netpolEgressDns: StarterScenario = {
     ],
   },
   proof: {
-    calls: [{ tool: 'list_unhealthy_pods' }, { tool: 'get_pod_logs', args: { namespace: 'payments', pod: GW } }],
-    facts: [new RegExp(`payments/${GW}: phase Running.*not ready`), /lookup api\.stripe\.com on 172\.20\.0\.10:53: read udp [\d.:]+->172\.20\.0\.10:53: i\/o timeout/],
+    calls: [{ tool: 'list_unhealthy_pods' }, { tool: 'get_pod_logs', args: { namespace: 'payments', pod: GW } }, { tool: 'get_resources', args: { kind: 'networkpolicies', namespace: 'payments' } }],
+    facts: [/payments\/restrict-egress: podSelector app=payments-gateway policyTypes \["Egress"\] egress \[ipBlock 0\.0\.0\.0\/0 except 10\.0\.0\.0\/8,172\.16\.0\.0\/12 ports TCP\/443\] \[namespaces kubernetes\.io\/metadata\.name=data ports TCP\/5432\]/, new RegExp(`payments/${GW}: phase Running.*not ready`), /lookup api\.stripe\.com on 172\.20\.0\.10:53: read udp [\d.:]+->172\.20\.0\.10:53: i\/o timeout/],
     absent: [/kube-system\/coredns-/],
     objects: [{ path: '/apis/networking.k8s.io/v1/namespaces/payments/networkpolicies/restrict-egress', facts: [/"policyTypes":\["Egress"\]/, /"port":443/, /"port":5432/], }, { path: '/api/v1/namespaces/kube-system/endpoints/kube-dns', facts: [/"addresses":\[\{"ip"/] }],
   },

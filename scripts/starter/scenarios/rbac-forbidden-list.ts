@@ -63,8 +63,8 @@ export const rbacForbiddenList: StarterScenario = {
     ],
   },
   proof: {
-    calls: [{ tool: 'list_unhealthy_pods' }, { tool: 'get_pod_logs', args: { namespace: 'ops', pod: POD } }],
-    facts: [/All \d+ pods in all namespaces look healthy/, /configmaps is forbidden: User "system:serviceaccount:ops:config-sync" cannot list resource "configmaps" in API group "" in the namespace "shop"/],
+    calls: [{ tool: 'list_unhealthy_pods' }, { tool: 'get_pod_logs', args: { namespace: 'ops', pod: POD } }, { tool: 'get_resources', args: { kind: 'rolebindings' } }],
+    facts: [/ops\/config-sync: role Role\/config-sync subjects ServiceAccount ops\/config-sync/, /All \d+ pods in all namespaces look healthy/, /configmaps is forbidden: User "system:serviceaccount:ops:config-sync" cannot list resource "configmaps" in API group "" in the namespace "shop"/],
     objects: [{ path: '/apis/rbac.authorization.k8s.io/v1/rolebindings', facts: [/"namespace":"ops".{0,300}"name":"config-sync"/] }, { path: '/apis/rbac.authorization.k8s.io/v1/namespaces/shop/roles', facts: [/"items":\[\]/] }],
   },
 };

@@ -82,8 +82,8 @@ export const twoCausesGatewayAndAuth: StarterScenario = {
     ],
   },
   proof: {
-    calls: [{ tool: 'list_unhealthy_pods' }, { tool: 'get_pod_logs', args: { namespace: 'edge', pod: GW, previous: true } }],
-    facts: [new RegExp(`edge/${GW}: .*CrashLoopBackOff.*exit code 1`), /yaml: line 42: mapping values are not allowed in this context/],
+    calls: [{ tool: 'list_unhealthy_pods' }, { tool: 'get_pod_logs', args: { namespace: 'edge', pod: GW, previous: true } }, { tool: 'get_resources', args: { kind: 'svc', namespace: 'identity' } }, { tool: 'get_resources', args: { kind: 'endpoints', namespace: 'identity' } }],
+    facts: [/identity\/auth: type ClusterIP clusterIP 172\.20\.19\.77 selector app=auth-service/, /identity\/auth: ready <none>/, new RegExp(`edge/${GW}: .*CrashLoopBackOff.*exit code 1`), /yaml: line 42: mapping values are not allowed in this context/],
     absent: [/identity\/auth-/],
     objects: [{ path: '/api/v1/namespaces/identity/services/auth', facts: [/"selector":\{"app":"auth-service"\}/] }, { path: '/api/v1/namespaces/identity/endpoints/auth', facts: [/^(?!.*"subsets")/] }],
   },

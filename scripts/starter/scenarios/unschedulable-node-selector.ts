@@ -65,8 +65,8 @@ export const unschedulableNodeSelector: StarterScenario = {
     ],
   },
   proof: {
-    calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'ml' } }, { tool: 'list_warning_events', args: { namespace: 'ml' } }],
-    facts: [new RegExp(`ml/${POD}: phase Pending; unschedulable: Unschedulable \\(0/3 nodes are available: 3 node\\(s\\) didn't match Pod's node affinity/selector`), /FailedScheduling/],
+    calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'ml' } }, { tool: 'list_warning_events', args: { namespace: 'ml' } }, { tool: 'get_resources', args: { kind: 'deployments', namespace: 'ml', name: 'ml-inference' } }],
+    facts: [/ml\/ml-inference: replicas 2 .*nodeSelector node\.kubernetes\.io\/instance-type=g5\.xlarge/, new RegExp(`ml/${POD}: phase Pending; unschedulable: Unschedulable \\(0/3 nodes are available: 3 node\\(s\\) didn't match Pod's node affinity/selector`), /FailedScheduling/],
     objects: [{ path: '/apis/apps/v1/namespaces/ml/deployments/ml-inference', facts: [/"nodeSelector":\{"node\.kubernetes\.io\/instance-type":"g5\.xlarge"\}/] }, { path: '/api/v1/nodes', facts: [/"node\.kubernetes\.io\/instance-type":"m6i\.xlarge"/] }],
   },
 };
