@@ -49,8 +49,14 @@ const PROOFS: Record<string, { calls: Call[]; facts: RegExp[]; absent?: RegExp[]
     facts: [/catalog-59c4b7d6f8-bn2xr.*not ready \(readiness probe failing/, /Readiness probe failed: HTTP probe failed with statuscode: 404/, /health endpoint moved to \/health \(was \/healthz\)/],
   },
   'service-selector': {
-    calls: [{ tool: 'list_unhealthy_pods' }, { tool: 'get_pod_logs', args: { namespace: 'shop', pod: 'checkout-6b8d5f7c9-9tkwz' } }, { tool: 'list_unavailable_deployments' }],
-    facts: [/checkout-6b8d5f7c9-9tkwz.*not ready/, /payments\.shop\.svc\.cluster\.local:8080.*connect: connection refused/, /checkout/],
+    calls: [
+      { tool: 'list_unhealthy_pods' },
+      { tool: 'get_pod_logs', args: { namespace: 'shop', pod: 'checkout-6b8d5f7c9-9tkwz' } },
+      { tool: 'list_unavailable_deployments' },
+      { tool: 'get_resources', args: { kind: 'svc', namespace: 'shop', name: 'payments' } },
+      { tool: 'get_resources', args: { kind: 'ep', namespace: 'shop', name: 'payments' } },
+    ],
+    facts: [/checkout-6b8d5f7c9-9tkwz.*not ready/, /payments\.shop\.svc\.cluster\.local:8080.*connect: connection refused/, /checkout/, /shop\/payments: type ClusterIP .*selector app=payments /, /shop\/payments: ready <none>/],
     // The payments pods themselves are healthy: the tools must not blame them.
     absent: [/payments-7f6d9c8b5/],
   },
