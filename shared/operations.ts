@@ -487,7 +487,8 @@ export const OPERATIONS = {
   },
   getSnapshot: {
     summary: 'Get one snapshot',
-    description: "One snapshot's summary: when and where it was recorded (`recorded_at`, `source`), how many objects of each kind it holds (`counts`), its size and who uses it (`used_by`).",
+    description:
+      "One snapshot's summary: when and where it was recorded (`recorded_at`, `source`), how many objects of each kind it holds (`counts`), its size, who uses it (`used_by`), and its `warnings`: what could not be recorded and what the snapshot lint found (`lint`: timeline impossibilities such as log lines or events stamped after `recorded_at`, logs that contradict their container's states, a pod on a node whose taint it does not tolerate, a node Ready=Unknown with a fresh heartbeat).",
     tags: ['snapshots'],
     method: 'GET',
     path: '/v1/snapshots/{snapshot_id}',
@@ -508,7 +509,7 @@ export const OPERATIONS = {
   importSnapshot: {
     summary: 'Import a snapshot',
     description:
-      'Stores a snapshot document (an export, or one written by hand). A malformed document is a 422 naming each wrong path; the same content again answers the snapshot already stored. Up to 64 MiB. Tenant `default` only.',
+      'Stores a snapshot document (an export, or one written by hand). A malformed document is a 422 naming each wrong path; the same content again answers the snapshot already stored. A well-formed document with timeline impossibilities is stored, and the answer names them (`warnings`, `lint`). Up to 64 MiB. Tenant `default` only.',
     tags: ['snapshots'],
     method: 'POST',
     path: '/v1/snapshots/import',

@@ -26,8 +26,12 @@ export const SNAPSHOT_RESOURCES = [
   'persistentvolumes',
   'storageclasses',
   'ingresses',
+  'networkpolicies',
   'events',
   'configmaps',
+  'resourcequotas',
+  'roles',
+  'rolebindings',
 ] as const;
 export type SnapshotResource = (typeof SNAPSHOT_RESOURCES)[number];
 
@@ -78,6 +82,38 @@ export const SnapshotCountsSchema = z.object({
 } as Record<SnapshotResource | 'logs', z.ZodNumber>);
 export type SnapshotCounts = z.infer<typeof SnapshotCountsSchema>;
 
+/**
+ * The snapshot lint's checks (design §12b): timeline impossibilities a real cluster cannot show.
+ * docs/snapshots.md says what each one looks for.
+ */
+export const SNAPSHOT_LINT_CHECKS = [
+  'future-timestamp',
+  'event-after-recording',
+  'event-order',
+  'event-before-object',
+  'log-after-recording',
+  'log-outside-run',
+  'log-without-run',
+  'container-times',
+  'restart-count',
+  'exit-code',
+  'untolerated-taint',
+  'node-unknown-heartbeat',
+  'node-unknown-partial',
+  'node-stale-heartbeat',
+  'pod-on-missing-node',
+  'pod-before-node',
+] as const;
+export type SnapshotLintCheck = (typeof SNAPSHOT_LINT_CHECKS)[number];
+
+export const SnapshotLintWarningSchema = z.object({
+  check: z.enum(SNAPSHOT_LINT_CHECKS),
+  /** The object it is about: `kind/namespace/name`, or `kind/name` for a cluster-scoped one. */
+  object: z.string(),
+  message: z.string(),
+});
+export type SnapshotLintWarning = z.infer<typeof SnapshotLintWarningSchema>;
+
 export const SnapshotSummarySchema = z.object({
   snapshot_id: SnapshotIdSchema,
   name: z.string(),
@@ -96,8 +132,13 @@ export const SnapshotSummarySchema = z.object({
   origin: z.enum(['recorded', 'imported']),
   /** When this install stored it. */
   stored_at: TimestampSchema,
-  /** What could not be recorded (a resource the kubeconfig may not list, logs cut short by the time bound). */
+  /**
+   * Every warning as a sentence: what could not be recorded (a resource the kubeconfig may not
+   * list, logs cut short by the time bound), then what the snapshot lint found (`lint`).
+   */
   warnings: z.array(z.string()),
+  /** The snapshot lint's findings: timeline impossibilities (log lines or events after `recorded_at`, a pod on a node whose taint it does not tolerate, …). A shipped snapshot has none. */
+  lint: z.array(SnapshotLintWarningSchema),
   /** Who uses it now (suites, running jobs): a snapshot in use cannot be deleted. */
   used_by: z.array(z.string()),
 });

@@ -200,8 +200,10 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
         const existing = await store.summary(wanted);
         if (existing?.content_sha256 === hash) return withUsage(existing);
       }
+      // Without a wanted id, or when another content holds it (a shipped snapshot changed by an
+      // upgrade, imported again at every start), the copy already stored is the answer: no new one.
       const same = await store.findByContent(hash);
-      if (same && !wanted) return withUsage(same);
+      if (same && (!wanted || (await store.has(wanted)))) return withUsage(same);
       const id = await freeId(doc.name, wanted);
       const summary = await store.write(id, doc, 'imported', now());
       replays.forget(id);

@@ -33,8 +33,12 @@ export const RESOURCES: readonly ResourceInfo[] = [
   { resource: 'persistentvolumes', group: '', version: 'v1', kind: 'PersistentVolume', singular: 'persistentvolume', namespaced: false, shortNames: ['pv'] },
   { resource: 'storageclasses', group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass', singular: 'storageclass', namespaced: false, shortNames: ['sc'] },
   { resource: 'ingresses', group: 'networking.k8s.io', version: 'v1', kind: 'Ingress', singular: 'ingress', namespaced: true, shortNames: ['ing'] },
+  { resource: 'networkpolicies', group: 'networking.k8s.io', version: 'v1', kind: 'NetworkPolicy', singular: 'networkpolicy', namespaced: true, shortNames: ['netpol'] },
   { resource: 'events', group: '', version: 'v1', kind: 'Event', singular: 'event', namespaced: true, shortNames: ['ev'] },
   { resource: 'configmaps', group: '', version: 'v1', kind: 'ConfigMap', singular: 'configmap', namespaced: true, shortNames: ['cm'] },
+  { resource: 'resourcequotas', group: '', version: 'v1', kind: 'ResourceQuota', singular: 'resourcequota', namespaced: true, shortNames: ['quota'] },
+  { resource: 'roles', group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', singular: 'role', namespaced: true, shortNames: [] },
+  { resource: 'rolebindings', group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding', singular: 'rolebinding', namespaced: true, shortNames: [] },
 ];
 
 export const RESOURCE_BY_NAME: ReadonlyMap<SnapshotResource, ResourceInfo> = new Map(RESOURCES.map((r) => [r.resource, r]));

@@ -1,12 +1,13 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { SnapshotSummarySchema, type SnapshotSummary } from '../../shared/snapshots';
+import { SnapshotLintWarningSchema, SnapshotSummarySchema, type SnapshotSummary } from '../../shared/snapshots';
 import { DIR_MODE, isErrno, isOutOfSpace, writeFileAtomic } from '../store/atomic-file';
 import { idOfFile, LoadOnce, namesIn, readRecordFile } from '../store/id-files';
 import { Quarantine } from '../store/quarantine';
 import { InsufficientStorageError, type StoreLogger } from '../store/types';
 import { canonicalSnapshot, contentHash, countsOf, sourceHost, SnapshotDocumentError, type CanonicalSnapshot } from './document';
+import { lintSentence, lintSnapshot } from './lint';
 
 /**
  * Snapshots in the data dir: `snapshots/<id>.json` (the document, as export writes it) and
@@ -21,7 +22,9 @@ export const SNAPSHOTS_DIR = 'snapshots';
 
 /** The stored summary: everything but `used_by`, which is asked of the running app each time. */
 export type StoredSummary = Omit<SnapshotSummary, 'used_by'> & { content_sha256: string };
-const StoredSummarySchema = SnapshotSummarySchema.omit({ used_by: true }).extend({ content_sha256: z.string() });
+/** A summary written before the lint existed has no `lint`: it is rebuilt from its document on the next scan. */
+const StoredSummarySchema = SnapshotSummarySchema.omit({ used_by: true }).extend({ content_sha256: z.string(), lint: z.array(SnapshotLintWarningSchema).optional() });
+type ReadSummary = z.infer<typeof StoredSummarySchema>;
 
 export type StoredSnapshot = CanonicalSnapshot & { snapshot_id: string };
 
@@ -115,15 +118,16 @@ export class SnapshotStore {
       const id = name.endsWith('.meta.json') ? null : idOfFile(name);
       if (!id) continue;
       const summary = present.has(`${id}.meta.json`) ? await this.readSummary(id) : undefined;
-      if (summary) {
-        map.set(id, summary);
+      if (summary?.lint) {
+        map.set(id, { ...summary, lint: summary.lint });
         continue;
       }
-      // A document without a readable summary (a crash between the two writes): rebuild it.
+      // A document without a readable summary (a crash between the two writes), or with one from
+      // before the lint: rebuild it, keeping what the old one knew.
       const doc = await this.readDocument(id);
       if (!doc) continue;
       const stat = await fsp.stat(this.docPath(id));
-      const rebuilt = summaryOf(doc, { origin: 'imported', storedAt: stat.mtime.toISOString(), sizeBytes: stat.size });
+      const rebuilt = summaryOf(doc, { origin: summary?.origin ?? 'imported', storedAt: summary?.stored_at ?? stat.mtime.toISOString(), sizeBytes: stat.size });
       await writeFileAtomic(this.metaPath(id), JSON.stringify(rebuilt), { fsync: true }).catch(() => undefined);
       map.set(id, rebuilt);
     }
@@ -136,7 +140,7 @@ export class SnapshotStore {
     return map;
   }
 
-  private async readSummary(id: string): Promise<StoredSummary | undefined> {
+  private async readSummary(id: string): Promise<ReadSummary | undefined> {
     const read = await readRecordFile(this.metaPath(id), StoredSummarySchema, (s) => s.snapshot_id, id);
     return 'record' in read ? read.record : undefined;
   }
@@ -162,6 +166,7 @@ export class SnapshotStore {
 }
 
 export function summaryOf(doc: StoredSnapshot, meta: { origin: 'recorded' | 'imported'; storedAt: string; sizeBytes: number }): StoredSummary {
+  const lint = lintSnapshot(doc);
   return {
     snapshot_id: doc.snapshot_id,
     name: doc.name,
@@ -174,7 +179,8 @@ export function summaryOf(doc: StoredSnapshot, meta: { origin: 'recorded' | 'imp
     size_bytes: meta.sizeBytes,
     origin: meta.origin,
     stored_at: meta.storedAt,
-    warnings: doc.warnings,
+    warnings: [...doc.warnings, ...lint.map(lintSentence)],
+    lint,
     content_sha256: contentHash(doc),
   };
 }

@@ -40,6 +40,36 @@ describe("kubectl's columns", () => {
     expect(tableRow('services', svc, NOW).cells).toEqual(['lb', 'LoadBalancer', '10.0.0.9', '<pending>', '80:30080/TCP', '30m', 'app=web']);
   });
 
+  it('network policies, resource quotas, roles and role bindings: the columns and cells of their printers', () => {
+    expect(names('networkpolicies', 0)).toEqual(['NAME', 'POD-SELECTOR', 'AGE']);
+    expect(names('resourcequotas', 0)).toEqual(['NAME', 'REQUEST', 'LIMIT', 'AGE']);
+    expect(names('roles', 0)).toEqual(['NAME', 'CREATED AT']);
+    expect(names('rolebindings', 0)).toEqual(['NAME', 'ROLE', 'AGE']);
+    expect(names('rolebindings', 1)).toEqual(['USERS', 'GROUPS', 'SERVICEACCOUNTS']);
+    const denyAll = { metadata: { name: 'deny-all', creationTimestamp: T0 }, spec: { podSelector: {}, policyTypes: ['Ingress'] } };
+    expect(tableRow('networkpolicies', denyAll, NOW).cells).toEqual(['deny-all', '<none>', '30m']);
+    const db = { metadata: { name: 'db', creationTimestamp: T0 }, spec: { podSelector: { matchLabels: { app: 'db', tier: 'data' } } } };
+    expect(tableRow('networkpolicies', db, NOW).cells).toEqual(['db', 'app=db,tier=data', '30m']);
+    const hard = { pods: '10', 'requests.cpu': '4', 'limits.memory': '16Gi', 'limits.cpu': '8' };
+    const quota = { metadata: { name: 'compute', creationTimestamp: T0 }, status: { hard, used: { pods: '10', 'requests.cpu': '3500m', 'limits.cpu': '7' } } };
+    // Sorted by resource name; a resource with no usage yet counts 0.
+    expect(tableRow('resourcequotas', quota, NOW).cells).toEqual(['compute', 'pods: 10/10, requests.cpu: 3500m/4', 'limits.cpu: 7/8, limits.memory: 0/16Gi', '30m']);
+    expect(tableRow('roles', { metadata: { name: 'pod-reader', creationTimestamp: T0 } }, NOW).cells).toEqual(['pod-reader', T0]);
+    const binding = {
+      metadata: { name: 'rb', creationTimestamp: T0 },
+      roleRef: { kind: 'Role', name: 'pod-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'web', namespace: 'shop' }, { kind: 'User', name: 'alice' }, { kind: 'Group', name: 'devs' }, { kind: 'ServiceAccount', name: 'ci', namespace: 'ops' }],
+    };
+    expect(tableRow('rolebindings', binding, NOW).cells).toEqual(['rb', 'Role/pod-reader', '30m', 'alice', 'devs', 'shop/web, ops/ci']);
+  });
+
+  it('a cron job\'s SUSPEND is the text True or False, as printBoolPtr writes it', () => {
+    const cj = (suspend?: boolean) => ({ metadata: { name: 'cj', creationTimestamp: T0 }, spec: { schedule: '0 * * * *', ...(suspend === undefined ? {} : { suspend }) }, status: {} });
+    expect((tableRow('cronjobs', cj(true), NOW).cells as unknown[])[3]).toBe('True');
+    expect((tableRow('cronjobs', cj(false), NOW).cells as unknown[])[3]).toBe('False');
+    expect((tableRow('cronjobs', cj(), NOW).cells as unknown[])[3]).toBe('<unset>');
+  });
+
   it('the Table envelope and what each row carries (includeObject)', () => {
     const pod = { metadata: { name: 'p', namespace: 'ns', creationTimestamp: T0 }, spec: { containers: [{ name: 'c' }] }, status: { phase: 'Pending' } };
     const table = toTable('pods', [pod], NOW);

@@ -73,7 +73,7 @@ describe('builtin agent against fake Kubernetes + fake Ollama', () => {
       expect(toolResults[0]?.content).toContain(`${CRASH.namespace}/${CRASH.name}`);
       expect(toolResults[0]?.content).toContain('CrashLoopBackOff');
       expect(toolResults[1]?.content).toContain(SCENARIO.crashLogLine);
-      expect(bodies[0]?.tools?.length).toBe(6);
+      expect(bodies[0]?.tools?.length).toBe(7);
 
       // Events: one timed agent.ask, one agent.tool_call per call, llmserver.chat per round.
       const names = events.map((e) => `${e.event}:${e.status}`);

@@ -100,6 +100,20 @@ describe('built-in tools against the fake Kubernetes API (client-node 2.x over h
     expect(out.content).toMatch(/node-1: Ready/);
   });
 
+  it('get_resources reads the other kinds (short names accepted) and names a bad kind', async () => {
+    const policies = await tool('get_resources').execute({ kind: 'netpol', namespace: 'shop' }, { kube });
+    expect(policies.content).toBe('1 networkpolicies in namespace shop:\n- shop/db-ingress: podSelector app=postgres policyTypes ["Ingress"] ingress [pods app=web ports TCP/5432]');
+    const quota = await tool('get_resources').execute({ kind: 'quota' }, { kube });
+    expect(quota.content).toContain('shop/compute: limits.memory 6Gi/16Gi, pods 6/20, requests.cpu 1500m/4, requests.memory 3Gi/8Gi');
+    const svc = await tool('get_resources').execute({ kind: 'services', namespace: 'shop', name: 'postgres' }, { kube });
+    expect(svc.content).toContain('shop/postgres: type ClusterIP clusterIP 10.96.40.2 selector app=postgresql ports 5432->5432/TCP');
+    expect((await tool('get_resources').execute({ kind: 'endpoints', namespace: 'shop', name: 'postgres' }, { kube })).content).toContain('shop/postgres: ready <none>');
+    expect((await tool('get_resources').execute({ kind: 'cronjobs' }, { kube })).content).toContain('batch/db-migrate: schedule "0 * * * *" suspend false');
+    const bad = await tool('get_resources').execute({ kind: 'secrets' }, { kube });
+    expect(bad.ok).toBe(false);
+    expect(bad.content).toMatch(/invalid arguments for get_resources: kind: /);
+  });
+
   it('lists namespaces', async () => {
     const out = await tool('list_namespaces').execute({}, { kube });
     expect(out.content).toContain('- shop (Active)');

@@ -175,6 +175,8 @@ function seedPods(): { pods: Json[]; logs: Map<string, ContainerLogs> } {
       containerStatuses: [
         runningStatus('worker', 'ghcr.io/acme/worker:2.1', {
           restartCount: 3,
+          // Restarted after the OOM kill: the running instance began after the last one ended.
+          state: { running: { startedAt: at(12.5) } },
           lastState: { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: at(10), finishedAt: at(12) } },
         }),
       ],
@@ -224,7 +226,8 @@ function event(namespace: string, name: string, involved: Json, reason: string, 
     reason,
     message,
     source: { component: 'kubelet', host: 'node-1' },
-    firstTimestamp: last ? at(1) : null,
+    // An event seen once was first seen when it was last seen (the snapshot lint checks it).
+    firstTimestamp: last ? (typeof extra.count === 'number' && extra.count > 1 ? at(1) : last) : null,
     lastTimestamp: last,
     count: last ? 1 : undefined,
     type,
@@ -299,6 +302,9 @@ function seedDeployments(): Json[] {
 
 function seedNodes(): Json[] {
   const healthy = (reason: string, type: string): Json => ({ type, status: 'False', reason, message: `kubelet has ${reason}`, lastHeartbeatTime: at(25), lastTransitionTime: at(0) });
+  // The node controller sets every condition of a node whose kubelet stopped posting to Unknown,
+  // at least its grace period (40 s) after the last heartbeat.
+  const lost = { status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastHeartbeatTime: at(4), lastTransitionTime: at(5) };
   const node = (name: string, ready: Json, spec: Json = {}): Json => ({
     metadata: meta(name, null, 0, { labels: { 'kubernetes.io/hostname': name } }),
     spec,
@@ -308,7 +314,7 @@ function seedNodes(): Json[] {
         healthy('KubeletHasNoDiskPressure', 'DiskPressure'),
         healthy('KubeletHasSufficientPID', 'PIDPressure'),
         { lastHeartbeatTime: at(25), lastTransitionTime: at(0), ...ready },
-      ],
+      ].map((c) => (ready.status === 'Unknown' ? { ...c, ...lost } : c)),
       capacity: { cpu: '4', memory: '16315452Ki', pods: '110' },
       allocatable: { cpu: '4', memory: '16213052Ki', pods: '110' },
       nodeInfo: { kubeletVersion: 'v1.31.0' },
@@ -454,6 +460,36 @@ function seedOthers(): Partial<Record<SnapshotResource, Json[]>> {
           rules: [{ host: 'shop.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
         },
         status: { loadBalancer: { ingress: [{ ip: '203.0.113.20' }] } },
+      },
+    ],
+    networkpolicies: [
+      {
+        metadata: meta('db-ingress', 'shop', 0),
+        spec: {
+          podSelector: { matchLabels: { app: 'postgres' } },
+          policyTypes: ['Ingress'],
+          ingress: [{ from: [{ podSelector: { matchLabels: { app: 'web' } } }], ports: [{ protocol: 'TCP', port: 5432 }] }],
+        },
+      },
+    ],
+    resourcequotas: [
+      {
+        metadata: meta('compute', 'shop', 0),
+        spec: { hard: { 'requests.cpu': '4', 'requests.memory': '8Gi', 'limits.memory': '16Gi', pods: '20' } },
+        status: { hard: { 'requests.cpu': '4', 'requests.memory': '8Gi', 'limits.memory': '16Gi', pods: '20' }, used: { 'requests.cpu': '1500m', 'requests.memory': '3Gi', 'limits.memory': '6Gi', pods: '6' } },
+      },
+    ],
+    roles: [
+      {
+        metadata: meta('pod-reader', 'shop', 0),
+        rules: [{ apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get', 'list', 'watch'] }],
+      },
+    ],
+    rolebindings: [
+      {
+        metadata: meta('web-pod-reader', 'shop', 0),
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'web', namespace: 'shop' }, { kind: 'User', name: 'alice@example.com', apiGroup: 'rbac.authorization.k8s.io' }],
       },
     ],
     configmaps: [

@@ -13,7 +13,8 @@ let recorded: SnapshotSummary;
 
 beforeAll(async () => {
   k8s = await startFakeKubernetes();
-  t = await makeBench();
+  // The fake cluster's clock: its kubelets posted their last heartbeats minutes before 10:30, not months.
+  t = await makeBench({ extra: { now: () => new Date('2026-08-20T10:30:00Z') } });
 });
 afterAll(async () => {
   await t.close();
@@ -47,6 +48,7 @@ describe('POST /v1/snapshots records a cluster', () => {
       counts: { pods: 8, nodes: 3, deployments: 3, events: 7, namespaces: 4 },
       namespaces: ['batch', 'default', 'kube-system', 'shop'],
       warnings: [],
+      lint: [],
       used_by: [],
     });
     expect(recorded.snapshot_id).toMatch(/^fake-shop-cluster-[0-9a-f]{6}$/);
@@ -129,11 +131,15 @@ describe('list, show, export, import, delete', () => {
       await removeDir(other.dir);
     }
 
-    // Different content under a taken id gets an id of its own.
+    // Different content under a taken id gets an id of its own, once: importing it again (as the
+    // shipped suite does at every start after an upgrade changed a snapshot) answers that copy.
     const changed = await post('/v1/snapshots/import', { ...exported, name: 'Changed copy' });
     expect(changed.statusCode).toBe(201);
     const copy = json<SnapshotSummary>(changed);
     expect(copy.snapshot_id).toMatch(/^changed-copy-[0-9a-f]{6}$/);
+    const changedAgain = await post('/v1/snapshots/import', { ...exported, name: 'Changed copy' });
+    expect(json<SnapshotSummary>(changedAgain).snapshot_id).toBe(copy.snapshot_id);
+    expect(own(json<{ snapshots: SnapshotSummary[] }>(await t.req({ method: 'GET', url: '/v1/snapshots' })).snapshots)).toHaveLength(2);
     expect((await t.req({ method: 'DELETE', url: `/v1/snapshots/${copy.snapshot_id}` })).statusCode).toBe(204);
   });
 
@@ -148,6 +154,42 @@ describe('list, show, export, import, delete', () => {
     expect(json<{ errors: { path: string }[] }>(wrongFormat).errors.map((e) => e.path)).toEqual(expect.arrayContaining(['format', 'recorded_at', 'source', 'objects']));
     const notObject = await t.req({ method: 'POST', url: '/v1/snapshots/import', payload: '[1]', headers: { 'content-type': 'application/json' } });
     expect(notObject.statusCode).toBe(400);
+  });
+
+  it('a document with timeline impossibilities imports, and the lint warnings are in the answer and in GET', async () => {
+    const doc = {
+      format: SNAPSHOT_FORMAT,
+      name: 'impossible timeline',
+      recorded_at: '2026-08-20T10:30:00Z',
+      source: { server: 'https://example.invalid:6443' },
+      objects: {
+        nodes: [
+          {
+            metadata: { name: 'node-1', creationTimestamp: '2026-08-01T00:00:00Z' },
+            status: { conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', lastHeartbeatTime: '2026-08-20T10:29:50Z', lastTransitionTime: '2026-08-20T10:29:55Z' }] },
+          },
+        ],
+        pods: [
+          {
+            metadata: { name: 'web-1', namespace: 'shop', creationTimestamp: '2026-08-20T10:00:00Z' },
+            spec: { nodeName: 'node-1', containers: [{ name: 'web', image: 'web:1' }] },
+            status: { phase: 'Running', containerStatuses: [{ name: 'web', ready: true, restartCount: 0, state: { running: { startedAt: '2026-08-20T10:00:05Z' } } }] },
+          },
+        ],
+      },
+      logs: [{ namespace: 'shop', pod: 'web-1', container: 'web', current: '2026-08-20T10:00:06Z listening on :8080\n2026-08-20T10:41:00Z GET / 200\n' }],
+    };
+    const res = await post('/v1/snapshots/import', doc);
+    expect(res.statusCode, res.body).toBe(201);
+    const summary = json<SnapshotSummary>(res);
+    expect(summary.lint.map((w) => [w.check, w.object])).toEqual([
+      ['log-after-recording', 'pod/shop/web-1'],
+      ['node-unknown-heartbeat', 'node/node-1'],
+    ]);
+    expect(summary.warnings).toEqual(summary.lint.map((w) => `lint (${w.check}): ${w.message}`));
+    expect(summary.warnings[0]).toContain('2026-08-20T10:41:00Z GET / 200');
+    expect(json(await t.req({ method: 'GET', url: `/v1/snapshots/${summary.snapshot_id}` }))).toMatchObject({ lint: summary.lint, warnings: summary.warnings });
+    expect((await t.req({ method: 'DELETE', url: `/v1/snapshots/${summary.snapshot_id}` })).statusCode).toBe(204);
   });
 
   it('takes a document larger than the 1 MiB of other bodies', async () => {
@@ -181,6 +223,30 @@ describe('list, show, export, import, delete', () => {
 });
 
 describe('on disk across restarts', () => {
+  it('a summary stored before the lint existed is rebuilt from its document, keeping its origin and time', async () => {
+    const bench = await makeBench({ extra: { now: () => new Date('2026-08-20T10:30:00Z') } });
+    const dir = bench.dir;
+    let before: SnapshotSummary;
+    try {
+      before = json<SnapshotSummary>(await bench.req({ method: 'POST', url: '/v1/snapshots', payload: { name: 'old meta', kubeconfig: k8s.kubeconfigPath } }));
+    } finally {
+      await bench.close();
+    }
+    const metaPath = path.join(dir, 'snapshots', `${before.snapshot_id}.meta.json`);
+    const { lint: _lint, ...old } = JSON.parse(await readFile(metaPath, 'utf8')) as Record<string, unknown>;
+    await writeFile(metaPath, JSON.stringify(old), { mode: 0o600 });
+    const reopened = await makeBench({ dir });
+    try {
+      const after = json<SnapshotSummary>(await reopened.req({ method: 'GET', url: `/v1/snapshots/${before.snapshot_id}` }));
+      expect(after).toEqual(before);
+      expect(JSON.parse(await readFile(metaPath, 'utf8'))).toHaveProperty('lint', []);
+    } finally {
+      await reopened.close();
+      await removeDir(dir);
+    }
+  });
+
+
   it('a snapshot survives a restart; a lost summary is rebuilt; a corrupt document is set aside', async () => {
     const bench = await makeBench();
     const dir = bench.dir;

@@ -83,9 +83,26 @@ describe.skipIf(!HAS_KUBECTL)('kubectl against a replayed snapshot', () => {
     expect(stdout).toMatch(/NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\ndeployment\.apps\/nginx\s+1\/1\s+1\s+1\s+30m/);
     expect(stdout).toMatch(/node\/node-2\s+Ready,SchedulingDisabled\s+<none>\s+30m\s+v1\.31\.0/);
     expect(stdout).toMatch(/node\/node-3\s+NotReady/);
-    const everything = await run('get', 'svc,ep,pvc,pv,sc,ing,cm,cj,job,sts,ds,rs,ns', '-A');
+    const everything = await run('get', 'svc,ep,pvc,pv,sc,ing,cm,cj,job,sts,ds,rs,ns,netpol,quota,roles,rolebindings', '-A');
     expect(everything.code, everything.stderr).toBe(0);
     expect(everything.stdout).toMatch(/persistentvolumeclaim\/data-search-indexer-0\s+Pending/);
+  });
+
+  it('kubectl get netpol,quota,role,rolebinding and describe: the policy objects a diagnosis reads', async () => {
+    const { code, stdout, stderr } = await run('get', 'netpol,quota,role,rolebinding', '-n', 'shop');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/NAME\s+POD-SELECTOR\s+AGE\nnetworkpolicy\.networking\.k8s\.io\/db-ingress\s+app=postgres\s+30m/);
+    expect(stdout).toMatch(/NAME\s+REQUEST\s+LIMIT\s+AGE\nresourcequota\/compute\s+pods: 6\/20, requests\.cpu: 1500m\/4, requests\.memory: 3Gi\/8Gi\s+limits\.memory: 6Gi\/16Gi\s+30m/);
+    expect(stdout).toMatch(/NAME\s+CREATED AT\nrole\.rbac\.authorization\.k8s\.io\/pod-reader\s+2026-08-20T10:00:00Z/);
+    expect(stdout).toMatch(/NAME\s+ROLE\s+AGE\nrolebinding\.rbac\.authorization\.k8s\.io\/web-pod-reader\s+Role\/pod-reader\s+30m/);
+    const wide = await run('get', 'rolebinding', '-n', 'shop', '-o', 'wide');
+    expect(wide.stdout).toMatch(/web-pod-reader\s+Role\/pod-reader\s+30m\s+alice@example\.com\s+shop\/web/);
+    const policy = await run('describe', 'netpol', 'db-ingress', '-n', 'shop');
+    expect(policy.code, policy.stderr).toBe(0);
+    expect(policy.stdout).toMatch(/PodSelector:\s+app=postgres/);
+    expect(policy.stdout).toMatch(/From:\n\s+PodSelector: app=web/);
+    const role = await run('describe', 'role', 'pod-reader', '-n', 'shop');
+    expect(role.stdout).toMatch(/pods\/log\s+\[\]\s+\[\]\s+\[get list watch\]/);
   });
 
   it('selectors reach the server: -l and --field-selector', async () => {

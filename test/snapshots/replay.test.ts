@@ -66,7 +66,7 @@ describe('the replay over HTTPS', () => {
     expect((await request('/version')).json()).toMatchObject({ major: '1', minor: '31', gitVersion: 'v1.31.0' });
     expect((await request('/api')).json()).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
     const groups = (await request('/apis')).json().groups as { name: string }[];
-    expect(groups.map((g) => g.name)).toEqual(['apps', 'batch', 'storage.k8s.io', 'networking.k8s.io']);
+    expect(groups.map((g) => g.name)).toEqual(['apps', 'batch', 'storage.k8s.io', 'networking.k8s.io', 'rbac.authorization.k8s.io']);
     const core = (await request('/api/v1')).json().resources as { name: string; verbs: string[]; shortNames?: string[]; namespaced: boolean }[];
     expect(core.find((r) => r.name === 'pods')).toMatchObject({ namespaced: true, kind: 'Pod', verbs: ['get', 'list', 'watch'], shortNames: ['po'] });
     expect(core.find((r) => r.name === 'pods/log')).toMatchObject({ verbs: ['get'] });

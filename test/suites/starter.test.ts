@@ -6,6 +6,7 @@ import { canonicalSnapshot } from '../../src-main/snapshots/document';
 import { ReplayIndex } from '../../src-main/snapshots/replay/replay-index';
 import { startReplay, type ReplayServer } from '../../src-main/snapshots/replay/server';
 import { starterSuite } from '../../src-main/suites/starter';
+import { STARTER_SCENARIOS } from '../../scripts/starter/scenarios';
 import { KUBECTL_MISSING, kubectl, kubectlPath } from '../snapshots/helpers';
 
 /**
@@ -16,6 +17,9 @@ import { KUBECTL_MISSING, kubectl, kubectlPath } from '../snapshots/helpers';
  */
 
 const starter = starterSuite();
+/** The ten hand-written scenarios are proven here; those written with the builder carry their proofs (starter-replay.test.ts). */
+const BUILT = new Set(STARTER_SCENARIOS.map((s) => s.scenario.scenario_id));
+const handWritten = starter.suite.scenarios.filter((s) => !BUILT.has(s.scenario_id));
 
 type Call = { tool: string; args?: Record<string, unknown> };
 /** Per scenario: the tool calls an agent would make, and the facts their output must hold. */
@@ -45,14 +49,20 @@ const PROOFS: Record<string, { calls: Call[]; facts: RegExp[]; absent?: RegExp[]
     facts: [/catalog-59c4b7d6f8-bn2xr.*not ready \(readiness probe failing/, /Readiness probe failed: HTTP probe failed with statuscode: 404/, /health endpoint moved to \/health \(was \/healthz\)/],
   },
   'service-selector': {
-    calls: [{ tool: 'list_unhealthy_pods' }, { tool: 'get_pod_logs', args: { namespace: 'shop', pod: 'checkout-6b8d5f7c9-9tkwz' } }, { tool: 'list_unavailable_deployments' }],
-    facts: [/checkout-6b8d5f7c9-9tkwz.*not ready/, /payments\.shop\.svc\.cluster\.local:8080.*connect: connection refused/, /checkout/],
+    calls: [
+      { tool: 'list_unhealthy_pods' },
+      { tool: 'get_pod_logs', args: { namespace: 'shop', pod: 'checkout-6b8d5f7c9-9tkwz' } },
+      { tool: 'list_unavailable_deployments' },
+      { tool: 'get_resources', args: { kind: 'svc', namespace: 'shop', name: 'payments' } },
+      { tool: 'get_resources', args: { kind: 'ep', namespace: 'shop', name: 'payments' } },
+    ],
+    facts: [/checkout-6b8d5f7c9-9tkwz.*not ready/, /payments\.shop\.svc\.cluster\.local:8080.*connect: connection refused/, /checkout/, /shop\/payments: type ClusterIP .*selector app=payments /, /shop\/payments: ready <none>/],
     // The payments pods themselves are healthy: the tools must not blame them.
     absent: [/payments-7f6d9c8b5/],
   },
   'node-notready-evicted': {
     calls: [{ tool: 'get_node_conditions' }, { tool: 'list_unhealthy_pods' }, { tool: 'list_warning_events' }],
-    facts: [/ip-10-0-3-17\.eu-west-1\.compute\.internal: NotReady \(Ready=Unknown NodeStatusUnknown: Kubelet stopped posting node status\.\); DiskPressure/, /pod Failed: Evicted \(The node was low on resource: ephemeral-storage/, /EvictionThresholdMet/],
+    facts: [/ip-10-0-3-17\.eu-west-1\.compute\.internal: NotReady \(Ready=Unknown NodeStatusUnknown: Kubelet stopped posting node status\.\); taints: node\.kubernetes\.io\/unreachable/, /pod Failed: Evicted \(The node was low on resource: ephemeral-storage/, /EvictionThresholdMet/],
   },
   'cronjob-failing': {
     calls: [{ tool: 'list_unhealthy_pods', args: { namespace: 'ops' } }, { tool: 'list_warning_events' }, { tool: 'get_pod_logs', args: { namespace: 'ops', pod: 'nightly-backup-29393400-5kq2w' } }],
@@ -117,18 +127,19 @@ function tool(name: string) {
 
 const replays = new Map<string, ReplayServer>();
 beforeAll(async () => {
-  for (const doc of starter.snapshots) replays.set(doc.snapshot_id, await startReplay(new ReplayIndex(canonicalSnapshot(doc))));
+  const ids = new Set(handWritten.map((s) => s.snapshot_id));
+  for (const doc of starter.snapshots.filter((d) => ids.has(d.snapshot_id))) replays.set(doc.snapshot_id, await startReplay(new ReplayIndex(canonicalSnapshot(doc))));
 });
 afterAll(async () => {
   await Promise.all([...replays.values()].map((r) => r.close()));
 });
 
 describe('the starter suite', () => {
-  it('has at least ten scenarios, each on its own snapshot, each proven below', () => {
+  it('has at least forty scenarios, each on its own snapshot; the hand-written ten are proven below', () => {
     const ids = starter.suite.scenarios.map((s) => s.scenario_id);
-    expect(ids.length).toBeGreaterThanOrEqual(10);
+    expect(ids.length).toBeGreaterThanOrEqual(40);
     expect(new Set(starter.suite.scenarios.map((s) => s.snapshot_id)).size).toBe(ids.length);
-    expect(Object.keys(PROOFS).sort()).toEqual([...ids].sort());
+    expect(Object.keys(PROOFS).sort()).toEqual(handWritten.map((s) => s.scenario_id).sort());
     for (const s of starter.suite.scenarios) {
       expect(s.tags.length, s.scenario_id).toBeGreaterThan(0);
       expect(s.must_not.length, s.scenario_id).toBeGreaterThan(0);
@@ -144,8 +155,8 @@ describe('the starter suite', () => {
   });
 
   it('a correct answer passes each scenario, a plausible wrong one fails it', () => {
-    expect(Object.keys(ANSWERS).sort()).toEqual(starter.suite.scenarios.map((s) => s.scenario_id).sort());
-    for (const scenario of starter.suite.scenarios) {
+    expect(Object.keys(ANSWERS).sort()).toEqual(handWritten.map((s) => s.scenario_id).sort());
+    for (const scenario of handWritten) {
       const answers = ANSWERS[scenario.scenario_id];
       if (!answers) throw new Error(`no answers for ${scenario.scenario_id}`);
       const right = scoreAnswer(answers.right, scenario.expected, scenario.must_not);
@@ -154,7 +165,7 @@ describe('the starter suite', () => {
     }
   });
 
-  for (const scenario of starter.suite.scenarios) {
+  for (const scenario of handWritten) {
     it(`${scenario.scenario_id}: the builtin tools on its replayed snapshot return the facts its findings name`, async () => {
       const proof = PROOFS[scenario.scenario_id];
       if (!proof) throw new Error(`no proof for ${scenario.scenario_id}`);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSnapshotService, type SnapshotService } from '../../src-main/app/snapshots';
 import { createSuiteService } from '../../src-main/app/suites';
+import { starterSuite } from '../../src-main/suites/starter';
 
 /** Suites on disk: one 0600 file each in a 0700 folder, read back after a restart; a corrupt one is set aside. */
 
@@ -33,7 +34,7 @@ describe('the suite store', () => {
     dirs.push(dir);
     const first = await open(dir);
     // The starter suite's snapshots are stored on the first start, and are in use by it.
-    expect((await first.snapshots.list()).snapshots.filter((s) => s.snapshot_id.startsWith('starter-'))).toHaveLength(10);
+    expect((await first.snapshots.list()).snapshots.filter((s) => s.snapshot_id.startsWith('starter-'))).toHaveLength(starterSuite().snapshots.length);
     expect(first.snapshots.usedBy('starter-oomkilled')).toEqual(['suite starter']);
     await first.suites.create('default', input);
     expect(first.snapshots.usedBy('starter-oomkilled')).toEqual(['suite mine', 'suite starter']);

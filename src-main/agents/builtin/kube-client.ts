@@ -1,9 +1,10 @@
 import { stat } from 'node:fs/promises';
 import type * as KubeClientNode from '@kubernetes/client-node';
 import type { ConfigurationOptions, HttpLibrary, KubeConfig, RequestContext } from '@kubernetes/client-node';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { KubeDeploymentSchema, KubeEventSchema, KubeListSchema, KubeNamespaceSchema, KubeNodeSchema, KubePodSchema, type KubeDeployment, type KubeEvent, type KubeNamespace, type KubeNode, type KubePod } from './kube-wire';
 import { AgentError } from '../errors';
+import { objectPager, type ObjectKind } from './kube-objects';
 import { toKubeRequestError } from './kube-errors';
 
 /**
@@ -25,6 +26,8 @@ export interface KubeReader {
   listWarningEvents(namespace: string | undefined, signal?: AbortSignal): Promise<KubeEvent[]>;
   listDeployments(namespace: string | undefined, signal?: AbortSignal): Promise<KubeDeployment[]>;
   listNodes(signal?: AbortSignal): Promise<KubeNode[]>;
+  /** Objects of one of the other kinds (get_resources), as plain records; all namespaces when `namespace` is undefined. */
+  listObjects(kind: ObjectKind, namespace: string | undefined, signal?: AbortSignal): Promise<Record<string, unknown>[]>;
   /** Closes the reader's connections (the agent's run is over). */
   close(): Promise<void>;
 }
@@ -86,6 +89,10 @@ function withSignal(fetchLibrary: HttpLibrary, pool: ReturnType<typeof sharedDis
 }
 
 type ListPage = { items?: unknown[]; metadata?: { _continue?: string } };
+/** client-node answers model class instances (Date fields, `_from` for `from`): read back as plain JSON records. */
+const ObjectRecordSchema = z
+  .custom<object>((v) => typeof v === 'object' && v !== null && !Array.isArray(v))
+  .transform((v) => JSON.parse(JSON.stringify(v)) as Record<string, unknown>);
 
 function where(namespace: string | undefined): string {
   return namespace ? `in namespace ${namespace}` : 'in all namespaces';
@@ -128,6 +135,7 @@ export async function loadKubeReader(kubeconfigPath: string, options: KubeReader
   const server = kc.getCurrentCluster()?.server ?? '(unknown server)';
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const apps = kc.makeApiClient(k8s.AppsV1Api);
+  const objects = objectPager(k8s, kc);
   const fetchLibrary = new k8s.IsomorphicFetchHttpLibrary();
   const pool = sharedDispatcher();
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
@@ -212,6 +220,9 @@ export async function loadKubeReader(kubeconfigPath: string, options: KubeReader
 
     listNodes: (signal) =>
       list('list nodes', KubeNodeSchema, signal, (cont, opts) => core.listNode({ limit: pageSize, _continue: cont }, opts)),
+
+    listObjects: (kind, namespace, signal) =>
+      list(`list ${kind} ${where(namespace)}`, ObjectRecordSchema, signal, (cont, opts) => objects(kind, namespace, pageSize, cont, opts)),
 
     close: () => pool.close(),
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OBJECT_KINDS, type ObjectKind } from './kube-objects';
 
 /**
  * What the built-in agent reads from Kubernetes (only the fields its tools use) and the tool-call
@@ -180,3 +181,17 @@ export const ListWarningEventsArgsSchema = z.object({
 });
 export const ListUnavailableDeploymentsArgsSchema = z.object({ namespace: optionalKubeName });
 export const GetNodeConditionsArgsSchema = z.object({ node: optionalKubeName });
+
+/** get_resources: a kind (plural, singular or kubectl short name), an optional namespace and name. */
+const OBJECT_KIND_ALIASES: Readonly<Record<string, ObjectKind>> = {
+  svc: 'services', service: 'services', ep: 'endpoints', endpoint: 'endpoints', pvc: 'persistentvolumeclaims', persistentvolumeclaim: 'persistentvolumeclaims',
+  pv: 'persistentvolumes', persistentvolume: 'persistentvolumes', sc: 'storageclasses', storageclass: 'storageclasses', cm: 'configmaps', configmap: 'configmaps',
+  quota: 'resourcequotas', resourcequota: 'resourcequotas', job: 'jobs', cj: 'cronjobs', cronjob: 'cronjobs', netpol: 'networkpolicies', networkpolicy: 'networkpolicies',
+  ing: 'ingresses', ingress: 'ingresses', role: 'roles', rolebinding: 'rolebindings', sts: 'statefulsets', statefulset: 'statefulsets', ds: 'daemonsets', daemonset: 'daemonsets',
+  rs: 'replicasets', replicaset: 'replicasets', deploy: 'deployments', deployment: 'deployments',
+};
+export const GetResourcesArgsSchema = z.object({
+  kind: z.preprocess((v) => (typeof v === 'string' ? (OBJECT_KIND_ALIASES[v.trim().toLowerCase()] ?? v.trim().toLowerCase()) : v), z.enum(OBJECT_KINDS)),
+  namespace: optionalKubeName,
+  name: optionalKubeName,
+});

@@ -10,15 +10,18 @@ import pendingInsufficientCpu from './snapshots/starter-pending-insufficient-cpu
 import pendingUnboundPvc from './snapshots/starter-pending-unbound-pvc.json';
 import readinessProbe from './snapshots/starter-readiness-probe.json';
 import serviceSelector from './snapshots/starter-service-selector.json';
+import { GENERATED_SCENARIOS, GENERATED_SNAPSHOTS } from './generated';
 import suiteJson from './suite.json';
 
 /**
- * The shipped `starter` suite (design §12): ten incidents, each a hand-authored snapshot document
+ * The shipped `starter` suite (design §12, §12b): incidents, each on its own snapshot document
  * (benchdesk.snapshot/v1) kept beside this file, bundled into the program so it is present from
- * the first start without network or files to find.
+ * the first start without network or files to find. The first ten (suite.json, snapshots written
+ * by hand) come first; the others are written with the builder of scripts/starter, which
+ * generates their scenario and snapshot files and generated.ts.
  */
 
-const SNAPSHOTS = [
+const HAND_WRITTEN = [
   crashloopDbPassword,
   imagePullWrongTag,
   oomkilled,
@@ -30,6 +33,7 @@ const SNAPSHOTS = [
   cronjobFailing,
   healthy,
 ] as const;
+const SNAPSHOTS = [...HAND_WRITTEN, ...GENERATED_SNAPSHOTS];
 
 /** When the starter suite first shipped: its `created_at`. */
 const SHIPPED_AT = '2026-11-20T09:30:00Z';
@@ -38,7 +42,7 @@ export type StarterSuite = { suite: Suite; snapshots: (SnapshotDocumentInput & {
 
 export function starterSuite(): StarterSuite {
   // Checked like any suite: a bad regex in the shipped file fails at start-up and in its test, never in a run.
-  const parsed = CreateSuiteInputSchema.parse(suiteJson);
+  const parsed = CreateSuiteInputSchema.parse({ ...suiteJson, scenarios: [...suiteJson.scenarios, ...GENERATED_SCENARIOS] });
   return {
     suite: { suite_id: STARTER_SUITE_ID, name: parsed.name, description: parsed.description, scenarios: parsed.scenarios, read_only: true, created_at: SHIPPED_AT },
     snapshots: SNAPSHOTS.map((doc) => structuredClone(doc) as unknown as SnapshotDocumentInput & { snapshot_id: string }),

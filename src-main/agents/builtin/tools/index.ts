@@ -1,6 +1,7 @@
 import type { AgentTool } from './tool';
 import { getNodeConditionsTool } from './get-node-conditions';
 import { getPodLogsTool } from './get-pod-logs';
+import { getResourcesTool } from './get-resources';
 import { listNamespacesTool } from './list-namespaces';
 import { listUnavailableDeploymentsTool } from './list-unavailable-deployments';
 import { listUnhealthyPodsTool } from './list-unhealthy-pods';
@@ -15,6 +16,7 @@ export const KUBERNETES_TOOLS: readonly AgentTool[] = [
   getPodLogsTool,
   listUnavailableDeploymentsTool,
   getNodeConditionsTool,
+  getResourcesTool,
   listNamespacesTool,
 ];
 
