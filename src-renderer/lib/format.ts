@@ -163,6 +163,26 @@ export function formatGpus(count: number | null | undefined, name: string | null
   return missing(count) ? gpu : `${int.format(count)}× ${gpu}`;
 }
 
+/** A marketplace machine's id, written one way everywhere: "#7000011". */
+export function formatInstance(id: number | string | null | undefined): string {
+  if (id === null || id === undefined || id === '') return DASH;
+  return `#${id}`;
+}
+
+/** A plain figure with thousands separators and at most `decimals` decimals: "2,386.9". */
+export function formatNumber(n: number | null | undefined, decimals = 1): string {
+  if (missing(n)) return DASH;
+  return new Intl.NumberFormat('en-US', { maximumFractionDigits: decimals }).format(n);
+}
+
+/**
+ * A chart axis's tick labels through `format`; uPlot hands null for the ticks it leaves out when
+ * they would crowd (narrow charts): those get no label, never "null".
+ */
+export function axisTicks(format: (v: number) => string): (u: unknown, splits: readonly (number | null)[]) => string[] {
+  return (_u, splits) => splits.map((v) => (v === null || v === undefined || !Number.isFinite(v) ? '' : format(v)));
+}
+
 /** Tokens per second: "42.1 tok/s". */
 export function formatRate(tps: number | null | undefined): string {
   if (missing(tps)) return DASH;

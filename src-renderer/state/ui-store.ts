@@ -37,6 +37,11 @@ interface UiState {
   launchPrefill: { kind: JobKind; patch: Partial<LaunchDraft>; from: string } | null;
   prefillLaunch(kind: JobKind, patch: Partial<LaunchDraft>, from: string): void;
   clearLaunchPrefill(): void;
+  /** The suite Launch's Suite kind opens with (a snapshot's page or a suite run hands it over). */
+  launchSuite: { suiteId: string; request: Record<string, unknown> | null; from: string } | null;
+  /** Opens Launch on the Suite kind with this suite (and, for "Edit and re-run", the run's request). */
+  prefillSuiteLaunch(suiteId: string, request: Record<string, unknown> | null, from: string): void;
+  clearSuiteLaunch(): void;
 }
 
 export const THEME_STORAGE_KEY = 'benchdesk.ui';
@@ -55,6 +60,9 @@ export const useUiStore = create<UiState>()(
       launchPrefill: null,
       prefillLaunch: (kind, patch, from) => set({ launchPrefill: { kind, patch, from }, launchKind: kind }),
       clearLaunchPrefill: () => set({ launchPrefill: null }),
+      launchSuite: null,
+      prefillSuiteLaunch: (suiteId, request, from) => set({ launchSuite: { suiteId, request, from }, launchKind: 'suite' }),
+      clearSuiteLaunch: () => set({ launchSuite: null }),
     }),
     {
       name: THEME_STORAGE_KEY,

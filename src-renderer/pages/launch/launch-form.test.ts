@@ -83,6 +83,14 @@ describe('the saved defaults and a request to edit', () => {
     const existing = draftFromRequest(JOB_REQUEST_SCHEMAS['llm-instance'].parse({ backend_url: 'http://h:1', model: 'm', backend_warmup: false }));
     expect(existing).toMatchObject({ target: 'existing', backend_url: 'http://h:1', backend_warmup: false, backend_warmup_timeout: '300' });
   });
+
+  it("a rented request without a spend limit re-runs without one, whatever today's default", () => {
+    const request = JOB_REQUEST_SCHEMAS.benchmark.parse({ question: 'q', model: 'm', marketplace: true, template_hash: 'abc', min_dph: 0, max_dph: 1 });
+    const defaults = draftDefaults({ default_backend_url: null, default_kubeconfig: null, default_agent: null, default_max_cost_usd: 2.5 });
+    const form = { ...defaults, ...draftFromRequest(request) };
+    expect(form.max_cost_usd).toBe('');
+    expect(validateDraft('benchmark', form).input?.request).not.toHaveProperty('max_cost_usd');
+  });
 });
 
 describe('the spend confirmation', () => {
