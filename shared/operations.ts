@@ -190,7 +190,8 @@ export const OPERATIONS = {
   },
   listJobs: {
     summary: 'List jobs, newest first, with cursor paging',
-    description: "The caller's jobs, newest first, filtered by status and kind. `next_cursor` is null on the last page; pass it as `cursor` for the next one.",
+    description:
+      "The caller's jobs, newest first (or by `sort`), filtered by status and kind, and by `q`: words that must all occur in the job's id, model, backend, message, error code, question or agent. `next_cursor` is null on the last page; pass it as `cursor` for the next one.",
     tags: ['jobs'],
     method: 'GET',
     path: '/v1/jobs',
