@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { createPortal } from 'react-dom';
 import type { InstanceClassification, ReleaseInstanceResponse } from '../../shared';
+import { useReleaseBlock } from '../queries/outage';
 import { useReleaseInstance } from '../queries/settings';
 import { formatDph } from '../lib/format';
 import { ConfirmDialog } from './ConfirmDialog';
@@ -45,6 +46,7 @@ export function ReleaseMachineButton({
   onReleased?: (result: ReleaseInstanceResponse) => void;
 }) {
   const release = useReleaseInstance();
+  const blocked = useReleaseBlock();
   const [open, setOpen] = useState(false);
   const [acknowledged, setAcknowledged] = useState(false);
   const foreign = target.classification === 'foreign';
@@ -59,10 +61,18 @@ export function ReleaseMachineButton({
         type="button"
         className={`button button-danger${small ? ' button-small' : ''}`}
         onClick={() => setOpen(true)}
+        disabled={blocked !== null}
+        title={blocked?.reason}
+        aria-describedby={blocked ? `release-blocked-${target.instance_id}` : undefined}
         data-testid={testId ?? `release-${target.instance_id}`}
       >
         {foreign ? 'Release…' : 'Release'}
       </button>
+      {blocked ? (
+        <span className="release-blocked" id={`release-blocked-${target.instance_id}`} data-testid="release-blocked" title={blocked.reason}>
+          {blocked.short}
+        </span>
+      ) : null}
       {/* In the page's body, not in the table cell or header that holds the button (their alignment and wrapping would apply). */}
       {createPortal(
         <ConfirmDialog
@@ -72,8 +82,8 @@ export function ReleaseMachineButton({
           cancelLabel="Keep it"
           tone="danger"
           busy={release.isPending}
-          confirmDisabled={foreign && !acknowledged}
           onCancel={close}
+          confirmDisabled={(foreign && !acknowledged) || blocked !== null}
           onConfirm={() =>
             release.mutate(
               { instance_id: target.instance_id, ...(foreign ? { force: true } : {}) },
@@ -123,6 +133,7 @@ export function ReleaseMachineButton({
               <span>I know this machine is another install’s: whatever it is doing there stops.</span>
             </label>
           ) : null}
+          {blocked ? <p className="field-error">{blocked.reason}</p> : null}
           {release.isError ? <ErrorState error={release.error} testId="release-error" /> : null}
         </ConfirmDialog>,
         document.body,

@@ -39,6 +39,7 @@ export function adviceFor(error: BenchdeskApiError): ErrorAdvice {
           ),
         };
       }
+      if (/marketplace|vast/i.test(p.detail)) return { title: 'The marketplace does not answer', advice: 'Check your network or the marketplace’s status, then retry.' };
       return { title: 'A backend did not answer', advice: 'Check that the backend URL is right and the server is running, then retry.' };
     case 'unauthorized':
       return { title: 'The API refused the token (401)', advice: 'Sign in again with a token this server accepts.' };
@@ -59,7 +60,9 @@ export function adviceFor(error: BenchdeskApiError): ErrorAdvice {
     case 'not_found':
       return { title: 'Not found', advice: 'It may belong to another tenant or the link may be wrong. Open the Jobs page to find it.' };
     case 'upstream_error':
-      return { title: 'An upstream service failed', advice: p.detail };
+      // The service's own words are the detail, shown once below.
+      if (/marketplace|vast|instance/i.test(p.detail)) return { title: 'The marketplace refused or failed', advice: 'What it answered is below; retry in a moment, or check the machine in the Vast.ai console.' };
+      return { title: 'A service benchdesk depends on failed', advice: 'What it answered is below; retry in a moment.' };
     case 'shutting_down':
       return { title: 'The API is shutting down', advice: 'Restart benchdesk, then retry.' };
     case 'insufficient_storage':

@@ -134,6 +134,14 @@ export function formatBytes(bytes: number | null | undefined): string {
   return formatGb(bytes / 1024 ** 3);
 }
 
+/** A file's size: "812 KB", "3.4 MB", "1.2 GB" (a snapshot or an export, not memory). */
+export function formatFileSize(bytes: number | null | undefined): string {
+  if (missing(bytes)) return DASH;
+  if (bytes < 1024 ** 2) return `${int.format(Math.max(1, Math.round(bytes / 1024)))} KB`;
+  if (bytes < 1024 ** 3) return `${dec1.format(bytes / 1024 ** 2)} MB`;
+  return `${dec1.format(bytes / 1024 ** 3)} GB`;
+}
+
 /** A fraction 0..1 as a percentage: "99.5 %". */
 export function formatPercent(fraction: number | null | undefined): string {
   if (missing(fraction)) return DASH;

@@ -4,7 +4,7 @@ import { Panel } from '../../components/Page';
 import { Notice } from '../../components/States';
 import { TemplateField } from '../../components/TemplateField';
 import { ToggleGroup } from '../../components/ToggleGroup';
-import { canRent } from './launch-form';
+import { canRent, DEFAULT_TEMPLATE_HASH } from './launch-form';
 import type { DraftBinding } from './use-launch-draft';
 
 type Saved = Pick<AppSettings, 'default_backend_url' | 'default_max_cost_usd'> | undefined;
@@ -39,7 +39,7 @@ function RentFields({ form, saved, keyConfigured }: { form: DraftBinding; saved:
   const { draft, fields, errorOf, set, bind } = form;
   return (
     <>
-      <TemplateField hash={draft.template_hash} error={errorOf('template_hash')} onChange={(h) => set({ template_hash: h })} enabled={keyConfigured} />
+      <TemplateField hash={draft.template_hash} error={errorOf('template_hash')} onChange={(h) => set({ template_hash: h })} enabled={keyConfigured} isDefault={draft.template_hash === DEFAULT_TEMPLATE_HASH} />
       <Field label="Min $/h" error={errorOf('min_dph')}>
         <input type="number" min={0} step={0.05} {...bind('min_dph')} />
       </Field>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JOB_REQUEST_SCHEMAS } from '../../../shared';
-import { DEFAULT_DRAFT, buildRequest, draftDefaults, draftFromRequest, estimateFor, fieldErrorsOf, validateDraft, type LaunchDraft } from './launch-form';
+import { DEFAULT_DRAFT, buildRequest, carriedFields, carriedInWords, draftDefaults, draftFromRequest, estimateFor, fieldErrorsOf, validateDraft, type LaunchDraft } from './launch-form';
 import { ceilingFor, needsConfirmation, type Preflight } from './spend';
 
 const draft = (patch: Partial<LaunchDraft>): LaunchDraft => ({ ...DEFAULT_DRAFT, ...patch });
@@ -172,5 +172,18 @@ describe('the serving benchmark form', () => {
       output_tokens: '32',
       warmup_requests: '0',
     });
+  });
+});
+
+describe('switching kind', () => {
+  const offer = draft({ target: 'marketplace', model: 'qwen2.5:32b', min_dph: '0.05', max_dph: '0.24', reliability_pct: '98', hours: '2', question: 'why?' });
+  it('carries the offer (model, price range, rent mode) between kinds that rent, never the question', () => {
+    const patch = carriedFields(offer, 'benchmark', 'llm-instance');
+    expect(patch).toEqual({ target: 'marketplace', model: 'qwen2.5:32b', min_dph: '0.05', max_dph: '0.24', reliability_pct: '98', hours: '2' });
+    expect(carriedInWords(patch ?? {})).toBe('model, price range, rent mode, reliability and duration');
+  });
+  it('to an agent run (which cannot rent) only the model; nothing when nothing was set', () => {
+    expect(carriedFields(offer, 'benchmark', 'agentic-agent')).toEqual({ model: 'qwen2.5:32b' });
+    expect(carriedFields(DEFAULT_DRAFT, 'benchmark', 'llm-instance')).toBeNull();
   });
 });

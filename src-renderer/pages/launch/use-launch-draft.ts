@@ -52,7 +52,8 @@ export function useLaunchDraft(kind: JobKind, serverError: BenchdeskApiError | n
   const settingsKnown = settings.isSuccess || settings.isError;
   const defaults = useMemo(() => draftDefaults(settings.data?.settings ?? null), [settings.data]);
   const incoming = prefill && prefill.kind === kind && settingsKnown ? prefill : null;
-  const draft: LaunchDraft = incoming ? { ...defaults, ...incoming.patch } : (stored ?? defaults);
+  const base = incoming?.merge ? (stored ?? defaults) : defaults;
+  const draft: LaunchDraft = incoming ? { ...base, ...incoming.patch } : (stored ?? defaults);
   const [carried, setCarried] = useState<string | null>(null);
   const [touched, setTouched] = useState<ReadonlySet<DraftField>>(new Set());
   const [submitted, setSubmitted] = useState(false);
@@ -63,11 +64,12 @@ export function useLaunchDraft(kind: JobKind, serverError: BenchdeskApiError | n
   // A hand-over becomes this kind's draft once (over the saved defaults), and says where it came from.
   useEffect(() => {
     if (!incoming) return;
-    setDraftStore(kind, { ...defaults, ...incoming.patch });
+    setDraftStore(kind, { ...(incoming.merge ? (stored ?? defaults) : defaults), ...incoming.patch });
     setCarried(incoming.from);
     setTouched(new Set(Object.keys(incoming.patch) as DraftField[]));
     setSubmitted(false);
     clearPrefill();
+    // `stored` is read at the moment of the hand-over only.
   }, [incoming, defaults, kind, setDraftStore, clearPrefill]);
 
   const fields = fieldsOf(kind, draft);

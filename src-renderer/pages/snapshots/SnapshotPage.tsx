@@ -6,7 +6,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { RelativeTime } from '../../components/Format';
 import { Page, Panel } from '../../components/Page';
 import { EmptyState, ErrorState, Loading, Notice } from '../../components/States';
-import { formatAbsolute, formatBytes, formatCount } from '../../lib/format';
+import { formatAbsolute, formatFileSize, formatCount } from '../../lib/format';
 import { saveText } from '../../lib/save-file';
 import { useDeleteSnapshot, useSnapshot } from '../../queries/snapshots';
 import { hrefOf, jobPath, ROUTES } from '../../router/routes';
@@ -39,7 +39,7 @@ function Facts({ s }: { s: SnapshotSummary }) {
         {formatCount(c.services, 'service')}
       </dd>
       <dt>Size</dt>
-      <dd className="num">{formatBytes(s.size_bytes)}</dd>
+      <dd className="num">{formatFileSize(s.size_bytes)}</dd>
       <dt>Origin</dt>
       <dd>
         {s.origin === 'recorded' ? 'recorded here' : 'imported'} <RelativeTime iso={s.stored_at} />

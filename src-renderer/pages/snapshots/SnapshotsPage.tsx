@@ -4,7 +4,7 @@ import { DataTable, type Column } from '../../components/DataTable';
 import { RelativeTime } from '../../components/Format';
 import { Page, Panel } from '../../components/Page';
 import { EmptyState, ErrorState, Loading, Notice } from '../../components/States';
-import { formatBytes, formatCount } from '../../lib/format';
+import { formatFileSize, formatCount } from '../../lib/format';
 import { useImportSnapshot, useSnapshots } from '../../queries/snapshots';
 import { hrefOf, snapshotPath } from '../../router/routes';
 import { RecordCluster } from './RecordCluster';
@@ -26,9 +26,18 @@ const columns: Column<SnapshotSummary>[] = [
     sortValue: (s) => s.name.toLowerCase(),
   },
   { id: 'recorded', header: 'Recorded', cell: (s) => <RelativeTime iso={s.recorded_at} />, sortValue: (s) => s.recorded_at },
-  { id: 'source', header: 'Cluster', cell: (s) => <span className="code-id">{s.source}</span>, sortValue: (s) => s.source },
+  {
+    id: 'source',
+    header: 'Cluster',
+    cell: (s) => (
+      <span className="code-id snapshot-source" title={s.source}>
+        {s.source}
+      </span>
+    ),
+    sortValue: (s) => s.source,
+  },
   { id: 'counts', header: 'Holds', cell: (s) => countsLine(s), sortValue: (s) => s.counts.pods },
-  { id: 'size', header: 'Size', align: 'right', cell: (s) => <span className="num">{formatBytes(s.size_bytes)}</span>, sortValue: (s) => s.size_bytes },
+  { id: 'size', header: 'Size', align: 'right', cell: (s) => <span className="num">{formatFileSize(s.size_bytes)}</span>, sortValue: (s) => s.size_bytes },
   {
     id: 'use',
     header: 'Used by',
@@ -89,7 +98,7 @@ export function SnapshotsPage() {
       subtitle="Clusters recorded once, read-only: run agents and suites on exactly the same facts, browse them as kubectl would, or serve one to kubectl."
       testId="page-snapshots"
       actions={
-        <>
+        <div className="snapshots-actions">
           <button type="button" className="button button-primary" onClick={() => setRecording((r) => !r)} aria-expanded={recording} data-testid="snapshots-record">
             Record a cluster
           </button>
@@ -97,7 +106,7 @@ export function SnapshotsPage() {
             {importSnapshot.isPending ? 'Importing…' : 'Import a snapshot'}
           </button>
           <input ref={fileInput} type="file" accept="application/json,.json" hidden onChange={(e) => void onFile(e)} data-testid="snapshots-import-file" />
-        </>
+        </div>
       }
     >
       {recording ? <RecordCluster onClose={() => setRecording(false)} /> : null}
@@ -130,7 +139,7 @@ export function SnapshotsPage() {
             <p>Record one from a kubeconfig (its current context), or import a file written by Export.</p>
           </EmptyState>
         ) : (
-          <div className="table-scroll">
+          <div className="table-x">
             <DataTable columns={columns} rows={list} rowKey={(s) => s.snapshot_id} initialSort={{ column: 'recorded', direction: 'desc' }} testId="snapshots-table" />
           </div>
         )}

@@ -13,6 +13,7 @@ import { useCatalog } from '../../queries/catalog';
 import { useCreateJob } from '../../queries/jobs';
 import { jobPath } from '../../router/routes';
 import { AgentField } from '../launch/AgentField';
+import { DEFAULT_TEMPLATE_HASH } from '../launch/launch-form';
 import { useRunSuiteDraft, type Target } from './use-run-suite';
 
 type Draft = ReturnType<typeof useRunSuiteDraft>;
@@ -68,7 +69,7 @@ function TargetFields({ draft, errorOf }: { draft: Draft; errorOf: (k: string) =
   }
   return (
     <>
-      <TemplateField hash={v.template} error={errorOf('template_hash')} onChange={s.setTemplate} enabled={draft.keyConfigured} testId="run-template" />
+      <TemplateField hash={v.template} error={errorOf('template_hash')} onChange={s.setTemplate} enabled={draft.keyConfigured} testId="run-template" isDefault={v.template === DEFAULT_TEMPLATE_HASH} />
       <Field label="Highest price ($/h)" error={errorOf('max_dph')}>
         <input inputMode="decimal" value={v.maxDph} onChange={(e) => s.setMaxDph(e.target.value)} data-testid="run-max-dph" />
       </Field>

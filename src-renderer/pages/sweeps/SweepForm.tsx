@@ -11,6 +11,7 @@ import { useSettings } from '../../queries/settings';
 import { useSuites } from '../../queries/suites';
 import { useCreateSweep } from '../../queries/sweeps';
 import { sweepPath } from '../../router/routes';
+import { DEFAULT_TEMPLATE_HASH } from '../launch/launch-form';
 import { GpuChoices, ModelChoices, WorkChoices } from './SweepChoices';
 import { gpuChoices, preflight, type Preflight } from './sweep-model';
 import { useSweepDraft, type SweepDraft } from './use-sweep-draft';
@@ -110,7 +111,7 @@ export function SweepForm({ onDone }: { onDone?: () => void }) {
       <GpuChoices {...props} offers={plan.offers} choices={plan.choices} />
       <WorkChoices {...props} suites={suites} />
       <div className="form-grid">
-        <TemplateField hash={draft.template} error={errors.template_hash ?? null} onChange={(template) => set({ template })} enabled={keyConfigured} testId="sweep-template" />
+        <TemplateField hash={draft.template} error={errors.template_hash ?? null} onChange={(template) => set({ template })} enabled={keyConfigured} testId="sweep-template" isDefault={draft.template === DEFAULT_TEMPLATE_HASH} />
         <Field label="Machines at once" error={errors.machines_at_once ?? null} hint="GPUs running in parallel">
           <input inputMode="numeric" value={draft.atOnce} onChange={(e) => set({ atOnce: e.target.value })} data-testid="sweep-at-once" />
         </Field>
