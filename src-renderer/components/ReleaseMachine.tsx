@@ -3,7 +3,7 @@ import { createPortal } from 'react-dom';
 import type { InstanceClassification, ReleaseInstanceResponse } from '../../shared';
 import { useReleaseBlock } from '../queries/outage';
 import { useReleaseInstance } from '../queries/settings';
-import { formatDph } from '../lib/format';
+import { formatDph, formatInstance } from '../lib/format';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Money, RelativeTime, RunningCost } from './Format';
 import { ErrorState } from './States';
@@ -77,7 +77,7 @@ export function ReleaseMachineButton({
       {createPortal(
         <ConfirmDialog
           open={open}
-          title={`Release machine #${target.instance_id}?`}
+          title={`Release machine ${formatInstance(target.instance_id)}?`}
           confirmLabel={foreign ? 'Release another install’s machine' : 'Release machine'}
           cancelLabel="Keep it"
           tone="danger"
@@ -100,7 +100,7 @@ export function ReleaseMachineButton({
           <dl className="facts" data-testid="release-facts">
             <dt>Machine</dt>
             <dd>
-              #{target.instance_id} · {target.gpu ?? <span className="muted">GPU unknown</span>}
+              {formatInstance(target.instance_id)} · {target.gpu ?? <span className="muted">GPU unknown</span>}
             </dd>
             <dt>Rate</dt>
             <dd className="num" data-testid="release-dph">

@@ -2,7 +2,7 @@ import type { JobEvent, JobRecordOf, ModelEntry } from '../../../../shared';
 import { RelativeTime } from '../../../components/Format';
 import { CopyButton } from '../../../components/CopyButton';
 import { Panel } from '../../../components/Page';
-import { formatBytes, formatCount } from '../../../lib/format';
+import { formatBytes, formatCount, formatInstance } from '../../../lib/format';
 import { curlExample, ollamaExample, type EndpointInfo } from '../endpoint';
 import type { KindViewProps } from './types';
 
@@ -86,7 +86,7 @@ function RetiredEndpoint({ backendUrl, at, instanceId }: { backendUrl: string; a
   return (
     <Panel title="Endpoint retired" testId="llm-endpoint-retired">
       <p>
-        The machine{instanceId ? ` #${instanceId}` : ''} was released <RelativeTime iso={at} />: <code>{backendUrl}</code> no longer answers.
+        The machine{instanceId ? ` ${formatInstance(instanceId)}` : ''} was released <RelativeTime iso={at} />: <code>{backendUrl}</code> no longer answers.
       </p>
       <p className="muted note-small">To serve the model again, use Edit and re-run: it rents a new machine with the same request.</p>
     </Panel>
