@@ -1,10 +1,11 @@
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import { issuesByField, type AppSettingKey, type SettingsResponse } from '../../../shared';
+import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { issuesByField, SettingsUpdateSchema, zodIssuesToValidation, type AppSettingKey, type SettingsResponse } from '../../../shared';
 import { useApi } from '../../bridge';
 import { Field } from '../../components/Field';
 import { Panel } from '../../components/Page';
 import { ErrorState } from '../../components/States';
 import { useUpdateSettings } from '../../queries/settings';
+import { BackendUrlTest } from './BackendUrlTest';
 import { DefaultAgentField } from './DefaultAgentField';
 import { Effect } from './Effect';
 import { draftOf, patchOf, SETTINGS_WORDS, type Draft } from './settings-draft';
@@ -17,9 +18,14 @@ export function SettingsForm({ data }: { data: SettingsResponse }) {
   const [savedKeys, setSavedKeys] = useState<string[] | null>(null);
   // A save (or another window) changed the settings: show the stored values.
   useEffect(() => setDraft(draftOf(data.settings)), [data.settings]);
-  // The server's rules, said with this form's labels (never its field names or zod's wording).
-  const errors = new Map<string, string>(Object.entries(issuesByField(update.error?.problem.errors ?? [], SETTINGS_WORDS)));
   const patch = patchOf(draft, data.settings);
+  // The server's rules (the shared schema), checked as each changed field is typed, said with this
+  // form's labels (never its field names or zod's wording); the server's answer to a save too.
+  const typed = useMemo(() => {
+    const parsed = SettingsUpdateSchema.safeParse(patch);
+    return parsed.success ? {} : issuesByField(zodIssuesToValidation(parsed.error.issues), SETTINGS_WORDS);
+  }, [patch]);
+  const errors = new Map<string, string>(Object.entries({ ...issuesByField(update.error?.problem.errors ?? [], SETTINGS_WORDS), ...typed }));
   const dirty = Object.keys(patch).length > 0;
   const set = (p: Partial<Draft>) => {
     setSavedKeys(null);
@@ -27,6 +33,8 @@ export function SettingsForm({ data }: { data: SettingsResponse }) {
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    // What is shown in red is not sent.
+    if (Object.keys(typed).length > 0) return;
     update.mutate(patch, { onSuccess: (res) => setSavedKeys(res.changed) });
   };
   const row = (name: AppSettingKey, label: string, hint: ReactNode, control: Parameters<typeof Field>[0]['children']) => (
@@ -44,6 +52,7 @@ export function SettingsForm({ data }: { data: SettingsResponse }) {
             'The llmserver (Ollama) the Launch forms and the Models page start with.',
             <input type="url" value={draft.default_backend_url} onChange={(e) => set({ default_backend_url: e.target.value })} placeholder="http://127.0.0.1:11434" data-testid="set-backend-url" />,
           )}
+          <BackendUrlTest url={draft.default_backend_url} disabled={errors.has('default_backend_url')} />
           <div className="kubeconfig-field">
             {row(
               'default_kubeconfig',
