@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { BenchdeskApiError, toBenchdeskApiError } from '../../shared/client';
+import { useConnection } from '../state/connection';
 
 /** Nothing to show yet: say why and what to do. */
 export function EmptyState({ title, children, action, testId }: { title: ReactNode; children?: ReactNode; action?: ReactNode; testId?: string }) {
@@ -12,12 +13,16 @@ export function EmptyState({ title, children, action, testId }: { title: ReactNo
   );
 }
 
-/** A placeholder of fixed height while data loads, so the layout does not jump when it arrives. */
+/**
+ * A placeholder of fixed height while data loads, so the layout does not jump when it arrives.
+ * While the server is not heard it says what it waits for (the banner above says why).
+ */
 export function Loading({ label = 'Loading…', height = 120 }: { label?: string; height?: number }) {
+  const down = useConnection((s) => s.link === 'down');
   return (
-    <div className="loading" style={{ minHeight: height }} role="status" aria-live="polite">
+    <div className="loading" style={{ minHeight: height }} role="status" aria-live="polite" data-waiting={down ? 'server' : undefined}>
       <span className="spinner" aria-hidden="true" />
-      {label}
+      {down ? 'Waiting for the benchdesk server: this loads as soon as it answers.' : label}
     </div>
   );
 }

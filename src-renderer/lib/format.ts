@@ -73,6 +73,14 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${Math.floor(h / 24)} d ${h % 24} h`;
 }
 
+/** A duration on a chart axis, short: "45 s", "1.5 min", "2 h" (the figures themselves use formatDuration). */
+export function formatDurationTick(ms: number): string {
+  const s = ms / 1000;
+  if (s < 120) return `${dec1.format(s)} s`;
+  if (s < 7200) return `${dec1.format(s / 60)} min`;
+  return `${dec1.format(s / 3600)} h`;
+}
+
 /** Hours as a duration assumption: "1 h", "30 min", "2.5 h". */
 export function formatHours(hours: number): string {
   if (hours < 1) return `${Math.round(hours * 60)} min`;

@@ -13,12 +13,13 @@ export function isMarketplaceOutage(error: BenchdeskApiError | null | undefined)
 }
 
 /**
- * The marketplace's last answer to the machines list (shared with the Overview's list; this
- * reads it and never asks by itself): its error when the marketplace is not answering.
+ * The marketplace's last answer to the machines list (the Overview's list, shared): its error when
+ * the marketplace is not answering. Read where a Release is offered; refreshed by the Overview's
+ * own schedule and the live feed, not here.
  */
 export function useMarketplaceOutage(): BenchdeskApiError | null {
   const api = useApi();
-  const machines = useQuery<MarketplaceInstanceList, BenchdeskApiError>({ queryKey: settingsKeys.instances, queryFn: ({ signal }) => api.listInstances({}, { signal }), enabled: false });
+  const machines = useQuery<MarketplaceInstanceList, BenchdeskApiError>({ queryKey: settingsKeys.instances, queryFn: ({ signal }) => api.listInstances({}, { signal }), staleTime: 10_000 });
   return isMarketplaceOutage(machines.error) ? machines.error : null;
 }
 

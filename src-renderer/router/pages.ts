@@ -86,7 +86,12 @@ export function prefetchPages(signal: AbortSignal): void {
   const idle = (fn: () => void) => (typeof window.requestIdleCallback === 'function' ? window.requestIdleCallback(fn, { timeout: 2_000 }) : window.setTimeout(fn, 200));
   const next = (i: number) => {
     const id = ids[i];
-    if (signal.aborted || id === undefined) return;
+    if (signal.aborted) return;
+    // Said on the document, for tests and diagnostics: every page's code was asked for.
+    if (id === undefined) {
+      document.documentElement.dataset.pagesPrefetched = 'true';
+      return;
+    }
     idle(() => {
       void loadPage(id)
         .catch(() => undefined)

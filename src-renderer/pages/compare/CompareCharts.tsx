@@ -1,7 +1,7 @@
 import { useCallback, useMemo } from 'react';
 import uPlot, { type AlignedData, type Options } from 'uplot';
 import { Chart, type ChartColors } from '../../components/Chart';
-import { axisTicks, formatDuration, formatNumber, formatRate, formatUsd, formatUsdTicks } from '../../lib/format';
+import { axisTicks, formatDuration, formatDurationTick, formatNumber, formatRate, formatUsd, formatUsdTicks } from '../../lib/format';
 import { placeLabels } from '../../lib/label-placement';
 import { PHASE_FIELDS, type CompareRow } from './compare-model';
 
@@ -9,8 +9,22 @@ const AXIS_TITLE_FONT = '600 12px system-ui, sans-serif';
 
 /** One stacked bar: a run, or a group's means. */
 export type PhaseBar = { label: string; phases: readonly (number | null)[] };
-/** One point of the cost/speed chart, with its spread when it stands for a group. */
-export type CostSpeedPoint = { x: number; y: number; label: string; xsd?: number; ysd?: number };
+/** One point of the cost/speed chart, with its spread when it stands for a group; `key` names it on the chart when set (the key below says what it is). */
+export type CostSpeedPoint = { x: number; y: number; label: string; key?: string; xsd?: number; ysd?: number };
+
+/** More bars than this are numbered on the axis, with a key below: long names never collide. */
+const NAMED_BARS = 4;
+
+/** The numbered names under a chart whose bars or points carry numbers. */
+export function ChartKey({ labels }: { labels: readonly string[] }) {
+  return (
+    <ul className="chart-key" data-testid="chart-key">
+      {labels.map((l) => (
+        <li key={l}>{l}</li>
+      ))}
+    </ul>
+  );
+}
 
 const PHASE_LABELS: Record<(typeof PHASE_FIELDS)[number], string> = {
   provision_ms: 'Provision',
@@ -39,8 +53,8 @@ export function PhaseChart({ bars }: { bars: readonly PhaseBar[] }) {
     // Drawn in reverse phase order (teardown = the whole bar first).
     return [xs, ...cumulative.slice().reverse()];
   }, [bars]);
-  // Many bars: their labels slant so each stays whole and readable at 1024 px.
-  const slant = bars.length > 4;
+  // Many bars: numbered on the axis (the key below names them), readable at any count and width.
+  const numbered = bars.length > NAMED_BARS;
   const build = useCallback(
     (c: ChartColors): Omit<Options, 'width' | 'height'> => {
       const fills = [c.muted, c.warn, c.accent, c.ok]; // provision, warmup, analysis, teardown
@@ -54,12 +68,11 @@ export function PhaseChart({ bars }: { bars: readonly PhaseBar[] }) {
             grid: { show: false },
             ticks: { stroke: c.grid },
             splits: () => rows.map((_r, i) => i),
-            values: axisTicks((i) => labels[i] ?? ''),
-            ...(slant ? { rotate: -30, size: 96 } : {}),
-            label: 'Run',
+            values: axisTicks((i) => (numbered ? String(i + 1) : (labels[i] ?? ''))),
+            label: numbered ? 'Run or group (see the key)' : 'Run',
             labelFont: AXIS_TITLE_FONT,
           },
-          { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Duration', labelFont: AXIS_TITLE_FONT, size: 70, values: axisTicks((v) => formatDuration(v * 1000)) },
+          { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Duration', labelFont: AXIS_TITLE_FONT, size: 70, values: axisTicks((v) => formatDurationTick(v * 1000)) },
         ],
         // A static chart: the legend names the phases (the table has the figures).
         legend: { show: true, live: false },
@@ -76,10 +89,15 @@ export function PhaseChart({ bars }: { bars: readonly PhaseBar[] }) {
         ],
       };
     },
-    [rows, labels, slant],
+    [rows, labels, numbered],
   );
   const total = (b: PhaseBar) => b.phases.reduce<number>((s, v) => s + (v ?? 0), 0);
-  return <Chart build={build} data={data} height={slant ? 300 : 240} label={`Phase durations: ${bars.map((b) => `${b.label} ${formatDuration(total(b))}`).join(', ')}`} testId="chart-phases" />;
+  return (
+    <>
+      <Chart build={build} data={data} height={240} label={`Phase durations: ${bars.map((b) => `${b.label} ${formatDuration(total(b))}`).join(', ')}`} testId="chart-phases" />
+      {numbered ? <ChartKey labels={labels} /> : null}
+    </>
+  );
 }
 
 /** Each run's bar: its four phases. */
@@ -151,7 +169,8 @@ export function CostSpeedChart({ points: given }: { points: readonly CostSpeedPo
               ctx.stroke();
             }
             const h = Math.round(14 * dpr);
-            const requests = points.map((p) => ({ px: u.valToPos(p.x, 'x', true), py: u.valToPos(p.y, 'y', true), w: ctx.measureText(p.label).width + 4 * dpr, h }));
+            const names = points.map((p) => p.key ?? p.label);
+            const requests = points.map((p, i) => ({ px: u.valToPos(p.x, 'x', true), py: u.valToPos(p.y, 'y', true), w: ctx.measureText(names[i] ?? '').width + 4 * dpr, h }));
             const placed = placeLabels(requests, { x: u.bbox.left, y: u.bbox.top, w: u.bbox.width, h: u.bbox.height }, 5 * dpr, 3 * dpr);
             placed.forEach((r, i) => {
               const p = points[i];
@@ -166,7 +185,7 @@ export function CostSpeedChart({ points: given }: { points: readonly CostSpeedPo
                 ctx.stroke();
               }
               ctx.fillStyle = c.text;
-              ctx.fillText(p.label, r.x + 2 * dpr, r.y + 1 * dpr);
+              ctx.fillText(names[i] ?? p.label, r.x + 2 * dpr, r.y + 1 * dpr);
             });
             ctx.restore();
           },
@@ -177,13 +196,17 @@ export function CostSpeedChart({ points: given }: { points: readonly CostSpeedPo
   );
   if (points.length === 0) return <p className="muted">No run has both a cost and a tokens/s figure.</p>;
   const spread = (v: number | undefined, fmt: (n: number) => string) => (v ? ` ± ${fmt(v)}` : '');
+  const keyed = points.some((p) => p.key !== undefined);
   return (
-    <Chart
-      build={build}
-      data={data}
-      height={240}
-      label={`Cost against tokens per second: ${points.map((p) => `${p.label} ${formatRate(p.x)}${spread(p.xsd, formatRate)} ${formatUsd(p.y)}${spread(p.ysd, formatUsd)}`).join(', ')}`}
-      testId="chart-cost-speed"
-    />
+    <>
+      <Chart
+        build={build}
+        data={data}
+        height={240}
+        label={`Cost against tokens per second: ${points.map((p) => `${p.label} ${formatRate(p.x)}${spread(p.xsd, formatRate)} ${formatUsd(p.y)}${spread(p.ysd, formatUsd)}`).join(', ')}`}
+        testId="chart-cost-speed"
+      />
+      {keyed ? <ChartKey labels={given.map((p) => p.label)} /> : null}
+    </>
   );
 }

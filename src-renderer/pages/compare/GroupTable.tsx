@@ -6,10 +6,10 @@ import { clearlyBest, spreadOf, type Group, type Spread } from './aggregate';
 /** A figure of a group's runs: how to read it from a run, how to write it, which way is better. */
 export type GroupFigure<R> = { id: string; label: string; value: (r: R) => number | null; format: (v: number) => string; lower: boolean };
 
-function SpreadCell({ spread, format, best }: { spread: Spread | null; format: (v: number) => string; best: boolean }) {
-  if (!spread) return <td className="right num muted">—</td>;
+function SpreadCell({ spread, format, best, figure }: { spread: Spread | null; format: (v: number) => string; best: boolean; figure: string }) {
+  if (!spread) return <td className="right num muted" data-figure={figure}>—</td>;
   return (
-    <td className={`right num${best ? ' best' : ''}`} title={`${spread.n} runs: mean ${format(spread.mean)}, standard deviation ${format(spread.sd)}`}>
+    <td className={`right num${best ? ' best' : ''}`} data-figure={figure} title={`${spread.n} runs: mean ${format(spread.mean)}, standard deviation ${format(spread.sd)}`}>
       {format(spread.mean)}
       {spread.n > 1 ? <span className="spread"> ± {format(spread.sd)}</span> : null}
       {best ? <span className="visually-hidden"> (clearly best)</span> : null}
@@ -44,21 +44,28 @@ export function GroupTable<R extends { job_id: string }>({ groups, figures, test
           </tr>
         </thead>
         <tbody>
-          {groups.map((g) => (
+          {groups.map((g, i) => (
             <tr key={g.key} data-testid="compare-group" data-group={g.label}>
               <th scope="row">
+                <span className="group-number" aria-hidden="true">
+                  {i + 1}
+                </span>{' '}
                 {g.label}
-                <div className="compare-group-runs">
-                  {g.runs.map((r) => (
-                    <a key={r.job_id} href={hrefOf(jobPath(r.job_id))} title={r.job_id}>
-                      {r.job_id.slice(0, 6)}
-                    </a>
-                  ))}
-                </div>
               </th>
-              <td className="right num">{formatCount(g.runs.length)}</td>
+              <td className="right num">
+                <details className="compare-group-runs">
+                  <summary>{formatCount(g.runs.length)}</summary>
+                  <ul>
+                    {g.runs.map((r) => (
+                      <li key={r.job_id}>
+                        <a href={hrefOf(jobPath(r.job_id))}>{r.job_id}</a>
+                      </li>
+                    ))}
+                  </ul>
+                </details>
+              </td>
               {table.map(({ figure, spreads, best }) => (
-                <SpreadCell key={figure.id} spread={spreads.get(g.key) ?? null} format={figure.format} best={best === g.key} />
+                <SpreadCell key={figure.id} figure={figure.id} spread={spreads.get(g.key) ?? null} format={figure.format} best={best === g.key} />
               ))}
             </tr>
           ))}

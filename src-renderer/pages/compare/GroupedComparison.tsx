@@ -34,11 +34,12 @@ function shortLabel(g: Group<CompareRow>): string {
  */
 export function GroupedComparison({ rows }: { rows: readonly CompareRow[] }) {
   const groups = useMemo(() => groupBy(rows, (r) => `${r.model}|${r.gpu_name ?? ''}|${r.num_gpus ?? ''}`, (r) => `${r.model} on ${gpuText(r)}`), [rows]);
-  const bars: PhaseBar[] = groups.map((g) => ({ label: shortLabel(g), phases: PHASE_FIELDS.map((p) => spreadOf(g.runs.map((r) => r[p]))?.mean ?? null) }));
-  const points: CostSpeedPoint[] = groups.flatMap((g) => {
+  // The groups are numbered in the table and on both charts, whose keys name them.
+  const bars: PhaseBar[] = groups.map((g, i) => ({ label: `${i + 1} ${shortLabel(g)}`, phases: PHASE_FIELDS.map((p) => spreadOf(g.runs.map((r) => r[p]))?.mean ?? null) }));
+  const points: CostSpeedPoint[] = groups.flatMap((g, i) => {
     const x = spreadOf(g.runs.map((r) => r.tokens_per_second));
     const y = spreadOf(g.runs.map((r) => r.cost_usd));
-    return x && y ? [{ x: x.mean, y: y.mean, xsd: x.sd, ysd: y.sd, label: shortLabel(g) }] : [];
+    return x && y ? [{ x: x.mean, y: y.mean, xsd: x.sd, ysd: y.sd, label: `${i + 1} ${shortLabel(g)}`, key: String(i + 1) }] : [];
   });
   return (
     <>

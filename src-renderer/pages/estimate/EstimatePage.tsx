@@ -31,7 +31,7 @@ function offerGpu(o: OfferSummary): string {
 const BASIS_TEXT: Record<CostEstimationResponse['basis'], string> = {
   live_offers: 'live offers',
   no_offers: 'no offer fits',
-  price_range: 'price range only',
+  price_range: 'no live prices',
   none: 'no cost driver',
 };
 

@@ -48,7 +48,7 @@ export function NoLivePrices({ status, onRetry }: { status: MarketplaceStatus; o
       </p>
       <p>No cost is shown: without live offers there is no machine to price, and the middle of your price range is not a price.</p>
       {status.state === 'no_key' ? null : (
-        <button type="button" className="button button-small" onClick={onRetry} data-testid="estimate-retry">
+        <button type="button" className="button button-small notice-action" onClick={onRetry} data-testid="estimate-retry">
           Ask again
         </button>
       )}

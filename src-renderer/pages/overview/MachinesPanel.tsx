@@ -175,16 +175,18 @@ export function Machines({ instances }: { instances: ReturnType<typeof useInstan
   const stale =
     instances.isError && isMarketplaceOutage(instances.error) ? (
       <Notice tone="warn" testId="overview-machines-stale">
-        The marketplace is not answering ({instances.error.problem.detail}): this list is as of <RelativeTime iso={new Date(instances.dataUpdatedAt).toISOString()} />, and Release waits until it answers.
+        The marketplace is not answering ({instances.error.problem.detail}): the list below is as of <RelativeTime iso={new Date(instances.dataUpdatedAt).toISOString()} /> and may miss a machine that bills; Release waits until it answers.
       </Notice>
     ) : null;
   const ours = list.filter((i) => i.classification !== 'foreign');
   const foreign = list.filter((i) => i.classification === 'foreign');
   if (list.length === 0) {
     return (
-      <EmptyState title="No machine is rented" testId="overview-no-machines">
-        <p>{instances.data.note ?? 'Marketplace runs rent a GPU machine and release it when they end.'}</p>
-      </EmptyState>
+      stale ?? (
+        <EmptyState title="No machine is rented" testId="overview-no-machines">
+          <p>{instances.data.note ?? 'Marketplace runs rent a GPU machine and release it when they end.'}</p>
+        </EmptyState>
+      )
     );
   }
   return (

@@ -71,12 +71,12 @@ export function OverviewPage() {
         <Stat label="Queued jobs" value={n(counts.data?.by_status.queued)} testId="stat-queued" />
         <Stat
           label="Machines rented now"
-          value={instances.data ? formatCount(rented.length) : '…'}
-          hint={rented.length > 0 ? `${formatDph(rentedDph)} together` : 'none billing'}
+          value={instances.data && !instances.isError ? formatCount(rented.length) : instances.isError ? '?' : '…'}
+          hint={instances.isError ? 'the marketplace does not answer' : rented.length > 0 ? `${formatDph(rentedDph)} together` : 'none billing'}
           testId="stat-machines"
         />
         <SpendStats spend={spend.data} />
-        <Stat label="Jobs in total" value={n(counts.data?.total)} hint={counts.data ? `${formatCount(counts.data.by_status.failed)} failed` : undefined} testId="stat-total" />
+        <Stat label="Jobs in total" value={n(counts.data?.total)} hint={counts.data ? `${formatCount(counts.data.by_status.failed)} failed` : '\u00a0'} testId="stat-total" />
       </div>
       {spend.isError ? <ErrorState error={spend.error} onRetry={() => void spend.refetch()} /> : null}
 
