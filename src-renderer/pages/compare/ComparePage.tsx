@@ -19,6 +19,66 @@ type Mode = 'pick' | 'question';
 type ExportFormat = 'csv' | 'md' | 'json';
 const MIME: Record<ExportFormat, string> = { csv: 'text/csv', md: 'text/markdown', json: 'application/json' };
 
+/** How the runs are chosen: ticked one by one, or every run of one question. */
+function RunsToCompare({
+  mode,
+  setMode,
+  all,
+  picked,
+  runNumbers,
+  toggle,
+  questions,
+  activeQuestion,
+  setQuestion,
+}: {
+  mode: Mode;
+  setMode: (m: Mode) => void;
+  all: readonly CompareRow[];
+  picked: ReadonlySet<string>;
+  runNumbers: ReadonlyMap<string, number>;
+  toggle: (id: string) => void;
+  questions: readonly { question: string; runs: number }[];
+  activeQuestion: string;
+  setQuestion: (q: string) => void;
+}) {
+  return (
+  <Panel
+    title="Runs to compare"
+    actions={
+      <ToggleGroup
+        label="How to choose runs"
+        value={mode}
+        onChange={setMode}
+        options={[
+          { value: 'pick', label: 'Pick runs', testId: 'mode-pick' },
+          { value: 'question', label: 'All runs of a question', testId: 'mode-question' },
+        ]}
+      />
+    }
+  >
+    {mode === 'pick' ? (
+      <>
+        <p className="muted note-small">
+          {picked.size === 0 ? 'Tick two or more runs.' : `${picked.size} picked.`} The {formatCount(all.length)} newest succeeded benchmarks are listed.
+        </p>
+        <Picker rows={all} selected={picked} runNumbers={runNumbers} toggle={toggle} />
+      </>
+    ) : (
+      <label className="question-pick">
+        <span className="field-label">Question</span>
+        <select value={activeQuestion} onChange={(e) => setQuestion(e.target.value)} data-testid="compare-question">
+          {questions.map((q) => (
+            <option key={q.question} value={q.question}>
+              {q.question.length > 100 ? `${q.question.slice(0, 100)}…` : q.question} ({formatCount(q.runs, 'run')})
+            </option>
+          ))}
+        </select>
+      </label>
+    )}
+  </Panel>
+  );
+}
+
 type CompareKind = 'benchmark' | 'serving';
 
 /**
@@ -153,40 +213,7 @@ function BenchmarkCompare({ kinds }: { kinds: ReactNode }) {
         </EmptyState>
       ) : (
         <>
-          <Panel
-            title="Runs to compare"
-            actions={
-              <ToggleGroup
-                label="How to choose runs"
-                value={mode}
-                onChange={setMode}
-                options={[
-                  { value: 'pick', label: 'Pick runs', testId: 'mode-pick' },
-                  { value: 'question', label: 'All runs of a question', testId: 'mode-question' },
-                ]}
-              />
-            }
-          >
-            {mode === 'pick' ? (
-              <>
-                <p className="muted note-small">
-                  {picked.size === 0 ? 'Tick two or more runs.' : `${picked.size} picked.`} The {formatCount(all.length)} newest succeeded benchmarks are listed.
-                </p>
-                <Picker rows={all} selected={picked} runNumbers={runNumbers} toggle={toggle} />
-              </>
-            ) : (
-              <label className="question-pick">
-                <span className="field-label">Question</span>
-                <select value={activeQuestion} onChange={(e) => setQuestion(e.target.value)} data-testid="compare-question">
-                  {questions.map((q) => (
-                    <option key={q.question} value={q.question}>
-                      {q.question.length > 100 ? `${q.question.slice(0, 100)}…` : q.question} ({formatCount(q.runs, 'run')})
-                    </option>
-                  ))}
-                </select>
-              </label>
-            )}
-          </Panel>
+          <RunsToCompare mode={mode} setMode={setMode} all={all} picked={picked} runNumbers={runNumbers} toggle={toggle} questions={questions} activeQuestion={activeQuestion} setQuestion={setQuestion} />
           {rows.length === 0 ? (
             <EmptyState title="Nothing picked yet">Pick runs above to see them side by side.</EmptyState>
           ) : (

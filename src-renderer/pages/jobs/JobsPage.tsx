@@ -31,6 +31,37 @@ const STATUS_LABELS: Record<StatusTab, string> = {
   cancelled: 'Cancelled',
 };
 
+/** No job yet, or none that matches: what to do next. */
+function NoJobs({ view, filtered, onShowAll }: { view: JobsView; filtered: boolean; onShowAll: () => void }) {
+  if (!filtered) {
+    return (
+      <EmptyState
+        title="No jobs yet"
+        action={
+          <a className="button button-primary" href={hrefOf(ROUTES.launch)}>
+            Launch a benchmark
+          </a>
+        }
+      >
+        <p>Jobs you launch here, from the CLI or over the API show up in this list.</p>
+      </EmptyState>
+    );
+  }
+  return (
+    <EmptyState
+      title={view.q.trim() ? `No job matches “${view.q.trim()}”${view.status !== 'all' ? ` among ${STATUS_LABELS[view.status].toLowerCase()} jobs` : ''}` : 'No jobs match these filters'}
+      testId="jobs-no-match"
+      action={
+        <button type="button" className="button" onClick={onShowAll}>
+          Show all jobs
+        </button>
+      }
+    >
+      <p>The search looks at the job id, model, backend URL or rented GPU, the message or error, the error code, the question and the agent.</p>
+    </EmptyState>
+  );
+}
+
 /** Job id → the name of the sweep that ran it (sweeps are few; read only while the Sweep column shows). */
 function useSweepNames(enabled: boolean): ReadonlyMap<string, string> {
   const sweeps = useSweeps(enabled);
@@ -196,38 +227,15 @@ export function JobsPage() {
       ) : list.isPending ? (
         <Loading label="Loading jobs…" height={300} />
       ) : jobs.length === 0 ? (
-        !filtered ? (
-          <EmptyState
-            title="No jobs yet"
-            action={
-              <a className="button button-primary" href={hrefOf(ROUTES.launch)}>
-                Launch a benchmark
-              </a>
-            }
-          >
-            <p>Jobs you launch here, from the CLI or over the API show up in this list.</p>
-          </EmptyState>
-        ) : (
-          <EmptyState
-            title={view.q.trim() ? `No job matches “${view.q.trim()}”${view.status !== 'all' ? ` among ${STATUS_LABELS[view.status].toLowerCase()} jobs` : ''}` : 'No jobs match these filters'}
-            testId="jobs-no-match"
-            action={
-              <button
-                type="button"
-                className="button"
-                onClick={() => {
-                  setDraft('');
-                  lastUrlQ.current = '';
-                  setView({ status: 'all', kind: 'all', q: '' });
-                }}
-              >
-                Show all jobs
-              </button>
-            }
-          >
-            <p>The search looks at the job id, model, backend URL or rented GPU, the message or error, the error code, the question and the agent.</p>
-          </EmptyState>
-        )
+        <NoJobs
+          view={view}
+          filtered={filtered}
+          onShowAll={() => {
+            setDraft('');
+            lastUrlQ.current = '';
+            setView({ status: 'all', kind: 'all', q: '' });
+          }}
+        />
       ) : (
         <JobList key={viewKey} jobs={jobs} list={list} view={view} total={shownTotal} orderText={orderText} onSort={(c) => setView({ sort: toggleSort(view.sort, c) })} columns={columns} sweepOf={sweepOf} />
       )}

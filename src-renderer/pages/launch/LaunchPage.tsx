@@ -3,7 +3,7 @@ import { ToggleGroup } from '../../components/ToggleGroup';
 import { useUiStore } from '../../state/ui-store';
 import type { JobKind } from '../../../shared';
 import { KIND_LABELS } from '../../lib/job';
-import { carriedFields, carriedInWords } from './launch-form';
+import { carriedFields, carriedInWords } from './launch-carry';
 import { LAUNCH_KINDS } from './launch-kinds';
 import './launch.css';
 

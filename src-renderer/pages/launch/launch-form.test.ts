@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JOB_REQUEST_SCHEMAS } from '../../../shared';
-import { DEFAULT_DRAFT, buildRequest, carriedFields, carriedInWords, draftDefaults, draftFromRequest, estimateFor, fieldErrorsOf, validateDraft, type LaunchDraft } from './launch-form';
+import { carriedFields, carriedInWords } from './launch-carry';
+import { DEFAULT_DRAFT, buildRequest, draftDefaults, draftFromRequest, estimateFor, fieldErrorsOf, validateDraft, type LaunchDraft } from './launch-form';
 import { ceilingFor, needsConfirmation, type Preflight } from './spend';
 
 const draft = (patch: Partial<LaunchDraft>): LaunchDraft => ({ ...DEFAULT_DRAFT, ...patch });
