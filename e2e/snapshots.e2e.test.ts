@@ -103,7 +103,7 @@ describe('the Snapshots page', () => {
     const row = await table.locator('tr', { hasText: 'Shop, crash loop' }).innerText();
     expect(row).toContain('8 pods · 7 events');
     expect(row).toContain(snapshot.source);
-    expect(row).toMatch(/\d(\.\d)? GB/);
+    expect(row).toMatch(/\d+(\.\d)? (KB|MB|GB)/);
     expect(row).toContain('none');
     expect(await lookAt(page, 'snapshots-list')).toEqual([]);
   });
@@ -177,6 +177,9 @@ describe('the Snapshots page', () => {
     await expect(run('kubectl', ['get', 'pods', '-A', '--request-timeout=3s'], { env: { ...process.env, KUBECONFIG: kubeconfig } })).rejects.toThrow();
     await page.locator('[data-testid="snapshot-delete"]').click();
     await page.locator('[data-testid="snapshot-delete-confirm"] [data-testid="confirm-ok"]').click();
+    await page.waitForURL(/#\/snapshots$/, { timeout: 15_000 }).catch(async (err: unknown) => {
+      throw new Error(`not back on the list; the dialog says: ${await page.locator('[data-testid="snapshot-delete-confirm"]').innerText()}`, { cause: err });
+    });
     await page.locator('[data-testid="snapshots-table"] tr', { hasText: 'Shop again' }).waitFor({ state: 'detached' });
     expect((await apiCall(server, 'GET', `/v1/snapshots/${id}`)).status).toBe(404);
   });

@@ -3,7 +3,7 @@ import { createPortal } from 'react-dom';
 import type { InstanceClassification, ReleaseInstanceResponse } from '../../shared';
 import { useReleaseBlock } from '../queries/outage';
 import { useReleaseInstance } from '../queries/settings';
-import { formatDph, formatInstance } from '../lib/format';
+import { formatDph, formatInstance, formatUsd } from '../lib/format';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Money, RelativeTime, RunningCost } from './Format';
 import { ErrorState } from './States';
@@ -22,6 +22,17 @@ export type ReleaseTarget = {
   classification: Exclude<InstanceClassification, 'active'>;
   label?: string | null;
 };
+
+/**
+ * What a release answered, in one sentence: confirmed gone (with the machine's final cost once
+ * the lease's ledger reports it on the answer, as `final_cost_usd`), or why it is not confirmed.
+ */
+export function releaseOutcome(result: ReleaseInstanceResponse): string {
+  if (!result.verified) return result.message;
+  const finalCost = (result as ReleaseInstanceResponse & { final_cost_usd?: unknown }).final_cost_usd;
+  const cost = typeof finalCost === 'number' ? ` It cost ${formatUsd(finalCost)} in all.` : '';
+  return `Released ${formatInstance(result.instance_id)}: the marketplace confirms it is gone.${cost}`;
+}
 
 const WHY: Record<ReleaseTarget['classification'], string> = {
   kept: 'It was kept running on purpose after its job, and bills until it is released.',

@@ -18,7 +18,7 @@ export function ModelActions({ model }: { model: string }) {
           setEstimate({ model });
           navigate(ROUTES.estimate);
         }}
-        aria-label={`Estimate ${model}`}
+        aria-label={`Estimate (${model})`}
         data-testid={`model-estimate-${model}`}
       >
         Estimate
@@ -31,7 +31,7 @@ export function ModelActions({ model }: { model: string }) {
           prefill(kind, { model, target: 'marketplace' }, `the Models page (${model}, on a rented GPU)`, true);
           navigate(ROUTES.launch);
         }}
-        aria-label={`Launch with ${model}`}
+        aria-label={`Launch with it (${model})`}
         data-testid={`model-launch-${model}`}
       >
         Launch with it

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { MarketplaceInstanceEntry } from '../../../shared';
-import { ReleaseMachineButton } from '../../components/ReleaseMachine';
+import { ReleaseMachineButton, releaseOutcome } from '../../components/ReleaseMachine';
 import { Notice } from '../../components/States';
 import { formatDph, formatGpus, formatInstance } from '../../lib/format';
 
@@ -39,7 +39,7 @@ export function OrphanBanner({ orphans }: { orphans: readonly MarketplaceInstanc
             <ReleaseMachineButton
               target={{ instance_id: o.instance_id, gpu: o.gpu_name ? formatGpus(o.num_gpus ?? 1, o.gpu_name) : null, dph: o.dph_total, rentedAt: o.rented_at, costSoFar: o.cost_usd_so_far, classification: 'orphaned', label: o.label }}
               testId={`orphan-release-${o.instance_id}`}
-              onReleased={(r) => setDone(r.verified ? `Released instance ${formatInstance(r.instance_id)}: the marketplace confirms it is gone.` : r.message)}
+              onReleased={(r) => setDone(releaseOutcome(r))}
             />
           </li>
         ))}
