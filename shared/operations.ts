@@ -558,7 +558,7 @@ export const OPERATIONS = {
   },
   stopServingSnapshot: {
     summary: 'Stop serving a snapshot',
-    description: 'Stops the read-only Kubernetes API started with `POST .../serve` and removes its kubeconfig; nothing to stop is not an error. Tenant `default` only.',
+    description: 'Stops the read-only Kubernetes API started with `POST .../serve` and removes its kubeconfig; a snapshot that is not served answers 204 too (an unknown one 404). Tenant `default` only.',
     tags: ['snapshots'],
     method: 'DELETE',
     path: '/v1/snapshots/{snapshot_id}/serve',

@@ -287,6 +287,7 @@ describe('snapshots', () => {
     expect(problemOf(await same('serveSnapshot', (c) => c.serveSnapshot({ snapshot_id: 'nope' })))).toMatchObject({ status: 404 });
     expect(await same('stopServingSnapshot', (c) => c.stopServingSnapshot({ snapshot_id }))).toEqual({ ok: undefined });
     expect(await clients.http.getSnapshotServing({ snapshot_id })).toEqual({ serving: null });
+    expect(problemOf(await same('stopServingSnapshot', (c) => c.stopServingSnapshot({ snapshot_id: 'nope' })))).toMatchObject({ status: 404 });
     await clients.http.deleteSnapshot({ snapshot_id });
   });
 });

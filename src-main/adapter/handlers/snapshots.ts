@@ -42,7 +42,10 @@ export function snapshotHandlers(snapshots: SnapshotService): Pick<OperationHand
     },
     serveSnapshot: (ctx, input) => serving.start(ctx.tenantId, parseInput('serveSnapshot', input).snapshot_id),
     async stopServingSnapshot(ctx, input) {
-      await serving.stop(ctx.tenantId, parseInput('stopServingSnapshot', input).snapshot_id);
+      const id = parseInput('stopServingSnapshot', input).snapshot_id;
+      await serving.stop(ctx.tenantId, id);
+      // Nothing to stop is not an error, but an unknown snapshot is one (404), as for every snapshot route.
+      await snapshots.get(id);
       return undefined;
     },
   };
