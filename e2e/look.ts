@@ -4,8 +4,8 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ROOT } from './support';
 
-/** Where the new flows' screenshots go (git-ignored): screenshots/ui3/<name>-<width>-<theme>.png. */
-export const LOOK_DIR = path.join(ROOT, 'screenshots', 'ui3');
+/** Where lookAt's screenshots go (git-ignored): screenshots/look/<name>-<width>-<theme>.png. */
+export const LOOK_DIR = path.join(ROOT, 'screenshots', 'look');
 export const WIDTHS = [1024, 1920] as const;
 const THEMES = ['light', 'dark'] as const;
 

@@ -74,7 +74,7 @@ function RunPanel({ s }: { s: SnapshotSummary }) {
   return (
     <Panel title="Run on it" testId="snapshot-run">
       <p className="muted note-small">The job serves the snapshot read-only while it runs and hands the agent a kubeconfig for it: every run reads the same cluster.</p>
-      <div className="form-actions">
+      <div className="form-actions snapshot-run-actions">
         <button type="button" className="button button-primary" onClick={() => launch('benchmark')} data-testid="snapshot-run-benchmark">
           Benchmark on it…
         </button>

@@ -36,7 +36,7 @@ const columns: Column<SnapshotSummary>[] = [
     ),
     sortValue: (s) => s.source,
   },
-  { id: 'counts', header: 'Holds', cell: (s) => countsLine(s), sortValue: (s) => s.counts.pods },
+  { id: 'counts', header: 'Holds', cell: (s) => <span className="snapshots-counts">{countsLine(s)}</span>, sortValue: (s) => s.counts.pods },
   { id: 'size', header: 'Size', align: 'right', cell: (s) => <span className="num">{formatFileSize(s.size_bytes)}</span>, sortValue: (s) => s.size_bytes },
   {
     id: 'use',
