@@ -75,7 +75,8 @@ export function useDeleteSnapshot() {
   const qc = useQueryClient();
   return useMutation<undefined, BenchdeskApiError, string>({
     mutationFn: (snapshotId) => api.deleteSnapshot({ snapshot_id: snapshotId }),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.snapshots }),
+    // The list only: the deleted snapshot's own queries (its page is being left) would answer 404.
+    onSuccess: () => void qc.invalidateQueries({ queryKey: queryKeys.snapshots, exact: true }),
   });
 }
 
