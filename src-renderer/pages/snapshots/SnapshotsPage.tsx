@@ -36,7 +36,21 @@ const columns: Column<SnapshotSummary>[] = [
     ),
     sortValue: (s) => s.source,
   },
-  { id: 'counts', header: 'Holds', cell: (s) => <span className="snapshots-counts">{countsLine(s)}</span>, sortValue: (s) => s.counts.pods },
+  {
+    id: 'counts',
+    header: 'Holds',
+    cell: (s) => (
+      <span className="snapshots-counts">
+        <span>
+          {formatCount(s.counts.pods, 'pod')} · {formatCount(s.counts.events, 'event')}
+        </span>
+        <span className="muted">
+          {formatCount(s.counts.nodes, 'node')} · {formatCount(s.counts.logs, 'log')}
+        </span>
+      </span>
+    ),
+    sortValue: (s) => s.counts.pods,
+  },
   { id: 'size', header: 'Size', align: 'right', cell: (s) => <span className="num">{formatFileSize(s.size_bytes)}</span>, sortValue: (s) => s.size_bytes },
   {
     id: 'use',
