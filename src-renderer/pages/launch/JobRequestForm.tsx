@@ -1,5 +1,6 @@
 import type { JobKind } from '../../../shared';
 import { Loading, Notice } from '../../components/States';
+import { useSlow } from '../../components/useSlow';
 import { formatUsd } from '../../lib/format';
 import { KIND_LABELS, kindInSentence } from '../../lib/job';
 import { useCatalog } from '../../queries/catalog';
@@ -39,6 +40,8 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
   const threshold = saved?.spend_confirm_threshold_usd ?? 0;
   const marketplace = fields.has('target') && draft.target === 'marketplace';
   const cannotRent = marketplace && !keyConfigured;
+  // The pre-flight asks the marketplace (the template, the offers): one that hangs is said to hang.
+  const slowPreflight = useSlow(launch.preflight);
 
   const onLaunch = async () => {
     form.setSubmitted(true);
@@ -97,7 +100,11 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
           >
             Reset to my defaults
           </button>
-          {form.submitted && !form.input ? (
+          {slowPreflight ? (
+            <span className="field-error" role="status" data-testid="launch-preflight-slow">
+              The marketplace has not answered for 5 s: it may be slow or down. Nothing is rented until it answers.
+            </span>
+          ) : form.submitted && !form.input ? (
             <span className="field-error" role="status">
               Fix the fields marked in red.
             </span>
