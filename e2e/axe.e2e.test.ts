@@ -56,6 +56,8 @@ const PAGES: readonly PageCase[] = [
   { name: 'Settings', route: () => '/settings', testId: 'page-settings', prepare: async (p) => void (await p.getByTestId('settings-form').waitFor()) },
   { name: 'Suites', route: () => '/suites', testId: 'suites-page', prepare: async (p) => void (await p.getByTestId('scenario-table').waitFor()) },
   { name: 'Sweeps', route: () => '/sweeps', testId: 'sweeps-page', prepare: async (p) => void (await p.getByTestId('sweep-form').waitFor()) },
+  { name: 'Snapshots', route: () => '/snapshots', testId: 'page-snapshots', prepare: async (p) => void (await p.getByTestId('snapshots-table').waitFor()) },
+  { name: 'Snapshot', route: () => '/snapshots/starter-crashloop-db-password', testId: 'snapshot-page', prepare: async (p) => void (await p.getByTestId('snapshot-pods').waitFor()) },
 ];
 
 type Found = { theme: string; page: string; id: string; impact: string | null | undefined; help: string; targets: string[] };

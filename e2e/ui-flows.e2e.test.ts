@@ -104,18 +104,19 @@ describe('Estimate', () => {
     expect(await page.locator('[data-testid="estimate-model"]').inputValue()).toBe(BIG_MODEL);
   });
 
-  it('without a marketplace key: a price-range estimate, labelled, with how to add a key', async () => {
+  it('without a marketplace key: no price, and how to add a key', async () => {
     const other = await openApp(browser, noKey);
     try {
       await go(other.page, '/estimate');
       await other.page.locator('[data-testid="estimate-max"]').fill('1.5');
       await other.page.locator('[data-testid="estimate-result"][data-basis="price_range"]').waitFor({ timeout: 15_000 });
-      expect(await other.page.locator('[data-testid="estimate-basis"]').innerText()).toBe('price range only');
-      const notice = await other.page.locator('[data-testid="estimate-no-key"]').innerText();
-      expect(notice).toContain('Estimated from your price range');
-      expect(notice).toContain('VAST_API_KEY');
-      // Expected = the middle of 0–1.5 $/h for 1 h.
-      await expect.poll(() => other.page.locator('[data-testid="estimate-expected"]').innerText()).toContain('$0.75');
+      expect(await other.page.locator('[data-testid="estimate-basis"]').innerText()).toBe('no live prices');
+      const notice = other.page.locator('[data-testid="estimate-no-live"][data-state="no_key"]');
+      expect(await notice.innerText()).toContain('No marketplace key');
+      expect(await notice.innerText()).toContain('VAST_API_KEY');
+      // No figure from the middle of the range: it is not a price.
+      expect(await other.page.locator('[data-testid="estimate-expected"]').count()).toBe(0);
+      expect(await other.page.locator('[data-testid="estimate-result"]').innerText()).not.toContain('$0.75');
       expect(await other.page.locator('[data-testid="offers-table"]').count()).toBe(0);
       await shootBothThemes(other.page, 'estimate-no-key');
       expect(other.errors).toEqual([]);

@@ -431,7 +431,7 @@ describe('Estimate (items 4, 5 and 6)', () => {
     expect(await page.getByTestId('estimate-no-offer').innerText()).toContain('No offer fits');
     // No cost for a machine that does not exist; never the no-key advice.
     expect(await page.getByTestId('estimate-expected').count()).toBe(0);
-    expect(await page.getByTestId('estimate-no-key').count()).toBe(0);
+    expect(await page.getByTestId('estimate-no-live').count()).toBe(0);
     expect(await page.locator('body').innerText()).not.toContain('need a marketplace key');
     const nearest = await page.getByTestId('estimate-nearest').innerText();
     expect(nearest).toContain('RTX 3090');

@@ -47,6 +47,8 @@ export type World = {
 export type WorldOptions = {
   /** Finished jobs written into the data dir before the server opens it (e2e/seed-jobs.ts): a long Jobs list. */
   seedJobs?: number;
+  /** Anything else written into the data dir before the server opens it (e.g. e2e/seed-benchmarks.ts). */
+  seed?: (dataDir: string) => Promise<unknown>;
 };
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
@@ -68,6 +70,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const { token } = await new SettingsStore(dataDir).ensureApiToken();
     if (options.seedJobs) await seedJobs(dataDir, options.seedJobs);
+    if (options.seed) await options.seed(dataDir);
     const env: Record<string, string> = {
       BENCHDESK_HOST: '127.0.0.1',
       BENCHDESK_PORT: String(await freePort()),

@@ -368,9 +368,11 @@ describe('screenshots of every page in both themes', () => {
       ['/launch', 'page-launch', 'launch'],
       ['/jobs', 'page-jobs', 'jobs'],
       [`/jobs/${encodeURIComponent(world.jobs.rented.job_id)}`, 'page-job', 'job-detail'],
+      ['/snapshots', 'page-snapshots', 'snapshots'],
+      ['/snapshots/starter-crashloop-db-password', 'snapshot-page', 'snapshot'],
     ] as const;
     // The pictures README.md and docs/desktop.md show of the pages added above (the first four: both themes).
-    const docPictures = new Set(['estimate-light', 'estimate-dark', 'launch-light', 'jobs-dark', 'job-detail-dark']);
+    const docPictures = new Set(['estimate-light', 'estimate-dark', 'launch-light', 'jobs-dark', 'job-detail-dark', 'snapshots-light', 'snapshot-dark']);
     for (const dark of [false, true]) {
       const { page: p, errors: errs } = await openApp(browser, world, { dark });
       for (const [route, testId, name] of routes) {
@@ -390,6 +392,8 @@ describe('screenshots of every page in both themes', () => {
         }
         if (name === 'jobs') await p.getByTestId('job-row').first().waitFor({ timeout: 15_000 });
         if (name === 'job-detail') await p.locator('[data-testid="event-log"][data-stream-state="ended"]').waitFor({ timeout: 15_000 });
+        if (name === 'snapshots') await p.getByTestId('snapshots-table').waitFor({ timeout: 15_000 });
+        if (name === 'snapshot') await p.getByTestId('snapshot-pods').waitFor({ timeout: 15_000 });
         await p.waitForTimeout(300);
         const theme = dark ? 'dark' : 'light';
         await p.screenshot({ path: path.join(ensureDir(SCREENSHOTS), `ui2-${name}-${theme}.png`), fullPage: true });

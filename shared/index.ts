@@ -16,6 +16,7 @@ export * from './agents';
 export * from './templates';
 export * from './issue-words';
 export * from './snapshots';
+export * from './snapshot-serving';
 export * from './suites';
 export * from './kube-display';
 export * from './scoring';

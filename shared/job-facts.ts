@@ -84,6 +84,22 @@ export function jobNote(job: Pick<JobRecord, 'error' | 'message'>): string {
   return job.error ?? job.message;
 }
 
+/** What the job asked: an agent or benchmark question, or the suite a suite run scored; null for the others. */
+export function jobQuestion(job: JobRecord): string | null {
+  if (job.kind === 'agentic-agent' || job.kind === 'benchmark') return job.request.question;
+  if (job.kind === 'suite') return `suite ${job.request.suite_id}`;
+  return null;
+}
+
+/** The agent a job asked (the default `builtin` when the request named none); null for kinds without one. */
+export function jobAgent(job: JobRecord): string | null {
+  if (job.kind === 'agentic-agent' || job.kind === 'benchmark' || job.kind === 'suite') return job.request.agent ?? 'builtin';
+  return null;
+}
+
+/** Most characters of the question kept for search (the index holds one per job). */
+export const JOB_QUESTION_MAX = 300;
+
 /** Most characters of the note kept for search (the index holds one per job). */
 export const JOB_NOTE_MAX = 200;
 

@@ -224,7 +224,10 @@ export const JobSortSchema = z.enum(JOB_SORTS);
 export type JobSort = z.infer<typeof JobSortSchema>;
 
 /** Words to find in a job's id, model, backend (URL or rented GPU), message or error, and error code; every word must occur. */
-export const JobSearchSchema = z.string().max(200);
+export const JobSearchSchema = z
+  .string()
+  .max(200)
+  .describe('words that must all occur (any case) in the job id, model, backend URL or rented GPU, message or error, error code, question or agent');
 
 export const JobListQuerySchema = z
   .object({

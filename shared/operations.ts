@@ -39,6 +39,7 @@ import {
 } from './settings';
 import { MarketplaceTemplateListSchema, TemplateSearchQuerySchema } from './templates';
 import { RecordSnapshotInputSchema, SnapshotDocumentSchema, SnapshotListSchema, SnapshotRefSchema, SnapshotSummarySchema, type SnapshotDocumentInput } from './snapshots';
+import { SnapshotServingSchema, SnapshotServingStateSchema } from './snapshot-serving';
 import { CreateSuiteInputSchema, SuiteDocumentSchema, SuiteListSchema, SuiteRefSchema, SuiteSchema, type CreateSuiteInput, type SuiteDocumentInput } from './suites';
 import { ScoreAnswerInputSchema, ScoreAnswerOutputSchema } from './scenario-score';
 import {
@@ -190,7 +191,8 @@ export const OPERATIONS = {
   },
   listJobs: {
     summary: 'List jobs, newest first, with cursor paging',
-    description: "The caller's jobs, newest first, filtered by status and kind. `next_cursor` is null on the last page; pass it as `cursor` for the next one.",
+    description:
+      "The caller's jobs, newest first (or by `sort`), filtered by status and kind, and by `q`: words that must all occur in the job's id, model, backend, message, error code, question or agent. `next_cursor` is null on the last page; pass it as `cursor` for the next one.",
     tags: ['jobs'],
     method: 'GET',
     path: '/v1/jobs',
@@ -534,6 +536,39 @@ export const OPERATIONS = {
     appTenantOnly: true,
     errors: { 409: '`snapshot_in_use`: a suite or a running job uses it; the problem names them' },
   },
+  getSnapshotServing: {
+    summary: 'Whether a snapshot is served from the app',
+    description: 'The read-only Kubernetes API serving this snapshot for people (started with `POST .../serve`): its URL and kubeconfig path, or `serving: null`.',
+    tags: ['snapshots'],
+    method: 'GET',
+    path: '/v1/snapshots/{snapshot_id}/serve',
+    input: SnapshotRefSchema,
+    output: SnapshotServingStateSchema,
+    status: 200,
+  },
+  serveSnapshot: {
+    summary: 'Serve a snapshot as a read-only Kubernetes API',
+    description:
+      "Starts a read-only Kubernetes API for the snapshot on 127.0.0.1 (as `benchdesk snapshot serve` does) and answers its URL and the path of a kubeconfig for it on the server's machine: `KUBECONFIG=<path> kubectl get pods -A`. Serving again answers the one already running. It runs until `DELETE .../serve` or the server stops; while it runs the snapshot is in use (it cannot be deleted). Tenant `default` only.",
+    tags: ['snapshots'],
+    method: 'POST',
+    path: '/v1/snapshots/{snapshot_id}/serve',
+    input: SnapshotRefSchema,
+    output: SnapshotServingSchema,
+    status: 200,
+    appTenantOnly: true,
+  },
+  stopServingSnapshot: {
+    summary: 'Stop serving a snapshot',
+    description: 'Stops the read-only Kubernetes API started with `POST .../serve` and removes its kubeconfig; a snapshot that is not served answers 204 too (an unknown one 404). Tenant `default` only.',
+    tags: ['snapshots'],
+    method: 'DELETE',
+    path: '/v1/snapshots/{snapshot_id}/serve',
+    input: SnapshotRefSchema,
+    output: z.undefined(),
+    status: 204,
+    appTenantOnly: true,
+  },
   listSuites: {
     summary: 'List the suites',
     description: 'Every suite of this install, the shipped `starter` suite first: name, description, how many scenarios, their tags, and whether it is read-only.',
@@ -747,6 +782,9 @@ export type OperationInputs = {
   exportSnapshot: z.input<typeof SnapshotRefSchema>;
   importSnapshot: SnapshotDocumentInput;
   deleteSnapshot: z.input<typeof SnapshotRefSchema>;
+  getSnapshotServing: z.input<typeof SnapshotRefSchema>;
+  serveSnapshot: z.input<typeof SnapshotRefSchema>;
+  stopServingSnapshot: z.input<typeof SnapshotRefSchema>;
   listSuites: Record<string, never> | undefined;
   getSuite: z.input<typeof SuiteRefSchema>;
   createSuite: CreateSuiteInput;

@@ -200,6 +200,13 @@ export const OfferSummarySchema = z.object({
 });
 export type OfferSummary = z.infer<typeof OfferSummarySchema>;
 
+export const MarketplaceStatusSchema = z.object({
+  state: z.enum(['no_key', 'unreachable', 'key_refused', 'failed']),
+  message: z.string(),
+  api_url: z.string().nullable(),
+});
+export type MarketplaceStatus = z.infer<typeof MarketplaceStatusSchema>;
+
 /** How many fitting offers an estimate lists in `offers.items`. */
 export const ESTIMATE_OFFER_ITEMS = 50;
 
@@ -235,6 +242,12 @@ export const CostEstimationResponseSchema = z.object({
    * raising max_dph to its dph_total would get; null when nothing fits the model at any price.
    */
   nearest_offer: OfferSummarySchema.nullable().optional(),
+  /**
+   * With basis price_range on a marketplace request: why there are no live prices. `no_key`: no marketplace key;
+   * `unreachable`: the marketplace did not answer (timeout, connection refused, 5xx); `key_refused`: it refused the
+   * key; `failed`: another answer. `api_url` is where it asked, `message` what happened.
+   */
+  marketplace_status: MarketplaceStatusSchema.optional(),
 });
 export type CostEstimationResponse = z.infer<typeof CostEstimationResponseSchema>;
 

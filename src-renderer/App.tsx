@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { Router } from 'wouter';
 import { AuthGate } from './components/AuthGate';
 import { ConnectionBanner } from './components/ConnectionBanner';
@@ -7,11 +7,18 @@ import { ThemeToggle } from './components/ThemeToggle';
 import { useLiveFeed } from './queries/live-feed';
 import { AppRoutes } from './router/AppRoutes';
 import { useHashRoute } from './router/hash-location';
+import { prefetchPages } from './router/pages';
 import { useApplyTheme } from './state/theme';
 
 /** Navigation and pages, once the API is reachable and (in browser mode) this tab is signed in. */
 function SignedIn() {
   useLiveFeed();
+  // Every page's code, in the background: a page opened while the server is down still appears.
+  useEffect(() => {
+    const controller = new AbortController();
+    prefetchPages(controller.signal);
+    return () => controller.abort();
+  }, []);
   return (
     <>
       <Nav />

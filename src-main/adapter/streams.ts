@@ -50,7 +50,8 @@ function liveQueue(ctx: OperationContext, subscribe: (push: (event: JobEvent) =>
 
 /**
  * One job's events after `after` (or Last-Event-ID), then live, ending after the job's terminal
- * event. We subscribe before reading the backlog and drop duplicates by seq, so no event falls
+ * event (the stored log is handed out whole, events after the terminal one included; later ones
+ * reach the tenant feed, `GET /v1/events`). We subscribe before reading the backlog and drop duplicates by seq, so no event falls
  * between the two. The backlog is read from the store (every event of the job is there), handed
  * out as the consumer takes it; live events wait in a bounded queue meanwhile. Rejects (404, 422)
  * before yielding anything when the job is not the tenant's or the position is unknown.
@@ -68,12 +69,16 @@ export async function openJobEventStream(
   return (async function* jobEvents(): AsyncGenerator<JobEvent> {
     try {
       let lastSeq = after;
+      let ended = false;
+      // The whole stored log, also what came after the terminal event (a kept machine's release,
+      // its final cost): a page opened after the release shows it.
       for (const event of (await service.getJobEvents(ctx.tenantId, jobId, after)).events) {
         if (event.seq <= lastSeq) continue;
         lastSeq = event.seq;
         yield event;
-        if (TERMINAL_EVENTS.has(event.event)) return;
+        if (TERMINAL_EVENTS.has(event.event)) ended = true;
       }
+      if (ended) return;
       // Resumed after the terminal event (a client reconnecting): nothing more will come.
       if (isTerminal((await service.getJob(ctx.tenantId, jobId)).status)) {
         const terminal = (await service.getJobEvents(ctx.tenantId, jobId)).events.find((e) => TERMINAL_EVENTS.has(e.event));

@@ -47,7 +47,7 @@ export function createProviders({ config, settings, log, marketplaceKey }: { con
   // Read per call: the desktop app may set or clear its key while the server runs.
   const key = marketplaceKey ?? createMarketplaceKey(config, {}, { log });
   return {
-    estimate: (request) => estimateCost(request, { client: key.client(), catalog }),
+    estimate: (request) => estimateCost(request, { client: key.client(), catalog, apiUrl: config.marketplaceApiUrl }),
     catalog: () => catalog.entries,
     catalogIndex: () => catalog,
     listLlmModels: (query) => listBackendModels(query).catch(toUpstreamProblem),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MarketplaceOffer } from './vast-wire';
 import { CostEstimationRequestSchema, CostEstimationResponseSchema, ESTIMATE_OFFER_ITEMS, type CostEstimationResponse } from '../../shared/requests';
 import { resolveCatalogModel } from './catalog';
-import { MarketplaceError } from './errors';
+import { MarketplaceError, MarketplaceTransportError } from './errors';
 import { estimateCost, estimateFromOffers, resourceImpact } from './estimate';
 
 const req = (o: Record<string, unknown>) => CostEstimationRequestSchema.parse(o);
@@ -137,6 +137,7 @@ describe('estimateCost', () => {
     const r = await estimateCost(req({ marketplace: true, min_dph: 1, max_dph: 3, model: 'llama3.1:8b' }), { client });
     expect(r.basis).toBe('price_range');
     expect(r.warning).toMatch(/VAST_API_KEY/);
+    expect(r.marketplace_status).toMatchObject({ state: 'key_refused' });
     expect(seen).toMatchObject({ minDph: 1, maxDph: 3, minReliability: 0.99, minGpuTotalRamMb: 8000, allocatedStorageGb: 41 });
   });
 
@@ -145,8 +146,24 @@ describe('estimateCost', () => {
       searchOffers: (_q: unknown, opts?: { signal?: AbortSignal }) =>
         new Promise<MarketplaceOffer[]>((_, reject) => opts?.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
     };
-    const r = await estimateCost(req({ marketplace: true, min_dph: 1, max_dph: 3 }), { client, liveTimeoutMs: 50 });
+    const r = await estimateCost(req({ marketplace: true, min_dph: 1, max_dph: 3 }), { client, liveTimeoutMs: 50, apiUrl: 'https://console.vast.ai/api/v0' });
     expect(r.warning).toMatch(/did not answer in time/);
+    expect(r.marketplace_status).toEqual({ state: 'unreachable', message: 'the marketplace did not answer in time (0.05 s)', api_url: 'https://console.vast.ai/api/v0' });
+  });
+
+  it('tells a marketplace that cannot be reached apart from a missing key', async () => {
+    const client = {
+      searchOffers: async () => {
+        throw new MarketplaceTransportError('POST /bundles/ failed: could not reach console.vast.ai (ECONNREFUSED)', 'network', 'POST /bundles/');
+      },
+    };
+    const down = await estimateCost(req({ marketplace: true, min_dph: 1, max_dph: 3 }), { client, apiUrl: 'https://console.vast.ai/api/v0' });
+    expect(down.marketplace_status).toEqual({ state: 'unreachable', message: 'POST /bundles/ failed: could not reach console.vast.ai (ECONNREFUSED)', api_url: 'https://console.vast.ai/api/v0' });
+    const noKey = await estimateCost(req({ marketplace: true, min_dph: 1, max_dph: 3 }), { client: null, apiUrl: 'https://console.vast.ai/api/v0' });
+    expect(noKey.marketplace_status?.state).toBe('no_key');
+    // An answer is not a status: live offers carry none.
+    const live = await estimateCost(req({ marketplace: true, min_dph: 0, max_dph: 3 }), { client: { searchOffers: async () => [] } });
+    expect(live.marketplace_status).toBeUndefined();
   });
 
   it("rethrows the caller's own abort", async () => {

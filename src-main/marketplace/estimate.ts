@@ -14,6 +14,7 @@ import {
   type CostBasis,
   type OfferCriteria,
 } from './offer-selection';
+import { MarketplaceError } from './errors';
 import { API_KEY_SETTING, type SearchOptions, type VastApi } from './vast-client';
 
 /** Disk priced into `dph_total` when the model (and so its disk need) is unknown. */
@@ -33,6 +34,10 @@ export type EstimateContext = {
   model?: CatalogEntry | null;
   /** Why live offers are missing when a query was attempted and failed. */
   liveError?: string | null;
+  /** What kind of failure `liveError` is (the Estimate page says "does not answer" apart from "no key"). */
+  liveState?: 'unreachable' | 'key_refused' | 'failed';
+  /** The marketplace's base URL, named in `marketplace_status`. */
+  apiUrl?: string | null;
   /**
    * With a live search that found nothing in the price range: the same search without the range
    * (to name the nearest offer); null when that search was not made or failed.
@@ -133,12 +138,15 @@ export function estimateFromOffers(
     return noOffers(request, hours, warnings, nearestOffer(context.outsideRange ?? offers, criteria, basis), model);
   }
 
+  const apiUrl = context.apiUrl ?? null;
   if (context.liveError) {
     warnings.push(`The live offer search failed (${context.liveError}), so this is estimated from the price range only.`);
-    return priceRange(request, hours, warnings, 0.4 - confidencePenalty);
+    const status = { state: context.liveState ?? 'failed', message: context.liveError, api_url: apiUrl } as const;
+    return { ...priceRange(request, hours, warnings, 0.4 - confidencePenalty), marketplace_status: status };
   }
   warnings.push(`No ${API_KEY_SETTING} set: estimated from the price range only, not live offers.`);
-  return priceRange(request, hours, warnings, 0.5 - confidencePenalty);
+  const status = { state: 'no_key', message: `no marketplace key: set ${API_KEY_SETTING} (or add a key in the desktop app's Settings)`, api_url: apiUrl } as const;
+  return { ...priceRange(request, hours, warnings, 0.5 - confidencePenalty), marketplace_status: status };
 }
 
 /** The cheapest offer (in total) that fits everything but the price range, or null. */
@@ -213,7 +221,17 @@ export type EstimateDeps = {
   catalog?: Catalog;
   signal?: AbortSignal;
   liveTimeoutMs?: number;
+  /** The marketplace's base URL (said in marketplace_status when it does not answer). */
+  apiUrl?: string;
 };
+
+/** A failed live search as "does not answer" (no response, 5xx), "refused the key", or another failure. */
+function liveStateOf(err: unknown, timedOut: boolean): 'unreachable' | 'key_refused' | 'failed' {
+  if (timedOut) return 'unreachable';
+  if (!(err instanceof MarketplaceError)) return 'failed';
+  if (err.code === 'auth') return 'key_refused';
+  return err.code === 'timeout' || err.code === 'network' || err.code === 'upstream_unavailable' ? 'unreachable' : 'failed';
+}
 
 /**
  * The estimate with live offers when a client (key) is available. When nothing fits the price range,
@@ -223,7 +241,8 @@ export type EstimateDeps = {
 export async function estimateCost(request: CostEstimationRequest, deps: EstimateDeps = {}): Promise<CostEstimationResponse> {
   const model = request.model ? resolveCatalogModel(request.model, deps.catalog) : null;
   const client = deps.client;
-  if (!request.marketplace || !client) return estimateFromOffers(request, null, { model });
+  const apiUrl = deps.apiUrl ?? null;
+  if (!request.marketplace || !client) return estimateFromOffers(request, null, { model, apiUrl });
   const criteria = criteriaFor(request, model);
   const liveTimeoutMs = deps.liveTimeoutMs ?? ESTIMATE_LIVE_TIMEOUT_MS;
   const timeout = AbortSignal.timeout(liveTimeoutMs);
@@ -246,8 +265,8 @@ export async function estimateCost(request: CostEstimationRequest, deps: Estimat
     offers = await search(true);
   } catch (err) {
     if (deps.signal?.aborted) throw err;
-    const why = timeout.aborted ? 'the marketplace did not answer in time' : err instanceof Error ? err.message : String(err);
-    return estimateFromOffers(request, null, { model, liveError: why });
+    const why = timeout.aborted ? `the marketplace did not answer in time (${liveTimeoutMs / 1000} s)` : err instanceof Error ? err.message : String(err);
+    return estimateFromOffers(request, null, { model, liveError: why, liveState: liveStateOf(err, timeout.aborted), apiUrl });
   }
   if (selectOffers(offers, criteria).length > 0) return estimateFromOffers(request, offers, { model });
   // Nothing in the range: what is the nearest machine? (A failure here still leaves a true "no offer fits".)

@@ -1,12 +1,15 @@
 import {
   JOB_KINDS,
   JOB_NOTE_MAX,
+  JOB_QUESTION_MAX,
   JOB_STATUSES,
+  jobAgent,
   jobBackendText,
   jobCost,
   jobDurationMs,
   jobModelName,
   jobNote,
+  jobQuestion,
   matchesWords,
   type JobKind,
   type JobRecord,
@@ -28,6 +31,10 @@ export type IndexFacts = {
   note?: string;
   /** error_code. */
   code?: string;
+  /** What the job asked (its first JOB_QUESTION_MAX characters). */
+  ask?: string;
+  /** The agent asked. */
+  agent?: string;
   /** Start to end, once the job has both. */
   dur?: number;
   /** Final cost ($) once nothing bills any more. */
@@ -37,7 +44,13 @@ export type IndexFacts = {
   since?: string;
 };
 
-/** An index line on disk. `v: 2` marks a line that carries the facts (older lines do not). */
+/**
+ * The version of the facts a line carries. Lines of an older version (none: before search; 2:
+ * before the question and agent) are filled in from their job files once at open.
+ */
+export const FACTS_VERSION = 3;
+
+/** An index line on disk. `v: FACTS_VERSION` marks a line that carries every fact (older lines do not). */
 export type IndexLine = {
   job_id: string;
   tenant_id: string;
@@ -47,7 +60,7 @@ export type IndexLine = {
   updated_at: string;
   /** Creation ordinal: breaks created_at ties and makes the cursor stable. */
   ord: number;
-  v?: 2;
+  v?: number;
 } & IndexFacts;
 export type IndexDrop = { op: 'drop'; job_id: string };
 
@@ -61,7 +74,7 @@ export type IndexEntry = IndexLine & {
 
 const KINDS: ReadonlySet<string> = new Set(JOB_KINDS);
 const STATUSES: ReadonlySet<string> = new Set(JOB_STATUSES);
-const FACT_KEYS = ['model', 'backend', 'note', 'code', 'dur', 'cost', 'dph', 'since'] as const;
+const FACT_KEYS = ['model', 'backend', 'note', 'code', 'ask', 'agent', 'dur', 'cost', 'dph', 'since'] as const;
 
 export function factsOf(record: JobRecord): IndexFacts {
   const facts: IndexFacts = {};
@@ -72,6 +85,10 @@ export function factsOf(record: JobRecord): IndexFacts {
   const note = jobNote(record);
   if (note) facts.note = note.length > JOB_NOTE_MAX ? note.slice(0, JOB_NOTE_MAX) : note;
   if (record.error_code) facts.code = record.error_code;
+  const ask = jobQuestion(record);
+  if (ask) facts.ask = ask.length > JOB_QUESTION_MAX ? ask.slice(0, JOB_QUESTION_MAX) : ask;
+  const agent = jobAgent(record);
+  if (agent) facts.agent = agent;
   const dur = jobDurationMs(record);
   if (dur !== null) facts.dur = dur;
   const cost = jobCost(record);
@@ -92,7 +109,7 @@ export function indexLineOf(record: JobRecord, ord: number): IndexLine {
     created_at: record.created_at,
     updated_at: record.updated_at,
     ord,
-    v: 2,
+    v: FACTS_VERSION,
     ...factsOf(record),
   };
 }
@@ -124,8 +141,8 @@ export function parseIndexLine(value: unknown): IndexLine | IndexDrop | undefine
     return undefined;
   }
   const line: IndexLine = { job_id, tenant_id, kind: kind as JobKind, status: status as JobStatus, created_at, updated_at, ord };
-  if (value.v !== 2) return line;
-  line.v = 2;
+  if (value.v !== FACTS_VERSION) return line;
+  line.v = FACTS_VERSION;
   for (const key of FACT_KEYS) {
     const v = value[key];
     if (v === undefined || v === null) continue;
@@ -142,7 +159,7 @@ export function parseIndexLine(value: unknown): IndexLine | IndexDrop | undefine
 
 /** Whether an entry was written with its facts (lines of older versions were not). */
 export function hasFacts(entry: IndexLine): boolean {
-  return entry.v === 2;
+  return entry.v === FACTS_VERSION;
 }
 
 function compareKey(a: CursorKey, b: CursorKey): number {
@@ -152,7 +169,7 @@ function compareKey(a: CursorKey, b: CursorKey): number {
 export type PageFilter = {
   status?: JobStatus | undefined;
   kind?: JobKind | undefined;
-  /** Lower-case words that must all occur in the job's id, model, backend, note or error code. */
+  /** Lower-case words that must all occur in the job's id, model, backend, note, error code, question or agent. */
   words?: readonly string[] | undefined;
   sort?: JobSort | undefined;
 };
@@ -226,20 +243,25 @@ export class JobIndex {
     delete entry.backend;
     delete entry.note;
     delete entry.code;
+    delete entry.ask;
+    delete entry.agent;
     delete entry.dur;
     delete entry.cost;
     delete entry.dph;
     delete entry.since;
     entry.hay = undefined;
-    if (line.v !== 2) {
+    if (line.v !== FACTS_VERSION) {
       delete entry.v;
       return;
     }
-    entry.v = 2;
+    entry.v = FACTS_VERSION;
     if (line.model !== undefined) entry.model = this.intern(line.model);
     if (line.backend !== undefined) entry.backend = this.intern(line.backend);
     if (line.note !== undefined) entry.note = line.note.length <= 40 ? this.intern(line.note) : line.note;
     if (line.code !== undefined) entry.code = this.intern(line.code);
+    // Questions repeat across runs of one benchmark: interned, they are held once.
+    if (line.ask !== undefined) entry.ask = this.intern(line.ask);
+    if (line.agent !== undefined) entry.agent = this.intern(line.agent);
     if (line.dur !== undefined) entry.dur = line.dur;
     if (line.cost !== undefined) entry.cost = line.cost;
     if (line.dph !== undefined) entry.dph = line.dph;
@@ -293,7 +315,7 @@ export class JobIndex {
     if (filter.kind !== undefined && e.kind !== filter.kind) return false;
     const words = filter.words;
     if (!words || words.length === 0) return true;
-    e.hay ??= `${e.job_id}\n${e.model ?? ''}\n${e.backend ?? ''}\n${e.note ?? ''}\n${e.code ?? ''}`.toLowerCase();
+    e.hay ??= `${e.job_id}\n${e.model ?? ''}\n${e.backend ?? ''}\n${e.note ?? ''}\n${e.code ?? ''}\n${e.ask ?? ''}\n${e.agent ?? ''}`.toLowerCase();
     return matchesWords(e.hay, words);
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOKEN_STORAGE_KEY, splitTokenFromHash, takeBrowserToken, takeTokenFromHash, type TokenEnv } from './token';
+import { TOKEN_STORAGE_KEY, pastedToken, splitTokenFromHash, takeBrowserToken, takeTokenFromHash, type TokenEnv } from './token';
 
 function env(hash: string, stored: string | null = null): TokenEnv & { urls: string[]; store: Map<string, string> } {
   const store = new Map<string, string>(stored ? [[TOKEN_STORAGE_KEY, stored]] : []);
@@ -52,5 +52,15 @@ describe('the token in the URL', () => {
     expect(takeBrowserToken(e)).toBe('kept');
     expect(e.urls).toEqual([]);
     expect(takeBrowserToken(env('#/'))).toBeNull();
+  });
+});
+
+describe('a pasted token', () => {
+  it("takes SERVICE_API_TOKENS' default:<token> form, a Bearer prefix and spaces", () => {
+    expect(pastedToken('  default:abc123_-X ')).toEqual({ token: 'abc123_-X' });
+    expect(pastedToken('Bearer abc')).toEqual({ token: 'abc' });
+    expect(pastedToken('abc')).toEqual({ token: 'abc' });
+    expect(pastedToken('acme:abc')).toMatchObject({ problem: expect.stringContaining('acme') });
+    expect(pastedToken('   ')).toMatchObject({ problem: expect.any(String) });
   });
 });

@@ -50,8 +50,12 @@ export function storeToken(env: Pick<TokenEnv, 'storage'>, token: string | null)
  * Returns the token found, or null when the hash had none.
  */
 export function takeTokenFromHash(env: TokenEnv, fallbackHash = ''): string | null {
-  const { found, token, rest } = splitTokenFromHash(env.location.hash);
+  const split = splitTokenFromHash(env.location.hash);
+  const { found, rest } = split;
   if (!found) return null;
+  // `#token=default:<token>` (copied from SERVICE_API_TOKENS) signs in as well.
+  const pasted = split.token ? pastedToken(split.token) : null;
+  const token = pasted && 'token' in pasted ? pasted.token : split.token;
   const keep = rest || splitTokenFromHash(fallbackHash).rest;
   env.history.replaceState(env.history.state, '', `${env.location.pathname}${env.location.search}${keep ? `#${keep}` : ''}`);
   if (token) storeToken(env, token);
@@ -71,4 +75,20 @@ export function browserTokenEnv(): TokenEnv {
     storage = null; // Access throws when storage is blocked for the origin.
   }
   return { location: window.location, history: window.history, storage };
+}
+
+/**
+ * A token as people paste it: trimmed, without a leading "Bearer ", and in SERVICE_API_TOKENS'
+ * `tenant:token` form for the `default` tenant (the one this app signs in as). Another tenant's
+ * entry is refused with the reason.
+ */
+export function pastedToken(input: string): { token: string } | { problem: string } {
+  let text = input.trim().replace(/^bearer\s+/i, '').trim();
+  const entry = /^([A-Za-z0-9_.-]+):(\S+)$/.exec(text);
+  if (entry) {
+    const [, tenant, token] = entry;
+    if (tenant !== 'default') return { problem: `That is tenant “${tenant}”’s entry (tenant:token); this app signs in as the default tenant. Paste a token of the default tenant.` };
+    text = token ?? '';
+  }
+  return text ? { token: text } : { problem: 'Paste the API token.' };
 }

@@ -80,7 +80,7 @@ export function ConfirmDialog({
       <h2 id="confirm-title">{title}</h2>
       <div className="dialog-body">{children}</div>
       <div className="dialog-actions">
-        <button type="button" className="button" onClick={onCancel} disabled={busy}>
+        <button type="button" className="button" onClick={onCancel} disabled={busy} data-testid="confirm-cancel">
           {cancelLabel}
         </button>
         <button

@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import { createPortal } from 'react-dom';
 import type { InstanceClassification, ReleaseInstanceResponse } from '../../shared';
+import { useReleaseBlock } from '../queries/outage';
 import { useReleaseInstance } from '../queries/settings';
-import { formatDph } from '../lib/format';
+import { formatDph, formatInstance, formatUsd } from '../lib/format';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Money, RelativeTime, RunningCost } from './Format';
 import { ErrorState } from './States';
@@ -21,6 +22,17 @@ export type ReleaseTarget = {
   classification: Exclude<InstanceClassification, 'active'>;
   label?: string | null;
 };
+
+/**
+ * What a release answered, in one sentence: confirmed gone (with the machine's final cost once
+ * the lease's ledger reports it on the answer, as `final_cost_usd`), or why it is not confirmed.
+ */
+export function releaseOutcome(result: ReleaseInstanceResponse): string {
+  if (!result.verified) return result.message;
+  const finalCost = (result as ReleaseInstanceResponse & { final_cost_usd?: unknown }).final_cost_usd;
+  const cost = typeof finalCost === 'number' ? ` It cost ${formatUsd(finalCost)} in all.` : '';
+  return `Released ${formatInstance(result.instance_id)}: the marketplace confirms it is gone.${cost}`;
+}
 
 const WHY: Record<ReleaseTarget['classification'], string> = {
   kept: 'It was kept running on purpose after its job, and bills until it is released.',
@@ -45,6 +57,7 @@ export function ReleaseMachineButton({
   onReleased?: (result: ReleaseInstanceResponse) => void;
 }) {
   const release = useReleaseInstance();
+  const blocked = useReleaseBlock();
   const [open, setOpen] = useState(false);
   const [acknowledged, setAcknowledged] = useState(false);
   const foreign = target.classification === 'foreign';
@@ -59,21 +72,29 @@ export function ReleaseMachineButton({
         type="button"
         className={`button button-danger${small ? ' button-small' : ''}`}
         onClick={() => setOpen(true)}
+        disabled={blocked !== null}
+        title={blocked?.reason}
+        aria-describedby={blocked ? `release-blocked-${target.instance_id}` : undefined}
         data-testid={testId ?? `release-${target.instance_id}`}
       >
         {foreign ? 'Release…' : 'Release'}
       </button>
+      {blocked ? (
+        <span className="release-blocked" id={`release-blocked-${target.instance_id}`} data-testid="release-blocked" title={blocked.reason}>
+          {blocked.short}
+        </span>
+      ) : null}
       {/* In the page's body, not in the table cell or header that holds the button (their alignment and wrapping would apply). */}
       {createPortal(
         <ConfirmDialog
           open={open}
-          title={`Release machine #${target.instance_id}?`}
+          title={`Release machine ${formatInstance(target.instance_id)}?`}
           confirmLabel={foreign ? 'Release another install’s machine' : 'Release machine'}
           cancelLabel="Keep it"
           tone="danger"
           busy={release.isPending}
-          confirmDisabled={foreign && !acknowledged}
           onCancel={close}
+          confirmDisabled={(foreign && !acknowledged) || blocked !== null}
           onConfirm={() =>
             release.mutate(
               { instance_id: target.instance_id, ...(foreign ? { force: true } : {}) },
@@ -90,7 +111,7 @@ export function ReleaseMachineButton({
           <dl className="facts" data-testid="release-facts">
             <dt>Machine</dt>
             <dd>
-              #{target.instance_id} · {target.gpu ?? <span className="muted">GPU unknown</span>}
+              {formatInstance(target.instance_id)} · {target.gpu ?? <span className="muted">GPU unknown</span>}
             </dd>
             <dt>Rate</dt>
             <dd className="num" data-testid="release-dph">
@@ -123,6 +144,7 @@ export function ReleaseMachineButton({
               <span>I know this machine is another install’s: whatever it is doing there stops.</span>
             </label>
           ) : null}
+          {blocked ? <p className="field-error">{blocked.reason}</p> : null}
           {release.isError ? <ErrorState error={release.error} testId="release-error" /> : null}
         </ConfirmDialog>,
         document.body,

@@ -2,6 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { Health } from '../../shared';
 import type { BenchdeskApiError } from '../../shared/client';
 import { useSession } from '../bridge/session';
+import { pastedToken } from '../bridge/token';
 import { CopyButton } from './CopyButton';
 
 /** Where the data dir is by default, for the `cat …/api-token` hint (the server runs on this machine: loopback). */
@@ -68,11 +69,16 @@ export function SignInScreen({ reason, health, checking }: { reason: 'no-token' 
   const setToken = useSession((s) => s.setToken);
   const [draft, setDraft] = useState('');
   const id = useId();
-  const problem = REASON_TEXT[reason];
+  const [pasteProblem, setPasteProblem] = useState<string | null>(null);
+  const problem = pasteProblem ?? REASON_TEXT[reason];
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const token = draft.trim();
-    if (token) setToken(token);
+    const pasted = pastedToken(draft);
+    if ('problem' in pasted) setPasteProblem(pasted.problem);
+    else {
+      setPasteProblem(null);
+      setToken(pasted.token);
+    }
   };
   return (
     <section className="signin" aria-labelledby="page-title" data-testid="sign-in" data-reason={reason}>
@@ -89,7 +95,10 @@ export function SignInScreen({ reason, health, checking }: { reason: 'no-token' 
             autoComplete="off"
             spellCheck={false}
             value={draft}
-            onChange={(e) => setDraft(e.target.value)}
+            onChange={(e) => {
+              setDraft(e.target.value);
+              setPasteProblem(null);
+            }}
             aria-invalid={problem ? true : undefined}
             aria-describedby={problem ? `${id}-problem` : undefined}
             data-testid="signin-token"

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { BenchdeskApiError, toBenchdeskApiError } from '../../shared/client';
+import { useConnection } from '../state/connection';
 
 /** Nothing to show yet: say why and what to do. */
 export function EmptyState({ title, children, action, testId }: { title: ReactNode; children?: ReactNode; action?: ReactNode; testId?: string }) {
@@ -12,12 +13,16 @@ export function EmptyState({ title, children, action, testId }: { title: ReactNo
   );
 }
 
-/** A placeholder of fixed height while data loads, so the layout does not jump when it arrives. */
+/**
+ * A placeholder of fixed height while data loads, so the layout does not jump when it arrives.
+ * While the server is not heard it says what it waits for (the banner above says why).
+ */
 export function Loading({ label = 'Loading…', height = 120 }: { label?: string; height?: number }) {
+  const down = useConnection((s) => s.link === 'down');
   return (
-    <div className="loading" style={{ minHeight: height }} role="status" aria-live="polite">
+    <div className="loading" style={{ minHeight: height }} role="status" aria-live="polite" data-waiting={down ? 'server' : undefined}>
       <span className="spinner" aria-hidden="true" />
-      {label}
+      {down ? 'Waiting for the benchdesk server: this loads as soon as it answers.' : label}
     </div>
   );
 }
@@ -39,6 +44,7 @@ export function adviceFor(error: BenchdeskApiError): ErrorAdvice {
           ),
         };
       }
+      if (/marketplace|vast/i.test(p.detail)) return { title: 'The marketplace does not answer', advice: 'Check your network or the marketplace’s status, then retry.' };
       return { title: 'A backend did not answer', advice: 'Check that the backend URL is right and the server is running, then retry.' };
     case 'unauthorized':
       return { title: 'The API refused the token (401)', advice: 'Sign in again with a token this server accepts.' };
@@ -59,7 +65,9 @@ export function adviceFor(error: BenchdeskApiError): ErrorAdvice {
     case 'not_found':
       return { title: 'Not found', advice: 'It may belong to another tenant or the link may be wrong. Open the Jobs page to find it.' };
     case 'upstream_error':
-      return { title: 'An upstream service failed', advice: p.detail };
+      // The service's own words are the detail, shown once below.
+      if (/marketplace|vast|instance/i.test(p.detail)) return { title: 'The marketplace refused or failed', advice: 'What it answered is below; retry in a moment, or check the machine in the Vast.ai console.' };
+      return { title: 'A service benchdesk depends on failed', advice: 'What it answered is below; retry in a moment.' };
     case 'shutting_down':
       return { title: 'The API is shutting down', advice: 'Restart benchdesk, then retry.' };
     case 'insufficient_storage':

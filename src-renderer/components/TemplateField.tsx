@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { MarketplaceTemplateEntry } from '../../shared';
 import { Field } from './Field';
+import { useSlow } from './useSlow';
 import { useTemplates } from '../queries/choices';
 import './fields.css';
 
@@ -14,7 +15,27 @@ function describe(t: MarketplaceTemplateEntry): string {
  * recommended ones, plus any found by name or hash), its hash shown small. The hash in use is
  * looked up too, so a template that does not exist says so before anything is rented.
  */
-export function TemplateField({ hash, error, onChange, enabled, testId = 'launch-template' }: { hash: string; error: string | null; onChange: (hash: string) => void; enabled: boolean; testId?: string }) {
+/** The recommended template a form starts with when its built-in default does not exist: an Ollama one first. */
+export function preferredTemplate(templates: readonly MarketplaceTemplateEntry[]): MarketplaceTemplateEntry | undefined {
+  return templates.find((t) => /ollama/i.test(`${t.name ?? ''} ${t.image ?? ''}`)) ?? templates[0];
+}
+
+export function TemplateField({
+  hash,
+  error,
+  onChange,
+  enabled,
+  testId = 'launch-template',
+  isDefault = false,
+}: {
+  hash: string;
+  error: string | null;
+  onChange: (hash: string) => void;
+  enabled: boolean;
+  testId?: string;
+  /** The hash is the form's built-in default (the user did not choose it): when the marketplace has no such template, one it recommends is chosen instead. */
+  isDefault?: boolean;
+}) {
   const recommended = useTemplates('', enabled);
   const current = useTemplates(hash.trim(), enabled && hash.trim() !== '');
   const [search, setSearch] = useState('');
@@ -33,6 +54,14 @@ export function TemplateField({ hash, error, onChange, enabled, testId = 'launch
   }, [only]);
   const selected = options.find((t) => t.hash_id === hash.trim()) ?? null;
   const missing = current.isSuccess && current.data.note === null && !current.data.templates.some((t) => t.hash_id === hash.trim());
+  // A default the marketplace does not have (or none yet): start from a template it recommends,
+  // rather than with an error the user did not cause.
+  const fallback = (isDefault && missing) || hash.trim() === '' ? preferredTemplate(recommended.data?.templates ?? [])?.hash_id : undefined;
+  useEffect(() => {
+    if (fallback) onChange(fallback);
+    // onChange is a new function every render: only a new fallback should select.
+  }, [fallback]);
+  const hanging = useSlow(enabled && (recommended.isPending || (hash.trim() !== '' && current.isPending)));
   const lookupError = current.isError ? `The template could not be checked: ${current.error.message}` : null;
 
   return (
@@ -45,7 +74,7 @@ export function TemplateField({ hash, error, onChange, enabled, testId = 'launch
             {selected?.recommended_disk_space ? ` · wants ${selected.recommended_disk_space} GB disk` : ''}
           </span>
         }
-        error={error ?? (missing ? 'No template with this hash on the marketplace (editing a template changes its hash): choose one from the list' : lookupError)}
+        error={error ?? (missing && !fallback ? 'No template with this hash on the marketplace (editing a template changes its hash): choose one from the list' : lookupError)}
       >
         <select name="template_hash" value={selected ? selected.hash_id : ''} onChange={(e) => onChange(e.target.value)} data-testid={testId}>
           {!selected ? <option value="">{current.isPending && hash ? 'Looking the template up…' : 'Choose a template…'}</option> : null}
@@ -56,6 +85,11 @@ export function TemplateField({ hash, error, onChange, enabled, testId = 'launch
           ))}
         </select>
       </Field>
+      {hanging ? (
+        <p className="notice notice-warn" role="status" data-testid="template-hanging">
+          The marketplace has not answered for 5 s (asked for its templates): it may be slow or down. Renting waits for it; an llmserver you run works meanwhile.
+        </p>
+      ) : null}
       <div className="template-search">
         <span className="template-search-label">Not in the list? Find one by its exact name or its hash:</span>
         <input

@@ -73,6 +73,14 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${Math.floor(h / 24)} d ${h % 24} h`;
 }
 
+/** A duration on a chart axis, short: "45 s", "1.5 min", "2 h" (the figures themselves use formatDuration). */
+export function formatDurationTick(ms: number): string {
+  const s = ms / 1000;
+  if (s < 120) return `${dec1.format(s)} s`;
+  if (s < 7200) return `${dec1.format(s / 60)} min`;
+  return `${dec1.format(s / 3600)} h`;
+}
+
 /** Hours as a duration assumption: "1 h", "30 min", "2.5 h". */
 export function formatHours(hours: number): string {
   if (hours < 1) return `${Math.round(hours * 60)} min`;
@@ -134,6 +142,14 @@ export function formatBytes(bytes: number | null | undefined): string {
   return formatGb(bytes / 1024 ** 3);
 }
 
+/** A file's size: "812 KB", "3.4 MB", "1.2 GB" (a snapshot or an export, not memory). */
+export function formatFileSize(bytes: number | null | undefined): string {
+  if (missing(bytes)) return DASH;
+  if (bytes < 1024 ** 2) return `${int.format(Math.max(1, Math.round(bytes / 1024)))} KB`;
+  if (bytes < 1024 ** 3) return `${dec1.format(bytes / 1024 ** 2)} MB`;
+  return `${dec1.format(bytes / 1024 ** 3)} GB`;
+}
+
 /** A fraction 0..1 as a percentage: "99.5 %". */
 export function formatPercent(fraction: number | null | undefined): string {
   if (missing(fraction)) return DASH;
@@ -161,6 +177,26 @@ export function formatCount(n: number | null | undefined, unit?: string, plural?
 export function formatGpus(count: number | null | undefined, name: string | null | undefined): string {
   const gpu = name?.trim() || 'GPU';
   return missing(count) ? gpu : `${int.format(count)}× ${gpu}`;
+}
+
+/** A marketplace machine's id, written one way everywhere: "#7000011". */
+export function formatInstance(id: number | string | null | undefined): string {
+  if (id === null || id === undefined || id === '') return DASH;
+  return `#${id}`;
+}
+
+/** A plain figure with thousands separators and at most `decimals` decimals: "2,386.9". */
+export function formatNumber(n: number | null | undefined, decimals = 1): string {
+  if (missing(n)) return DASH;
+  return new Intl.NumberFormat('en-US', { maximumFractionDigits: decimals }).format(n);
+}
+
+/**
+ * A chart axis's tick labels through `format`; uPlot hands null for the ticks it leaves out when
+ * they would crowd (narrow charts): those get no label, never "null".
+ */
+export function axisTicks(format: (v: number) => string): (u: unknown, splits: readonly (number | null)[]) => string[] {
+  return (_u, splits) => splits.map((v) => (v === null || v === undefined || !Number.isFinite(v) ? '' : format(v)));
 }
 
 /** Tokens per second: "42.1 tok/s". */

@@ -30,6 +30,21 @@ describe('feedAction', () => {
 });
 
 describe('createFeedApplier', () => {
+  it("appends what comes after a job's terminal event to its open log once the job's own stream ended, and nothing to logs still streaming", () => {
+    const qc = new QueryClient();
+    const appended: { jobId: string; seq: number }[] = [];
+    const ended = new Set(['kept']);
+    const applier = createFeedApplier(qc, 10, { ended: (id) => ended.has(id), append: (jobId, e) => appended.push({ jobId, seq: e.seq }) });
+    applier.apply(ev(40, 'marketplace.instance.release', 'info', { job_id: 'kept' }));
+    applier.apply(ev(41, 'marketplace.instance.destroy', 'ok', { job_id: 'kept' }));
+    applier.apply(ev(42, 'phase.warmup', 'ok', { job_id: 'live' }));
+    expect(appended).toEqual([
+      { jobId: 'kept', seq: 40 },
+      { jobId: 'kept', seq: 41 },
+    ]);
+    applier.dispose();
+  });
+
   it('patches the status in the job and in every cached list page at once, then invalidates', () => {
     const qc = new QueryClient();
     qc.setQueryData<JobRecord>(queryKeys.job('a'), agentJob('a'));

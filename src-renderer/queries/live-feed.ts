@@ -4,6 +4,7 @@ import { JobStatusSchema, isStreamReset, type JobEvent, type JobListResponse, ty
 import { useApi, type RendererApi } from '../bridge';
 import { useSession } from '../bridge/session';
 import { useConnection } from '../state/connection';
+import { useEventStreamStore } from '../state/event-stream';
 import { toBenchdeskApiError } from '../../shared/client';
 import { queryKeys } from './keys';
 
@@ -31,15 +32,26 @@ export function feedAction(event: Pick<JobEvent, 'event' | 'status'>): FeedActio
   return { status: null, refreshJob: headerEvent && event.status !== 'info', refreshLists: false, refreshMachines };
 }
 
+/** The event logs of open job pages (state/event-stream), as the feed appends to them. */
+export type OpenLogs = { ended(jobId: string): boolean; append(jobId: string, event: JobEvent): void };
+
+const openLogsStore: OpenLogs = {
+  ended: (jobId) => useEventStreamStore.getState().streams[jobId]?.state === 'ended',
+  append: (jobId, event) => useEventStreamStore.getState().append(jobId, [event]),
+};
+
 /**
  * Applies feed events to the cache: the status is patched in place at once (the badge changes
  * without a round trip), then the affected queries are invalidated. List invalidations are
  * coalesced, so a burst of status changes refetches the visible list once.
  */
-export function createFeedApplier(qc: QueryClient, coalesceMs = 250): { apply(event: JobEvent): void; dispose(): void } {
+export function createFeedApplier(qc: QueryClient, coalesceMs = 250, logs: OpenLogs = openLogsStore): { apply(event: JobEvent): void; dispose(): void } {
   let listTimer: ReturnType<typeof setTimeout> | null = null;
   return {
     apply(event) {
+      // A job page whose own stream ended (at the terminal event) still shows what comes after:
+      // a kept machine's release and its final cost arrive here.
+      if (logs.ended(event.job_id)) logs.append(event.job_id, event);
       // A sweep's events (its matrix, spend and machines changed): read it again.
       if (typeof event.labels.sweep_id === 'string') {
         void qc.invalidateQueries({ queryKey: ['sweeps'] });

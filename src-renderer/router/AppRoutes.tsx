@@ -1,21 +1,10 @@
-import { lazy, Suspense, useEffect, useRef } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { Route, Switch, useLocation } from 'wouter';
-import { EmptyState, Loading } from '../components/States';
+import { EmptyState } from '../components/States';
+import { useConnection } from '../state/connection';
+import { PageView } from './PageView';
+import { RouteBoundary } from './RouteBoundary';
 import { hrefOf, ROUTES } from './routes';
-
-// Each page is its own chunk: the first screen loads only what it shows (charts and markdown are
-// heavy and live in the Estimate and Job pages).
-const OverviewPage = lazy(() => import('../pages/overview/OverviewPage').then((m) => ({ default: m.OverviewPage })));
-const EstimatePage = lazy(() => import('../pages/estimate/EstimatePage').then((m) => ({ default: m.EstimatePage })));
-const LaunchPage = lazy(() => import('../pages/launch/LaunchPage').then((m) => ({ default: m.LaunchPage })));
-const JobsPage = lazy(() => import('../pages/jobs/JobsPage').then((m) => ({ default: m.JobsPage })));
-const JobDetailPage = lazy(() => import('../pages/job-detail/JobDetailPage').then((m) => ({ default: m.JobDetailPage })));
-const ModelsPage = lazy(() => import('../pages/models/ModelsPage').then((m) => ({ default: m.ModelsPage })));
-const ComparePage = lazy(() => import('../pages/compare/ComparePage').then((m) => ({ default: m.ComparePage })));
-const SettingsPage = lazy(() => import('../pages/settings/SettingsPage').then((m) => ({ default: m.SettingsPage })));
-const SuitesPage = lazy(() => import('../pages/suites/SuitesPage').then((m) => ({ default: m.SuitesPage })));
-const SnapshotPage = lazy(() => import('../pages/suites/SnapshotPage').then((m) => ({ default: m.SnapshotPage })));
-const SweepsPage = lazy(() => import('../pages/sweeps/SweepsPage').then((m) => ({ default: m.SweepsPage })));
 
 /**
  * Moves focus to the new page's heading after navigation, so keyboard and screen-reader users land
@@ -73,28 +62,38 @@ function NotFound() {
   );
 }
 
-/** The pages by hash route (the <Router hook={useHashLocation}> is in App). */
+/** A route's page inside its error boundary, reset on another page or when the server is heard again. */
+function Guarded({ children }: { children: ReactNode }) {
+  const [location] = useLocation();
+  const recoveries = useConnection((s) => s.recoveries);
+  return <RouteBoundary resetKey={`${location}|${recoveries}`}>{children}</RouteBoundary>;
+}
+
+const param = (value: string) => decodeURIComponent(value);
+
+/** The pages by hash route (the <Router hook={useHashLocation}> is in App); each page's code is loaded by PageView. */
 export function AppRoutes() {
   return (
     <>
       <FocusOnNavigate />
-      <Suspense fallback={<Loading label="Loading page…" height={320} />}>
+      <Guarded>
         <Switch>
-          <Route path={ROUTES.overview} component={OverviewPage} />
-          <Route path={ROUTES.estimate} component={EstimatePage} />
-          <Route path={ROUTES.launch} component={LaunchPage} />
-          <Route path={ROUTES.jobs} component={JobsPage} />
-          <Route path={ROUTES.job}>{(params) => <JobDetailPage key={params.id} jobId={decodeURIComponent(params.id)} />}</Route>
-          <Route path={ROUTES.models} component={ModelsPage} />
-          <Route path={ROUTES.compare} component={ComparePage} />
-          <Route path={ROUTES.settings} component={SettingsPage} />
-          <Route path={ROUTES.suites} component={SuitesPage} />
-          <Route path={ROUTES.snapshot}>{(params) => <SnapshotPage key={params.id} snapshotId={decodeURIComponent(params.id)} />}</Route>
-          <Route path={ROUTES.sweeps}>{() => <SweepsPage />}</Route>
-          <Route path={ROUTES.sweep}>{(params) => <SweepsPage key={params.id} sweepId={decodeURIComponent(params.id)} />}</Route>
+          <Route path={ROUTES.overview}>{() => <PageView id="overview" props={{}} />}</Route>
+          <Route path={ROUTES.estimate}>{() => <PageView id="estimate" props={{}} />}</Route>
+          <Route path={ROUTES.launch}>{() => <PageView id="launch" props={{}} />}</Route>
+          <Route path={ROUTES.jobs}>{() => <PageView id="jobs" props={{}} />}</Route>
+          <Route path={ROUTES.job}>{(params) => <PageView key={params.id} id="job" props={{ jobId: param(params.id) }} />}</Route>
+          <Route path={ROUTES.models}>{() => <PageView id="models" props={{}} />}</Route>
+          <Route path={ROUTES.compare}>{() => <PageView id="compare" props={{}} />}</Route>
+          <Route path={ROUTES.settings}>{() => <PageView id="settings" props={{}} />}</Route>
+          <Route path={ROUTES.suites}>{() => <PageView id="suites" props={{}} />}</Route>
+          <Route path={ROUTES.snapshots}>{() => <PageView id="snapshots" props={{}} />}</Route>
+          <Route path={ROUTES.snapshot}>{(params) => <PageView key={params.id} id="snapshot" props={{ snapshotId: param(params.id) }} />}</Route>
+          <Route path={ROUTES.sweeps}>{() => <PageView id="sweeps" props={{}} />}</Route>
+          <Route path={ROUTES.sweep}>{(params) => <PageView key={params.id} id="sweeps" props={{ sweepId: param(params.id) }} />}</Route>
           <Route component={NotFound} />
         </Switch>
-      </Suspense>
+      </Guarded>
     </>
   );
 }

@@ -8,6 +8,7 @@ export const ROUTES = {
   models: '/models',
   compare: '/compare',
   settings: '/settings',
+  snapshots: '/snapshots',
   snapshot: '/snapshots/:id',
   suites: '/suites',
   sweeps: '/sweeps',
@@ -25,6 +26,7 @@ export const NAV_ITEMS: readonly NavItem[] = [
   { id: 'models', label: 'Models', path: ROUTES.models },
   { id: 'compare', label: 'Compare', path: ROUTES.compare },
   { id: 'suites', label: 'Suites', path: ROUTES.suites },
+  { id: 'snapshots', label: 'Snapshots', path: ROUTES.snapshots },
   { id: 'sweeps', label: 'Sweeps', path: ROUTES.sweeps },
   { id: 'settings', label: 'Settings', path: ROUTES.settings },
 ];

@@ -10,6 +10,8 @@ interface ConnectionState {
   downSince: number | null;
   /** Bumped by "Retry now": the live feed reconnects at once. */
   retryNonce: number;
+  /** Bumped each time the server is heard again after a time down: what failed meanwhile tries again. */
+  recoveries: number;
   setLink(link: 'up' | 'down', at?: number): void;
   retryNow(): void;
 }
@@ -18,10 +20,11 @@ export const useConnection = create<ConnectionState>()((set) => ({
   link: 'up',
   downSince: null,
   retryNonce: 0,
+  recoveries: 0,
   setLink: (link, at = Date.now()) =>
     set((s) => {
       if (s.link === link) return s;
-      return link === 'down' ? { link, downSince: at } : { link, downSince: null };
+      return link === 'down' ? { link, downSince: at } : { link, downSince: null, recoveries: s.recoveries + 1 };
     }),
   retryNow: () => set((s) => ({ retryNonce: s.retryNonce + 1 })),
 }));

@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
 import type { JobKind } from '../../shared';
 import type { LaunchDraft } from '../pages/launch/launch-form';
+import type { OptionalColumn } from '../pages/jobs/job-columns';
 
 /** UI-only state. Server data lives in react-query, never here. */
 
@@ -34,9 +35,18 @@ interface UiState {
    * Fields another page hands to Launch ("Launch on this" on an estimate, "Edit and re-run" on a
    * job): applied over the saved defaults when the Launch page next opens, then cleared.
    */
-  launchPrefill: { kind: JobKind; patch: Partial<LaunchDraft>; from: string } | null;
-  prefillLaunch(kind: JobKind, patch: Partial<LaunchDraft>, from: string): void;
+  launchPrefill: { kind: JobKind; patch: Partial<LaunchDraft>; from: string; merge?: boolean } | null;
+  /** `merge`: over the kind's own draft (a kind switch), else over the saved defaults. */
+  prefillLaunch(kind: JobKind, patch: Partial<LaunchDraft>, from: string, merge?: boolean): void;
   clearLaunchPrefill(): void;
+  /** The suite Launch's Suite kind opens with (a snapshot's page or a suite run hands it over). */
+  /** The Jobs list's optional columns the user chose; null = by window width. */
+  jobColumns: OptionalColumn[] | null;
+  setJobColumns(columns: OptionalColumn[] | null): void;
+  launchSuite: { suiteId: string; request: Record<string, unknown> | null; from: string } | null;
+  /** Opens Launch on the Suite kind with this suite (and, for "Edit and re-run", the run's request). */
+  prefillSuiteLaunch(suiteId: string, request: Record<string, unknown> | null, from: string): void;
+  clearSuiteLaunch(): void;
 }
 
 export const THEME_STORAGE_KEY = 'benchdesk.ui';
@@ -53,14 +63,19 @@ export const useUiStore = create<UiState>()(
       launchKind: 'benchmark',
       setLaunchKind: (launchKind) => set({ launchKind }),
       launchPrefill: null,
-      prefillLaunch: (kind, patch, from) => set({ launchPrefill: { kind, patch, from }, launchKind: kind }),
+      prefillLaunch: (kind, patch, from, merge = false) => set({ launchPrefill: { kind, patch, from, merge }, launchKind: kind }),
       clearLaunchPrefill: () => set({ launchPrefill: null }),
+      jobColumns: null,
+      setJobColumns: (jobColumns) => set({ jobColumns }),
+      launchSuite: null,
+      prefillSuiteLaunch: (suiteId, request, from) => set({ launchSuite: { suiteId, request, from }, launchKind: 'suite' }),
+      clearSuiteLaunch: () => set({ launchSuite: null }),
     }),
     {
       name: THEME_STORAGE_KEY,
       storage: createJSONStorage(() => localStorage),
-      // Only the theme outlives the session; form drafts are per run of the app.
-      partialize: (s) => ({ theme: s.theme }),
+      // The theme and the chosen columns outlive the session; form drafts are per run of the app.
+      partialize: (s) => ({ theme: s.theme, jobColumns: s.jobColumns }),
     },
   ),
 );

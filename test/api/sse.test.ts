@@ -117,6 +117,21 @@ describe('SSE /v1/jobs/{id}/events', () => {
     expect(frame).toBeUndefined();
   });
 
+  it("hands out a finished job's whole stored log, events after the terminal one included (a kept machine's release), then ends", async () => {
+    const { t, base } = await setup();
+    const id = await submit(base, '/v1/jobs/llm-instance', bodies.llm('fail'));
+    await waitForStatus(t.bd, id, 'failed');
+    await waitFor(async () => (await t.bd.service.getJobEvents('default', id)).events.some((e) => e.event === 'job.failed'));
+    await t.bd.engine.emit(id, { event: 'marketplace.instance.release', status: 'info', message: 'released by hand', duration_ms: null, error_type: null, labels: { instance_id: 7 } });
+    const s = await sse(`${base}${API_PATHS.jobEvents(id)}`, auth());
+    const frames = await s.collect((f) => f.data?.includes('marketplace.instance.release') ?? false);
+    expect(frames.filter((f) => f.data !== undefined).map((f) => eventOf(f).event)).toEqual(['job.queued', 'job.running', 'job.failed', 'marketplace.instance.release']);
+    let frame: SseFrame | undefined;
+    do frame = await s.next(5000);
+    while (frame && frame.data === undefined);
+    expect(frame).toBeUndefined();
+  });
+
   it('sends heartbeat comments while idle', async () => {
     const { t, base } = await setup(25);
     const id = await submit(base, '/v1/jobs/agentic-agent', bodies.agent('hang'));

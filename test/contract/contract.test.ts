@@ -275,6 +275,21 @@ describe('snapshots', () => {
       await expect(clients.http.getSnapshot({ snapshot_id })).rejects.toMatchObject({ problem: { status: 404 } });
     }
   });
+
+  it('serveSnapshot, getSnapshotServing, stopServingSnapshot: one replay whatever the transport; in use while served', async () => {
+    const { snapshot_id } = await clients.http.importSnapshot(handWritten('served'));
+    expect(await same('getSnapshotServing', (c) => c.getSnapshotServing({ snapshot_id }))).toEqual({ ok: { serving: null } });
+    const started = await same('serveSnapshot', (c) => c.serveSnapshot({ snapshot_id }));
+    const serving = (started as { ok: { url: string; kubeconfig: string } }).ok;
+    expect(serving).toMatchObject({ snapshot_id, url: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/) });
+    expect(await same('getSnapshotServing', (c) => c.getSnapshotServing({ snapshot_id }))).toEqual({ ok: { serving } });
+    expect(problemOf(await same('deleteSnapshot', (c) => c.deleteSnapshot({ snapshot_id })))).toMatchObject({ status: 409, detail: expect.stringContaining('Snapshots page') });
+    expect(problemOf(await same('serveSnapshot', (c) => c.serveSnapshot({ snapshot_id: 'nope' })))).toMatchObject({ status: 404 });
+    expect(await same('stopServingSnapshot', (c) => c.stopServingSnapshot({ snapshot_id }))).toEqual({ ok: undefined });
+    expect(await clients.http.getSnapshotServing({ snapshot_id })).toEqual({ serving: null });
+    expect(problemOf(await same('stopServingSnapshot', (c) => c.stopServingSnapshot({ snapshot_id: 'nope' })))).toMatchObject({ status: 404 });
+    await clients.http.deleteSnapshot({ snapshot_id });
+  });
 });
 
 describe('suites', () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StoredRequestSchemas, type JobRecord, type JobSort } from '../../shared';
 import { openJobStore } from '../../src-main/store/job-store';
+import { FACTS_VERSION } from '../../src-main/store/job-index';
 import { LAYOUT } from '../../src-main/store/layout';
 import { InvalidCursorError, type JobStore } from '../../src-main/store/types';
 import { makeJob, memoryLogger, tempDataDir } from '../helpers/store';
@@ -29,15 +30,15 @@ const T0 = Date.UTC(2031, 0, 1);
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
 
 /** A finished job that ran `runS` seconds; `rentedDph` rents a machine for that time. */
-function finished(i: number, opts: { runS: number; model?: string; status?: 'succeeded' | 'failed'; error?: string; code?: string; rentedDph?: number; backend?: string }): JobRecord {
+function finished(i: number, opts: { runS: number; model?: string; status?: 'succeeded' | 'failed'; error?: string; code?: string; rentedDph?: number; backend?: string; question?: string; agent?: string }): JobRecord {
   const created = at(i * 100);
   const started = at(i * 100 + 1);
   const ended = at(i * 100 + 1 + opts.runS);
   const request = StoredRequestSchemas['agentic-agent'].parse({
     backend_url: opts.backend ?? 'http://127.0.0.1:11434',
     model: opts.model ?? 'llama3.1:8b',
-    question: 'why?',
-    agent: 'builtin',
+    question: opts.question ?? 'why?',
+    agent: opts.agent ?? 'builtin',
   });
   return makeJob({
     kind: 'agentic-agent',
@@ -72,7 +73,7 @@ describe('search and sort', () => {
     const jobs = [
       finished(1, { runS: 30, model: 'qwen2.5:7b' }),
       finished(2, { runS: 5, status: 'failed', error: 'the llmserver at http://10.0.0.9:11434 did not answer\n  at connect', code: 'upstream_unreachable' }),
-      finished(3, { runS: 600, rentedDph: 0.5, backend: 'http://gpu-host:40123' }),
+      finished(3, { runS: 600, rentedDph: 0.5, backend: 'http://gpu-host:40123', question: 'Why is the checkout pod crash-looping?', agent: 'k8sgpt' }),
       finished(4, { runS: 60, rentedDph: 2 }),
       // Never started: no duration, no cost.
       makeJob({ kind: 'benchmark', created_at: at(500), updated_at: at(500) }),
@@ -89,6 +90,9 @@ describe('search and sort', () => {
     expect(await all(store, { q: 'upstream_unreachable' })).toEqual([id(1)]);
     expect(await all(store, { q: 'gpu-host' })).toEqual([id(2)]);
     expect(await all(store, { q: id(3) })).toEqual([id(3)]);
+    // The question and the agent too.
+    expect(await all(store, { q: 'Crash-Looping' })).toEqual([id(2)]);
+    expect(await all(store, { q: 'checkout k8sgpt' })).toEqual([id(2)]);
     // Every word must occur: "llama" matches four jobs, "llama done" the three that succeeded.
     expect(await all(store, { q: 'llama3.1' })).toEqual([id(3), id(2), id(1)]);
     expect(await all(store, { q: 'llama3.1 done' }, 1)).toEqual([id(3), id(2)]);
@@ -158,8 +162,20 @@ describe('search and sort', () => {
     expect(await all(upgraded, { q: 'qwen' })).toEqual([id(0)]);
     expect(await all(upgraded, { sort: '-cost' })).toEqual([id(2), id(3), id(4), id(1), id(0)]);
     expect(await all(upgraded, { q: 'template_missing' })).toEqual([id(4)]);
+    expect(await all(upgraded, { q: 'crash-looping' })).toEqual([id(2)]);
     // Rewritten once: every line carries the facts now.
     const lines = (await fsp.readFile(indexFile, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { v?: number });
-    expect(lines.every((l) => l.v === 2)).toBe(true);
+    expect(lines.every((l) => l.v === FACTS_VERSION)).toBe(true);
+    await upgraded.close();
+    open.splice(open.indexOf(upgraded), 1);
+
+    // An index of the version before questions and agents were searched (v 2): filled in the same way.
+    const v2 = lines.map((l) => {
+      const { ask: _ask, agent: _agent, ...rest } = l as Record<string, unknown>;
+      return JSON.stringify({ ...rest, v: 2 });
+    });
+    await fsp.writeFile(indexFile, `${v2.join('\n')}\n`);
+    const fromV2 = (await openStore(dir)).store;
+    expect(await all(fromV2, { q: 'k8sgpt' })).toEqual([id(2)]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JobRecordSchema, type JobRecord, type ServingLevel } from '../../../shared';
-import { sharedLevels, throughputSeries, toServingRow } from './serving-compare-model';
+import type { SweepRecord } from '../../../shared';
+import { sharedLevels, throughputSeries, toServingRow, withSweepMachine } from './serving-compare-model';
 
 const level = (concurrency: number, tps: number, usd: number | null): ServingLevel => ({
   concurrency,
@@ -74,5 +75,22 @@ describe('serving comparison', () => {
       [50, null, 150],
       [null, 90, 160],
     ]);
+  });
+
+  it("a sweep's run carries the sweep machine's GPU, $/h and instance and the sweep's $ per 1M tokens; the engine defaults to ollama", () => {
+    const row = toServingRow(job('s1', [level(1, 50, null)], { by_throughput: 1, by_cost: null }, false));
+    if (!row) throw new Error('no row');
+    expect(row.engine).toBe('ollama');
+    const sweep = {
+      name: 'which 8B',
+      cells: [{ model: 'm', gpu: 'RTX 4090', status: 'succeeded', job_ids: ['s1'], cost_usd: 0.1, usd_per_million_output_tokens: 1.23 }],
+      machines: [],
+      earlier_machines: [{ gpu: 'RTX 4090', status: 'released', machine_id: 'm1', instance_id: 7000011, num_gpus: 1, dph_total: 0.35, cost_usd: 0.1 }],
+    } as unknown as SweepRecord;
+    expect(withSweepMachine(row, [sweep])).toMatchObject({ gpu_name: 'RTX 4090', dph_total: 0.35, instance_id: 7000011, sweep: 'which 8B', usd_per_million: 1.23 });
+    // A run that rented its own machine keeps it.
+    const own = toServingRow(job('s1', [level(1, 50, 2)], { by_throughput: 1, by_cost: 1 }, true));
+    if (!own) throw new Error('no row');
+    expect(withSweepMachine(own, [sweep]).sweep).toBeNull();
   });
 });

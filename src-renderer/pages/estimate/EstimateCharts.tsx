@@ -4,14 +4,14 @@ import type { AlignedData, Options } from 'uplot';
 import type { CostEstimationResponse, OfferSummary } from '../../../shared';
 import { Chart, type ChartColors } from '../../components/Chart';
 import { attachTooltip, seriesColor } from '../../components/chart-tooltip';
-import { formatDph, formatGb, formatGpus, formatHours, formatMb, formatPercent, formatUsd, formatUsdTicks } from '../../lib/format';
+import { axisTicks, formatDph, formatGb, formatGpus, formatHours, formatMb, formatPercent, formatUsd, formatUsdTicks } from '../../lib/format';
 
 /** Axes with their titles drawn beside them (never in the legend). */
 function axes(c: ChartColors, xTitle: string, yTitle: string, xValues: (v: number) => string, yValues: (vals: number[]) => string[]): Options['axes'] {
   const base = { stroke: c.muted, grid: { stroke: c.grid, width: 1 }, ticks: { stroke: c.grid, width: 1 }, font: '12px system-ui, sans-serif', labelFont: '600 12px system-ui, sans-serif', labelGap: 4 };
   return [
-    { ...base, label: xTitle, labelSize: 22, values: (_u: unknown, vals: number[]) => vals.map(xValues) },
-    { ...base, label: yTitle, labelSize: 22, size: 64, values: (_u: unknown, vals: number[]) => yValues(vals) },
+    { ...base, label: xTitle, labelSize: 22, values: axisTicks(xValues) },
+    { ...base, label: yTitle, labelSize: 22, size: 64, values: (_u: unknown, vals: (number | null)[]) => yValues(vals.map((v) => (v === null ? Number.NaN : v))) },
   ];
 }
 
@@ -21,6 +21,16 @@ export function hourTicks(maxH: number): number[] {
   const ticks: number[] = [];
   for (let t = 0; t <= maxH + 1e-9; t += step) ticks.push(Math.round(t * 100) / 100);
   return ticks;
+}
+
+/**
+ * The memory axis: a real range even when every offer has the same memory (all 24 GB: 12–36 GB,
+ * not six ticks of "24 GB"), padded so the outermost points are drawn whole.
+ */
+export function memoryRange(min: number, max: number): [number, number] {
+  if (!Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
+  const pad = max - min < 1e-9 ? Math.max(4, min * 0.5) : (max - min) * 0.1;
+  return [Math.max(0, min - pad), max + pad];
 }
 
 /** Total GPU memory of an offer in GB. */
@@ -45,7 +55,7 @@ export function OfferPriceChart({ offers, cheapestId }: { offers: readonly Offer
   const build = useCallback(
     (c: ChartColors): Omit<Options, 'width' | 'height'> => ({
       cursor: { drag: { x: false, y: false }, points: { show: false } },
-      scales: { x: { time: false }, y: { range: (_u, min, max) => [Math.max(0, min - (max - min) * 0.1 - 0.01), max + (max - min) * 0.1 + 0.01] } },
+      scales: { x: { time: false, range: (_u, min, max) => memoryRange(min, max) }, y: { range: (_u, min, max) => [Math.max(0, min - (max - min) * 0.1 - 0.01), max + (max - min) * 0.1 + 0.01] } },
       legend: { show: true, live: false },
       series: [
         { label: 'Total GPU memory' },

@@ -102,4 +102,44 @@ describe('Estimate', () => {
     click(byTestId(document, 'launch-on-cheapest'));
     expect(useUiStore.getState().launchPrefill?.patch).toMatchObject({ max_dph: '1' });
   });
+
+  it('a marketplace that does not answer is said apart from a missing key, with what was asked; neither shows a price', async () => {
+    const range = { ...base, basis: 'price_range', projected_cost_usd: 0.35, cost_range_usd: { low: 0, expected: 0.35, high: 0.7 }, offers: null } as const;
+    const down: CostEstimationResponse = {
+      ...range,
+      warning: 'The live offer search failed (POST /bundles/ failed: could not reach console.vast.ai (ECONNREFUSED)), so this is estimated from the price range only.',
+      marketplace_status: { state: 'unreachable', message: 'POST /bundles/ failed: could not reach console.vast.ai (ECONNREFUSED)', api_url: 'https://console.vast.ai/api/v0' },
+    };
+    const noKey: CostEstimationResponse = { ...range, warning: 'No VAST_API_KEY set: estimated from the price range only, not live offers.', marketplace_status: { state: 'no_key', message: 'no marketplace key', api_url: null } };
+    let answer = down;
+    const fake = api(() => answer);
+    view = mount(fake.api, <EstimatePage />);
+    await until(() => document.querySelector('[data-testid="estimate-no-live"]') !== null, 'the answer');
+    const notice = byTestId(document, 'estimate-no-live');
+    expect(notice.dataset.state).toBe('unreachable');
+    expect(byTestId(document, 'estimate-no-live-title').textContent).toBe('The marketplace does not answer.');
+    expect(notice.textContent).toContain('https://console.vast.ai/api/v0');
+    expect(notice.textContent).toContain('ECONNREFUSED');
+    expect(notice.textContent).not.toContain('VAST_API_KEY');
+    expect(byTestId(document, 'estimate-result').textContent).not.toContain('$0.35');
+    expect(document.querySelector('[data-testid="estimate-expected"]')).toBeNull();
+
+    answer = noKey;
+    click(byTestId(document, 'estimate-retry'));
+    await until(() => byTestId(document, 'estimate-no-live').dataset.state === 'no_key', 'the no-key answer');
+    expect(byTestId(document, 'estimate-no-live').textContent).toContain('VAST_API_KEY');
+    expect(byTestId(document, 'estimate-result').textContent).not.toContain('$0.35');
+  });
+
+  it('the greyed, out-of-date result keeps the words of the last valid inputs', async () => {
+    const fake = api(() => NOTHING_FITS);
+    useUiStore.setState({ estimate: { ...DEFAULT_ESTIMATE_FORM, model: 'qwen2.5:32b', max_dph: '0.1', reliability_pct: '99' } });
+    view = mount(fake.api, <EstimatePage />);
+    await until(() => document.querySelector('[data-testid="estimate-no-offer"]') !== null, 'the answer');
+    expect(byTestId(document, 'estimate-no-offer').textContent).toContain('reliability 99 % or more');
+    change(byTestId<HTMLInputElement>(document, 'estimate-reliability'), '150');
+    await until(() => document.querySelector('[data-stale="true"]') !== null, 'the greyed result');
+    expect(byTestId(document, 'estimate-no-offer').textContent).toContain('reliability 99 % or more');
+    expect(byTestId(document, 'estimate-no-offer').textContent).not.toContain('150');
+  });
 });

@@ -1,4 +1,4 @@
-import { useCallback, useMemo } from 'react';
+import { useCallback, useMemo, useRef } from 'react';
 import { useLocation } from 'wouter';
 import type { CostEstimationResponse, OfferSummary } from '../../../shared';
 import { DataTable, type Column } from '../../components/DataTable';
@@ -16,6 +16,7 @@ import { canRent, type LaunchDraft } from '../launch/launch-form';
 import { ceilingFor } from '../launch/spend';
 import { CostDurationChart, OfferPriceChart } from './EstimateCharts';
 import { estimateFieldErrors, parseEstimateForm } from './estimate-input';
+import { liveStatusOf, NoLivePrices } from './NoLivePrices';
 import './estimate.css';
 
 /** What renting this offer for the duration costs: the machine time plus the model's download there. */
@@ -30,7 +31,7 @@ function offerGpu(o: OfferSummary): string {
 const BASIS_TEXT: Record<CostEstimationResponse['basis'], string> = {
   live_offers: 'live offers',
   no_offers: 'no offer fits',
-  price_range: 'price range only',
+  price_range: 'no live prices',
   none: 'no cost driver',
 };
 
@@ -180,11 +181,116 @@ function NothingFits({ estimate, form, onRaise }: { estimate: CostEstimationResp
   );
 }
 
-export function EstimatePage() {
+/** The form as it was when the figures on screen were asked for: what the result's words say, frozen while the inputs are invalid. */
+function useLastValid(form: EstimateForm, valid: boolean): EstimateForm {
+  const last = useRef(form);
+  if (valid) last.current = form;
+  return last.current;
+}
+
+/** The inputs: model, $/h range, reliability, duration (kept while moving between pages). */
+function EstimateInputs({ errors }: { errors: Partial<Record<keyof EstimateForm, string>> }) {
   const form = useUiStore((s) => s.estimate);
   const setForm = useUiStore((s) => s.setEstimate);
   const catalog = useCatalog();
+  const selectedModel = catalog.data?.models.find((m) => m.name === form.model);
+  return (
+    <Panel title="What to run">
+      <form className="form-grid estimate-form" onSubmit={(e) => e.preventDefault()} aria-label="Estimate inputs">
+        <Field label="Model" hint={selectedModel ? `needs ${formatMb(selectedModel.vram_mb)} VRAM, ${formatGb(selectedModel.required_disk_gb)} disk` : 'Sizes the GPU: offers with too little memory are left out.'} error={errors.model}>
+          <ModelField value={form.model} onChange={(v) => setForm({ model: v })} catalog={catalog.data?.models} none="Any GPU (no model)" testId="estimate-model" />
+        </Field>
+        <Field label="Min $/h" hint="Lowest price to consider." error={errors.min_dph}>
+          <input type="number" inputMode="decimal" min={0} step={0.05} value={form.min_dph} onChange={(e) => setForm({ min_dph: e.target.value })} data-testid="estimate-min" />
+        </Field>
+        <Field label="Max $/h" hint="Your spend ceiling per hour." error={errors.max_dph}>
+          <input type="number" inputMode="decimal" min={0} step={0.05} value={form.max_dph} onChange={(e) => setForm({ max_dph: e.target.value })} data-testid="estimate-max" />
+        </Field>
+        <Field label="Reliability (%)" hint="Minimum host reliability." error={errors.reliability_pct}>
+          <input type="number" inputMode="decimal" min={0} max={100} step={0.5} value={form.reliability_pct} onChange={(e) => setForm({ reliability_pct: e.target.value })} data-testid="estimate-reliability" />
+        </Field>
+        <Field label="Duration (hours)" hint="How long the machine stays rented." error={errors.hours}>
+          <input type="number" inputMode="decimal" min={0.1} step={0.5} value={form.hours} onChange={(e) => setForm({ hours: e.target.value })} data-testid="estimate-hours" />
+        </Field>
+      </form>
+    </Panel>
+  );
+}
+
+/** The figures of one answer: the summary (or why there is no price), the two charts and the offers. */
+function EstimateFigures({ data, shown, invalid, fetching, onRetry }: { data: CostEstimationResponse; shown: EstimateForm; invalid: boolean; fetching: boolean; onRetry: () => void }) {
+  const setForm = useUiStore((s) => s.setEstimate);
   const launchOn = useLaunchOn();
+  const hours = data.hours;
+  const cheapestId = data.offers?.cheapest.id ?? null;
+  const items = data.basis === 'live_offers' ? (data.offers?.items ?? (data.offers ? [data.offers.cheapest] : [])) : [];
+  const columns = useMemo(() => offerColumns(hours, cheapestId, launchOn), [hours, cheapestId, launchOn]);
+  const noLive = data.basis === 'price_range';
+  return (
+    <div className="estimate-figures" aria-hidden={invalid ? true : undefined} inert={invalid ? true : undefined}>
+      <Panel
+        title="Estimate"
+        actions={
+          <>
+            {fetching && !invalid ? <span className="muted" role="status">updating…</span> : null}
+            <span className={`badge ${invalid ? 'badge-muted' : data.basis === 'live_offers' ? 'badge-ok' : 'badge-warn'}`} data-testid="estimate-basis">
+              {invalid ? 'out of date' : BASIS_TEXT[data.basis]}
+            </span>
+          </>
+        }
+      >
+        {noLive ? <NoLivePrices status={liveStatusOf(data)} onRetry={onRetry} /> : null}
+        {/* Said above for no live prices, and by its own notice when nothing fits; the server's warning when it says more. */}
+        {data.warning && data.basis === 'live_offers' ? (
+          <Notice tone="warn" testId="estimate-warning">
+            {data.warning}
+          </Notice>
+        ) : null}
+        {data.basis === 'no_offers' ? <NothingFits estimate={data} form={shown} onRaise={(dph) => setForm({ max_dph: String(dph) })} /> : null}
+        {data.basis === 'live_offers' || data.basis === 'none' ? <Summary estimate={data} onLaunch={() => launchOn(null)} /> : null}
+      </Panel>
+      {noLive ? null : (
+        <>
+          <div className="grid-2">
+            <Panel title="Offer prices against GPU memory">
+              {items.length > 0 ? (
+                <OfferPriceChart offers={items} cheapestId={cheapestId} />
+              ) : (
+                <EmptyState title="No offers to plot">
+                  <p>No offer fits the price, reliability and memory asked for.</p>
+                </EmptyState>
+              )}
+            </Panel>
+            <Panel title="Cost against duration">
+              {data.basis === 'no_offers' ? (
+                <EmptyState title="No cost to chart" testId="estimate-no-cost-chart">
+                  <p>No machine fits, so there is nothing to price.</p>
+                </EmptyState>
+              ) : (
+                <CostDurationChart estimate={data} />
+              )}
+            </Panel>
+          </div>
+          <Panel title={data.offers && data.basis === 'live_offers' ? `Offers that fit (${formatCount(items.length)} of ${formatCount(data.offers.count)} shown)` : 'Offers'}>
+            {items.length > 0 ? (
+              <div className="table-scroll">
+                <DataTable columns={columns} rows={items} rowKey={(o) => String(o.id)} rowClassName={(o) => (o.id === cheapestId ? 'row-highlight' : undefined)} testId="offers-table" />
+              </div>
+            ) : (
+              <EmptyState title="No offer fits">
+                <p>Raise the maximum $/h, lower the reliability, or pick a smaller model.</p>
+              </EmptyState>
+            )}
+          </Panel>
+        </>
+      )}
+    </div>
+  );
+}
+
+export function EstimatePage() {
+  const form = useUiStore((s) => s.estimate);
+  const setForm = useUiStore((s) => s.setEstimate);
   const { input, errors: localErrors } = useMemo(() => parseEstimateForm(form), [form]);
   const settled = useDebounced(input, 350);
   const estimate = useEstimate(settled);
@@ -192,12 +298,8 @@ export function EstimatePage() {
   const serverErrors = useMemo(() => (estimate.error?.problem.errors ? estimateFieldErrors(estimate.error.problem.errors) : {}), [estimate.error]);
   const errors = { ...serverErrors, ...localErrors };
   const invalid = input === null || Object.keys(serverErrors).length > 0;
+  const shown = useLastValid(form, !invalid);
   const data = estimate.data;
-  const hours = data?.hours ?? 1;
-  const cheapestId = data?.offers?.cheapest.id ?? null;
-  const items = data?.basis === 'live_offers' ? (data.offers?.items ?? (data.offers ? [data.offers.cheapest] : [])) : [];
-  const columns = useMemo(() => offerColumns(hours, cheapestId, launchOn), [hours, cheapestId, launchOn]);
-  const selectedModel = catalog.data?.models.find((m) => m.name === form.model);
   const whatIsWrong = Object.values(errors).filter(Boolean);
 
   return (
@@ -211,28 +313,8 @@ export function EstimatePage() {
         </button>
       }
     >
-      <Panel title="What to run">
-        <form className="form-grid estimate-form" onSubmit={(e) => e.preventDefault()} aria-label="Estimate inputs">
-          <Field label="Model" hint={selectedModel ? `needs ${formatMb(selectedModel.vram_mb)} VRAM, ${formatGb(selectedModel.required_disk_gb)} disk` : 'Sizes the GPU: offers with too little memory are left out.'} error={errors.model}>
-            <ModelField value={form.model} onChange={(v) => setForm({ model: v })} catalog={catalog.data?.models} none="Any GPU (no model)" testId="estimate-model" />
-          </Field>
-          <Field label="Min $/h" hint="Lowest price to consider." error={errors.min_dph}>
-            <input type="number" inputMode="decimal" min={0} step={0.05} value={form.min_dph} onChange={(e) => setForm({ min_dph: e.target.value })} data-testid="estimate-min" />
-          </Field>
-          <Field label="Max $/h" hint="Your spend ceiling per hour." error={errors.max_dph}>
-            <input type="number" inputMode="decimal" min={0} step={0.05} value={form.max_dph} onChange={(e) => setForm({ max_dph: e.target.value })} data-testid="estimate-max" />
-          </Field>
-          <Field label="Reliability (%)" hint="Minimum host reliability." error={errors.reliability_pct}>
-            <input type="number" inputMode="decimal" min={0} max={100} step={0.5} value={form.reliability_pct} onChange={(e) => setForm({ reliability_pct: e.target.value })} data-testid="estimate-reliability" />
-          </Field>
-          <Field label="Duration (hours)" hint="How long the machine stays rented." error={errors.hours}>
-            <input type="number" inputMode="decimal" min={0.1} step={0.5} value={form.hours} onChange={(e) => setForm({ hours: e.target.value })} data-testid="estimate-hours" />
-          </Field>
-        </form>
-      </Panel>
-
+      <EstimateInputs errors={errors} />
       {estimate.isError && Object.keys(serverErrors).length === 0 ? <ErrorState error={estimate.error} onRetry={() => void estimate.refetch()} /> : null}
-
       {!data ? (
         invalid ? (
           <EmptyState title="Fix the inputs above to see an estimate" testId="estimate-invalid">
@@ -250,80 +332,7 @@ export function EstimatePage() {
               </p>
             </Notice>
           ) : null}
-          <div className="estimate-figures" aria-hidden={invalid ? true : undefined} inert={invalid ? true : undefined}>
-            <Panel
-              title="Estimate"
-              actions={
-                <>
-                  {estimate.isFetching && !invalid ? <span className="muted" role="status">updating…</span> : null}
-                  <span className={`badge ${invalid ? 'badge-muted' : data.basis === 'live_offers' ? 'badge-ok' : 'badge-warn'}`} data-testid="estimate-basis">
-                    {invalid ? 'out of date' : BASIS_TEXT[data.basis]}
-                  </span>
-                </>
-              }
-            >
-              {data.basis === 'price_range' ? (
-                <Notice tone="warn" testId="estimate-no-key">
-                  <p>
-                    <strong>Estimated from your price range, not live offers.</strong> Expected = the middle of {formatUsd(Number(form.min_dph))}–{formatUsd(Number(form.max_dph))}/h, high = the maximum.
-                  </p>
-                  {/VAST_API_KEY/.test(data.warning ?? '') ? (
-                    <p>
-                      To see live offers, set <code>VAST_API_KEY</code> in the server's environment and restart it, or add the marketplace key in Settings in the desktop app.
-                    </p>
-                  ) : null}
-                </Notice>
-              ) : null}
-              {/* The no-key case is explained by the notice above, and no_offers by its own; show the server's warning when it says more. */}
-              {data.warning && data.basis !== 'no_offers' && !(data.basis === 'price_range' && /No VAST_API_KEY set/.test(data.warning) && data.warning.replace(/No VAST_API_KEY set[^.]*\./, '').trim() === '') ? (
-                <Notice tone="warn" testId="estimate-warning">
-                  {data.warning}
-                </Notice>
-              ) : null}
-              {data.basis === 'no_offers' ? (
-                <NothingFits estimate={data} form={form} onRaise={(dph) => setForm({ max_dph: String(dph) })} />
-              ) : (
-                <Summary estimate={data} onLaunch={() => launchOn(null)} />
-              )}
-            </Panel>
-
-            <div className="grid-2">
-              <Panel title="Offer prices against GPU memory">
-                {items.length > 0 ? (
-                  <OfferPriceChart offers={items} cheapestId={cheapestId} />
-                ) : (
-                  <EmptyState title="No offers to plot">
-                    <p>{data.basis === 'price_range' ? 'Live offers need a marketplace key.' : 'No offer fits the price, reliability and memory asked for.'}</p>
-                  </EmptyState>
-                )}
-              </Panel>
-              <Panel title="Cost against duration">
-                {data.basis === 'no_offers' ? (
-                  <EmptyState title="No cost to chart" testId="estimate-no-cost-chart">
-                    <p>No machine fits, so there is nothing to price.</p>
-                  </EmptyState>
-                ) : (
-                  <CostDurationChart estimate={data} />
-                )}
-              </Panel>
-            </div>
-
-            <Panel title={data.offers && data.basis === 'live_offers' ? `Offers that fit (${formatCount(items.length)} of ${formatCount(data.offers.count)} shown)` : 'Offers'}>
-              {items.length > 0 ? (
-                <div className="table-scroll">
-                  <DataTable columns={columns} rows={items} rowKey={(o) => String(o.id)} rowClassName={(o) => (o.id === cheapestId ? 'row-highlight' : undefined)} testId="offers-table" />
-                </div>
-              ) : (
-                <EmptyState title={data.basis === 'price_range' ? 'No live offers' : 'No offer fits'}>
-                  <p>
-                    {data.basis === 'price_range'
-                      ? 'Without a marketplace key only the price range is used. Set VAST_API_KEY to list the machines you could rent.'
-                      : 'Raise the maximum $/h, lower the reliability, or pick a smaller model.'}
-                  </p>
-                </EmptyState>
-              )}
-            </Panel>
-          </div>
+          <EstimateFigures data={data} shown={shown} invalid={invalid} fetching={estimate.isFetching} onRetry={() => void estimate.refetch()} />
         </div>
       )}
     </Page>

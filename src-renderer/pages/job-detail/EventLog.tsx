@@ -72,6 +72,114 @@ function EventDetails({ e }: { e: JobEvent }) {
   );
 }
 
+/** One event of the log: its line (a button that opens it) and, opened, its whole message and labels. */
+function EventRow({
+  e,
+  index,
+  start,
+  expanded,
+  measure,
+  onToggle,
+}: {
+  e: JobEvent;
+  index: number;
+  start: number;
+  expanded: boolean;
+  measure: (node: Element | null) => void;
+  onToggle: (seq: number) => void;
+}) {
+  const level = eventLevel(e);
+  const detail = [e.message, labelsText(e)].filter(Boolean).join('  ');
+  return (
+    <div
+      ref={measure}
+      data-index={index}
+      className={`log-row ev-${e.status} lvl-${level}${e.event.startsWith('job.') ? ' ev-job' : ''}${expanded ? ' open' : ''}`}
+      style={{ transform: `translateY(${start}px)` }}
+      data-testid="event-row"
+      data-event={e.event}
+      data-status={e.status}
+    >
+      <button type="button" className="log-summary" aria-expanded={expanded} data-index={index} onClick={() => onToggle(e.seq)} data-testid="event-toggle">
+        <span className="muted">{formatClock(e.recorded_at)}</span>
+        <span className="ev-status">{level === 'warn' && e.status !== 'error' ? 'warn' : e.status}</span>
+        <span className="ev-name">{e.event}</span>
+        <span className="ev-detail">
+          {e.duration_ms !== null ? <span className="muted">{formatDuration(e.duration_ms)} </span> : null}
+          {detail}
+        </span>
+      </button>
+      {expanded ? <EventDetails e={e} /> : null}
+    </div>
+  );
+}
+
+/** The log's title row (state, count, follow) and its filters (level, text). */
+function LogHead({
+  state,
+  shownCount,
+  total,
+  counts,
+  follow,
+  setFollow,
+  goToLast,
+  filter,
+  setFilter,
+}: {
+  state: StreamState;
+  shownCount: number;
+  total: number;
+  counts: { errors: number; warnings: number };
+  follow: boolean;
+  setFollow: (f: boolean) => void;
+  goToLast: () => void;
+  filter: EventFilter;
+  setFilter: (f: (current: EventFilter) => EventFilter) => void;
+}) {
+  return (
+    <>
+    <header className="panel-head">
+      <h2>Events</h2>
+      <span className={`badge ${state === 'live' ? 'badge-info' : state === 'ended' ? 'badge-ok' : state === 'error' ? 'badge-error' : 'badge-warn'}`} data-testid="stream-state">
+        {state === 'live' ? <span className="spinner" aria-hidden="true" style={{ marginRight: 6, width: 8, height: 8 }} /> : null}
+        {STATE_TEXT[state]}
+      </span>
+      <span className="muted num" data-testid="event-count">
+        {shownCount === total ? formatCount(total, 'event') : `${formatCount(shownCount)} of ${formatCount(total, 'event')}`}
+      </span>
+      <div className="panel-actions">
+        {state === 'ended' ? (
+          // A finished job logs nothing more: nothing to follow, only the end to go to.
+          <button type="button" className="button button-small" onClick={goToLast} data-testid="log-follow">
+            Go to the last event
+          </button>
+        ) : (
+          <button type="button" className="button button-small" aria-pressed={!follow} onClick={() => setFollow(!follow)} data-testid="log-follow">
+            {follow ? 'Pause auto-scroll' : 'Follow new events'}
+          </button>
+        )}
+      </div>
+    </header>
+    <div className="toolbar log-toolbar">
+      <ToggleGroup
+        label="Show events"
+        value={filter.level}
+        onChange={(level) => setFilter((f) => ({ ...f, level }))}
+        options={LEVEL_OPTIONS.map((o) => ({
+          ...o,
+          label: o.value === 'error' ? `Errors (${formatCount(counts.errors)})` : o.value === 'warn' ? `Warnings and errors (${formatCount(counts.errors + counts.warnings)})` : o.label,
+        }))}
+        testId="log-level"
+      />
+      <label className="search-box">
+        <span className="visually-hidden">Filter events by text</span>
+        <input type="search" value={filter.text} onChange={(e) => setFilter((f) => ({ ...f, text: e.target.value }))} placeholder="Filter by name, message or label" data-testid="log-filter" />
+      </label>
+    </div>
+    </>
+  );
+}
+
 /**
  * The job's events, virtualised (a chatty job logs thousands). Click or Enter on a row opens its
  * full message and labels; the log filters by level and text. It follows the newest event unless
@@ -147,44 +255,17 @@ export function EventLog({ events, state, error }: { events: readonly JobEvent[]
 
   return (
     <section className="panel" data-testid="event-log" data-stream-state={state}>
-      <header className="panel-head">
-        <h2>Events</h2>
-        <span className={`badge ${state === 'live' ? 'badge-info' : state === 'ended' ? 'badge-ok' : state === 'error' ? 'badge-error' : 'badge-warn'}`} data-testid="stream-state">
-          {state === 'live' ? <span className="spinner" aria-hidden="true" style={{ marginRight: 6, width: 8, height: 8 }} /> : null}
-          {STATE_TEXT[state]}
-        </span>
-        <span className="muted num" data-testid="event-count">
-          {shown.length === events.length ? formatCount(events.length, 'event') : `${formatCount(shown.length)} of ${formatCount(events.length, 'event')}`}
-        </span>
-        <div className="panel-actions">
-          {state === 'ended' ? (
-            // A finished job logs nothing more: nothing to follow, only the end to go to.
-            <button type="button" className="button button-small" onClick={() => shown.length > 0 && virtualizer.scrollToIndex(shown.length - 1, { align: 'end' })} data-testid="log-follow">
-              Go to the last event
-            </button>
-          ) : (
-            <button type="button" className="button button-small" aria-pressed={!follow} onClick={() => setFollow(!follow)} data-testid="log-follow">
-              {follow ? 'Pause auto-scroll' : 'Follow new events'}
-            </button>
-          )}
-        </div>
-      </header>
-      <div className="toolbar log-toolbar">
-        <ToggleGroup
-          label="Show events"
-          value={filter.level}
-          onChange={(level) => setFilter((f) => ({ ...f, level }))}
-          options={LEVEL_OPTIONS.map((o) => ({
-            ...o,
-            label: o.value === 'error' ? `Errors (${formatCount(counts.errors)})` : o.value === 'warn' ? `Warnings and errors (${formatCount(counts.errors + counts.warnings)})` : o.label,
-          }))}
-          testId="log-level"
-        />
-        <label className="search-box">
-          <span className="visually-hidden">Filter events by text</span>
-          <input type="search" value={filter.text} onChange={(e) => setFilter((f) => ({ ...f, text: e.target.value }))} placeholder="Filter by name, message or label" data-testid="log-filter" />
-        </label>
-      </div>
+      <LogHead
+        state={state}
+        shownCount={shown.length}
+        total={events.length}
+        counts={counts}
+        follow={follow}
+        setFollow={setFollow}
+        goToLast={() => shown.length > 0 && virtualizer.scrollToIndex(shown.length - 1, { align: 'end' })}
+        filter={filter}
+        setFilter={setFilter}
+      />
       {error ? <p className="field-error">{error}</p> : null}
       <div
         className="log"
@@ -199,33 +280,7 @@ export function EventLog({ events, state, error }: { events: readonly JobEvent[]
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
             const e = shown[item.index];
-            if (!e) return null;
-            const level = eventLevel(e);
-            const expanded = open.has(e.seq);
-            const detail = [e.message, labelsText(e)].filter(Boolean).join('  ');
-            return (
-              <div
-                key={item.key}
-                ref={virtualizer.measureElement}
-                data-index={item.index}
-                className={`log-row ev-${e.status} lvl-${level}${e.event.startsWith('job.') ? ' ev-job' : ''}${expanded ? ' open' : ''}`}
-                style={{ transform: `translateY(${item.start}px)` }}
-                data-testid="event-row"
-                data-event={e.event}
-                data-status={e.status}
-              >
-                <button type="button" className="log-summary" aria-expanded={expanded} data-index={item.index} onClick={() => toggle(e.seq)} data-testid="event-toggle">
-                  <span className="muted">{formatClock(e.recorded_at)}</span>
-                  <span className="ev-status">{level === 'warn' && e.status !== 'error' ? 'warn' : e.status}</span>
-                  <span className="ev-name">{e.event}</span>
-                  <span className="ev-detail">
-                    {e.duration_ms !== null ? <span className="muted">{formatDuration(e.duration_ms)} </span> : null}
-                    {detail}
-                  </span>
-                </button>
-                {expanded ? <EventDetails e={e} /> : null}
-              </div>
-            );
+            return e ? <EventRow key={item.key} e={e} index={item.index} start={item.start} expanded={open.has(e.seq)} measure={virtualizer.measureElement} onToggle={toggle} /> : null;
           })}
         </div>
       </div>

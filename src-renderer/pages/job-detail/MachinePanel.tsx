@@ -3,7 +3,7 @@ import { Duration, Money, RelativeTime, RunningCost } from '../../components/For
 import { Panel, Stat } from '../../components/Page';
 import { ReleaseMachineButton } from '../../components/ReleaseMachine';
 import { Notice } from '../../components/States';
-import { elapsedMs, formatDph, formatUsd } from '../../lib/format';
+import { elapsedMs, formatDph, formatUsd, formatInstance } from '../../lib/format';
 import { jobMachine, machineResultOf, type RentedMachine } from '../../lib/machines';
 import { useInstances } from '../../queries/settings';
 
@@ -75,7 +75,7 @@ export function MachinePanel({ job, events, onCancelJob }: { job: JobRecord; eve
       }
     >
       <div className="stats">
-        <Stat label="Instance" value={<span className="code-id">#{m.instanceId}</span>} hint={m.gpu ?? 'GPU not known yet'} testId="machine-instance" />
+        <Stat label="Instance" value={<span className="code-id">{formatInstance(m.instanceId)}</span>} hint={m.gpu ?? 'GPU not known yet'} testId="machine-instance" />
         <Stat label="Rate" value={formatDph(m.dph)} />
         <Stat
           label={m.state === 'billing' ? 'Cost so far' : 'Cost'}

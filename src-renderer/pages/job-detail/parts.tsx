@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import Markdown from 'react-markdown';
 import rehypeSanitize from 'rehype-sanitize';
 import type { AgentMetadata } from '../../../shared';
@@ -74,13 +75,15 @@ export function AgentMetrics({ metadata }: { metadata: AgentMetadata | null }) {
   );
 }
 
-export function AnswerPanel({ answer, terminal, succeeded }: { answer: string | null; terminal: boolean; succeeded: boolean }) {
+/** The agent's answer as sanitised Markdown; `children` follow it (the structured verdict's place). */
+export function AnswerPanel({ answer, terminal, succeeded, children }: { answer: string | null; terminal: boolean; succeeded: boolean; children?: ReactNode }) {
   if (answer) {
     return (
       <Panel title="Answer" testId="job-answer">
         <div className="markdown">
           <Markdown rehypePlugins={[rehypeSanitize]}>{answer}</Markdown>
         </div>
+        {children}
       </Panel>
     );
   }

@@ -1,20 +1,22 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'wouter';
-import { JOB_KINDS, JOB_STATUSES, JobKindSchema, type JobRecord, type JobStatus } from '../../../shared';
-import { Duration, Money, RelativeTime, RunningCost } from '../../components/Format';
+import { JOB_KINDS, JOB_STATUSES, JobKindSchema, type JobCounts, type JobKind, type JobStatus } from '../../../shared';
 import { Page } from '../../components/Page';
 import { EmptyState, ErrorState, Loading } from '../../components/States';
-import { StatusBadge } from '../../components/StatusBadge';
 import { FilterTabs, type TabItem } from '../../components/Tabs';
-import { firstLine, formatCount } from '../../lib/format';
-import { jobCost, jobModel, KIND_LABELS } from '../../lib/job';
+import { useWindowWidth } from '../../components/useWindowWidth';
+import { formatCount } from '../../lib/format';
+import { KIND_LABELS } from '../../lib/job';
 import { useDebounced } from '../../queries/estimate';
 import { useJobCounts, useJobList } from '../../queries/jobs';
-import { hrefOf, jobPath, ROUTES } from '../../router/routes';
-import { ariaSortOf, paramsFromView, toggleSort, viewFromParams, type JobsView, type SortColumn } from './jobs-url';
+import { useSweeps } from '../../queries/sweeps';
+import { hrefOf, ROUTES } from '../../router/routes';
+import { useUiStore } from '../../state/ui-store';
+import { ColumnsMenu } from './ColumnsMenu';
+import { shownColumns } from './job-columns';
+import { JobList } from './JobList';
+import { paramsFromView, toggleSort, viewFromParams, type JobsView } from './jobs-url';
 
-const ROW_HEIGHT = 38;
 export const JOBS_MOUNT_MARK = 'benchdesk:jobs-mount';
 export const JOBS_ROWS_MARK = 'benchdesk:jobs-rows';
 export const JOBS_FIRST_RENDER_MEASURE = 'benchdesk:jobs-first-render';
@@ -29,141 +31,107 @@ const STATUS_LABELS: Record<StatusTab, string> = {
   cancelled: 'Cancelled',
 };
 
-function CostCell({ job }: { job: JobRecord }) {
-  const cost = jobCost(job);
-  if (!cost) return <span className="muted" title="Nothing rented: an existing backend costs nothing here">—</span>;
-  if (cost.type === 'running') return <RunningCost dph={cost.dph} since={cost.since} downloadUsd={cost.downloadUsd} />;
-  return <Money usd={cost.usd} />;
-}
-
-/** What the row says beyond its status: the failure reason (code and first line), else the job's message. */
-function NoteCell({ job }: { job: JobRecord }) {
-  if (job.status === 'failed') {
-    const reason = firstLine(job.error ?? job.message);
+/** No job yet, or none that matches: what to do next. */
+function NoJobs({ view, filtered, onShowAll }: { view: JobsView; filtered: boolean; onShowAll: () => void }) {
+  if (!filtered) {
     return (
-      <span className="job-note job-note-failed" title={job.error ?? job.message} data-testid="failure-reason">
-        {job.error_code ? <code className="failure-code">{job.error_code}</code> : null} {reason}
-      </span>
+      <EmptyState
+        title="No jobs yet"
+        action={
+          <a className="button button-primary" href={hrefOf(ROUTES.launch)}>
+            Launch a benchmark
+          </a>
+        }
+      >
+        <p>Jobs you launch here, from the CLI or over the API show up in this list.</p>
+      </EmptyState>
     );
   }
-  const note = job.status === 'running' && job.progress?.phase ? `${job.progress.phase}${job.progress.detail ? `: ${job.progress.detail}` : ''}` : job.message;
   return (
-    <span className="job-note muted" title={note}>
-      {firstLine(note)}
-    </span>
-  );
-}
-
-function JobRow({ job, index, top }: { job: JobRecord; index: number; top: number }) {
-  // A list of links (the header above names the columns); a link's name is its cells' text.
-  return (
-    <div role="listitem" className="vitem" style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}>
-      <Link href={jobPath(job.job_id)} className="vrow" data-index={index} data-testid="job-row" data-job-id={job.job_id}>
-        <span>
-          <StatusBadge status={job.status} />
-        </span>
-        <span>{KIND_LABELS[job.kind]}</span>
-        <span title={jobModel(job) ?? undefined}>{jobModel(job) ?? <span className="muted">—</span>}</span>
-        <span>
-          <RelativeTime iso={job.created_at} />
-        </span>
-        <span className="right">{job.started_at ? <Duration since={job.started_at} until={job.finished_at} /> : <span className="muted">not started</span>}</span>
-        <span className="right">
-          <CostCell job={job} />
-        </span>
-        <NoteCell job={job} />
-        <span className="muted mono" title={job.job_id}>
-          {job.job_id}
-        </span>
-      </Link>
-    </div>
-  );
-}
-
-const SORT_WORDS: Record<SortColumn, { descending: string; ascending: string }> = {
-  created: { descending: 'newest first', ascending: 'oldest first' },
-  duration: { descending: 'longest first', ascending: 'shortest first' },
-  cost: { descending: 'dearest first', ascending: 'cheapest first' },
-};
-
-/** A column title that sorts the whole list (on the server) by it; the state is spoken and drawn. */
-function SortHeader({ column, label, sort, onSort, className }: { column: SortColumn; label: string; sort: JobsView['sort']; onSort: (c: SortColumn) => void; className?: string }) {
-  const state = ariaSortOf(sort, column);
-  return (
-    <span className={className}>
-      <button type="button" className="sort-button" onClick={() => onSort(column)} data-testid={`jobs-sort-${column}`} data-sort={state}>
-        {label}
-        <span className="visually-hidden">{state === 'none' ? ', sort by it' : `, sorted ${SORT_WORDS[column][state]}`}</span>
-        <span className="sort-mark" aria-hidden="true">
-          {state === 'ascending' ? '▲' : state === 'descending' ? '▼' : '↕'}
-        </span>
-      </button>
-    </span>
-  );
-}
-
-type ListQuery = ReturnType<typeof useJobList>;
-
-/** The virtualised rows (only those on screen are in the DOM), paged in by cursor while scrolling. */
-function JobList({ jobs, list, view, total, orderText, onSort }: { jobs: readonly JobRecord[]; list: ListQuery; view: JobsView; total: number | null; orderText: string; onSort: (c: SortColumn) => void }) {
-  const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: jobs.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
-  });
-  const items = virtualizer.getVirtualItems();
-  const lastIndex = items[items.length - 1]?.index ?? -1;
-  const { hasNextPage, isFetchingNextPage, fetchNextPage } = list;
-
-  // Cursor paging: fetch the next page when the last rendered row is near the end of what we have.
-  useEffect(() => {
-    if (lastIndex >= jobs.length - 20 && hasNextPage && !isFetchingNextPage) void fetchNextPage();
-  }, [lastIndex, jobs.length, hasNextPage, isFetchingNextPage, fetchNextPage]);
-
-  // Arrow keys move between rows; Enter opens (it is a link).
-  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp' && e.key !== 'Home' && e.key !== 'End') return;
-    if (!(e.target as HTMLElement).classList.contains('vrow')) return;
-    const current = Number((document.activeElement as HTMLElement | null)?.dataset.index ?? -1);
-    const next = e.key === 'Home' ? 0 : e.key === 'End' ? jobs.length - 1 : Math.max(0, Math.min(jobs.length - 1, current + (e.key === 'ArrowDown' ? 1 : -1)));
-    e.preventDefault();
-    virtualizer.scrollToIndex(next, { align: 'auto' });
-    requestAnimationFrame(() => scroller.current?.querySelector<HTMLElement>(`[data-index="${next}"]`)?.focus());
-  };
-
-  return (
-    <div
-      className="vlist"
-      ref={scroller}
-      // A short list (every job loaded) is as tall as its rows, not a window-high empty box; a long one fills the window.
-      style={hasNextPage ? undefined : { height: `min(calc(100vh - 260px), ${virtualizer.getTotalSize() + ROW_HEIGHT + 2}px)`, minHeight: 0 }}
-      onKeyDown={onKeyDown}
-      data-testid="jobs-list"
-      aria-busy={list.isFetching && !isFetchingNextPage}
+    <EmptyState
+      title={view.q.trim() ? `No job matches “${view.q.trim()}”${view.status !== 'all' ? ` among ${STATUS_LABELS[view.status].toLowerCase()} jobs` : ''}` : 'No jobs match these filters'}
+      testId="jobs-no-match"
+      action={
+        <button type="button" className="button" onClick={onShowAll}>
+          Show all jobs
+        </button>
+      }
     >
-      <div className="vhead">
-        <span>Status</span>
-        <span>Kind</span>
-        <span>Model</span>
-        <SortHeader column="created" label="Created" sort={view.sort} onSort={onSort} />
-        <SortHeader column="duration" label="Duration" sort={view.sort} onSort={onSort} className="right" />
-        <SortHeader column="cost" label="Cost" sort={view.sort} onSort={onSort} className="right" />
-        <span>Message</span>
-        <span>Job ID</span>
-      </div>
-      <div role="list" aria-label={`Jobs, ${orderText} (${formatCount(total ?? jobs.length)})`} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-        {items.map((item) => {
-          const job = jobs[item.index];
-          return job ? <JobRow key={job.job_id} job={job} index={item.index} top={item.start} /> : null;
-        })}
-      </div>
-      {isFetchingNextPage ? (
-        <div className="loading" style={{ height: ROW_HEIGHT }} role="status">
-          Loading more…
-        </div>
-      ) : null}
+      <p>The search looks at the job id, model, backend URL or rented GPU, the message or error, the error code, the question and the agent.</p>
+    </EmptyState>
+  );
+}
+
+/** Job id → the name of the sweep that ran it (sweeps are few; read only while the Sweep column shows). */
+function useSweepNames(enabled: boolean): ReadonlyMap<string, string> {
+  const sweeps = useSweeps(enabled);
+  return useMemo(() => {
+    const map = new Map<string, string>();
+    for (const s of sweeps.data?.sweeps ?? []) for (const c of s.cells) for (const id of c.job_ids) map.set(id, s.name);
+    return map;
+  }, [sweeps.data]);
+}
+
+/** Search (every word must occur), the kind filter with its counts, what is shown, and the columns. */
+function JobsToolbar({
+  draft,
+  setDraft,
+  onSearch,
+  view,
+  setKind,
+  allCounts,
+  summary,
+  width,
+}: {
+  draft: string;
+  setDraft: (q: string) => void;
+  onSearch: () => void;
+  view: JobsView;
+  setKind: (kind: JobKind | 'all') => void;
+  allCounts: JobCounts | undefined;
+  summary: string;
+  width: number;
+}) {
+  return (
+    <div className="toolbar jobs-toolbar">
+      <label className="search-box">
+        <span className="visually-hidden">Search jobs</span>
+        <input
+          type="search"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') onSearch();
+          }}
+          placeholder="Search question, model, agent, backend, message, error…"
+          maxLength={200}
+          data-testid="jobs-search"
+        />
+      </label>
+      <label className="check">
+        Kind
+        <select
+          value={view.kind}
+          onChange={(e) => {
+            const parsed = JobKindSchema.safeParse(e.target.value);
+            setKind(parsed.success ? parsed.data : 'all');
+          }}
+          data-testid="kind-filter"
+        >
+          <option value="all">All kinds{allCounts ? ` (${formatCount(allCounts.total)})` : ''}</option>
+          {JOB_KINDS.map((k) => (
+            <option key={k} value={k}>
+              {KIND_LABELS[k]}
+              {allCounts ? ` (${formatCount(allCounts.by_kind[k])})` : ''}
+            </option>
+          ))}
+        </select>
+      </label>
+      <ColumnsMenu width={width} />
+      <span className="spacer" />
+      <span className="muted num jobs-summary" aria-live="polite" data-testid="jobs-summary">
+        {summary}
+      </span>
     </div>
   );
 }
@@ -190,6 +158,10 @@ export function JobsPage() {
     }
   }, [settledDraft]);
 
+  const width = useWindowWidth();
+  const chosenColumns = useUiStore((s) => s.jobColumns);
+  const columns = useMemo(() => shownColumns(width, chosenColumns), [width, chosenColumns]);
+  const sweepOf = useSweepNames(columns.includes('sweep'));
   const filters = { status: view.status === 'all' ? undefined : view.status, kind: view.kind === 'all' ? undefined : view.kind, q: view.q, sort: view.sort };
   const list = useJobList(filters);
   const counts = useJobCounts(filters.kind, view.q);
@@ -238,45 +210,16 @@ export function JobsPage() {
         </Link>
       }
     >
-      <div className="toolbar jobs-toolbar">
-        <label className="search-box">
-          <span className="visually-hidden">Search jobs</span>
-          <input
-            type="search"
-            value={draft}
-            onChange={(e) => setDraft(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter') setView({ q: draft });
-            }}
-            placeholder="Search id, model, backend, message…"
-            maxLength={200}
-            data-testid="jobs-search"
-          />
-        </label>
-        <label className="check">
-          Kind
-          <select
-            value={view.kind}
-            onChange={(e) => {
-              const parsed = JobKindSchema.safeParse(e.target.value);
-              setView({ kind: parsed.success ? parsed.data : 'all' });
-            }}
-            data-testid="kind-filter"
-          >
-            <option value="all">All kinds{allCounts.data ? ` (${formatCount(allCounts.data.total)})` : ''}</option>
-            {JOB_KINDS.map((k) => (
-              <option key={k} value={k}>
-                {KIND_LABELS[k]}
-                {allCounts.data ? ` (${formatCount(allCounts.data.by_kind[k])})` : ''}
-              </option>
-            ))}
-          </select>
-        </label>
-        <span className="spacer" />
-        <span className="muted num jobs-summary" aria-live="polite" data-testid="jobs-summary">
-          {shownTotal === null ? '' : `${formatCount(shownTotal, view.q.trim() ? 'match' : 'job', view.q.trim() ? 'matches' : 'jobs')}, ${orderText}`}
-        </span>
-      </div>
+      <JobsToolbar
+        draft={draft}
+        setDraft={setDraft}
+        onSearch={() => setView({ q: draft })}
+        view={view}
+        setKind={(kind) => setView({ kind })}
+        allCounts={allCounts.data}
+        summary={shownTotal === null ? '' : `${formatCount(shownTotal, view.q.trim() ? 'match' : 'job', view.q.trim() ? 'matches' : 'jobs')}, ${orderText}`}
+        width={width}
+      />
       <FilterTabs items={tabs} value={view.status} onChange={(status) => setView({ status })} label="Filter by status" testId="status-tabs" />
 
       {list.isError ? (
@@ -284,40 +227,17 @@ export function JobsPage() {
       ) : list.isPending ? (
         <Loading label="Loading jobs…" height={300} />
       ) : jobs.length === 0 ? (
-        !filtered ? (
-          <EmptyState
-            title="No jobs yet"
-            action={
-              <a className="button button-primary" href={hrefOf(ROUTES.launch)}>
-                Launch a benchmark
-              </a>
-            }
-          >
-            <p>Jobs you launch here, from the CLI or over the API show up in this list.</p>
-          </EmptyState>
-        ) : (
-          <EmptyState
-            title={view.q.trim() ? `No job matches “${view.q.trim()}”${view.status !== 'all' ? ` among ${STATUS_LABELS[view.status].toLowerCase()} jobs` : ''}` : 'No jobs match these filters'}
-            testId="jobs-no-match"
-            action={
-              <button
-                type="button"
-                className="button"
-                onClick={() => {
-                  setDraft('');
-                  lastUrlQ.current = '';
-                  setView({ status: 'all', kind: 'all', q: '' });
-                }}
-              >
-                Show all jobs
-              </button>
-            }
-          >
-            <p>The search looks at the job id, model, backend URL or rented GPU, the message or error, and the error code.</p>
-          </EmptyState>
-        )
+        <NoJobs
+          view={view}
+          filtered={filtered}
+          onShowAll={() => {
+            setDraft('');
+            lastUrlQ.current = '';
+            setView({ status: 'all', kind: 'all', q: '' });
+          }}
+        />
       ) : (
-        <JobList key={viewKey} jobs={jobs} list={list} view={view} total={shownTotal} orderText={orderText} onSort={(c) => setView({ sort: toggleSort(view.sort, c) })} />
+        <JobList key={viewKey} jobs={jobs} list={list} view={view} total={shownTotal} orderText={orderText} onSort={(c) => setView({ sort: toggleSort(view.sort, c) })} columns={columns} sweepOf={sweepOf} />
       )}
     </Page>
   );

@@ -1,4 +1,6 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { useUiStore } from '../../state/ui-store';
+import { Notice } from '../../components/States';
 import { Field } from '../../components/Field';
 import { Panel } from '../../components/Page';
 import { ErrorState, Loading } from '../../components/States';
@@ -14,13 +16,25 @@ import { RunSuiteForm } from '../suites/RunSuiteForm';
  */
 export function SuiteLaunch() {
   const suites = useSuites();
-  const [suiteId, setSuiteId] = useState('starter');
+  // Handed over by a snapshot's page or a suite run's "Edit and re-run": read once, then cleared.
+  const handed = useUiStore((s) => s.launchSuite);
+  const clearHanded = useUiStore((s) => s.clearSuiteLaunch);
+  const [given] = useState(handed);
+  useEffect(() => {
+    if (handed) clearHanded();
+  }, [handed, clearHanded]);
+  const [suiteId, setSuiteId] = useState(given?.suiteId ?? 'starter');
   const suite = useSuite(suiteId);
 
   if (suites.isError) return <ErrorState error={suites.error} onRetry={() => void suites.refetch()} />;
   if (suites.isPending) return <Loading height={160} />;
   return (
     <>
+      {given ? (
+        <Notice tone="info" testId="launch-carried">
+          Filled in from {given.from}. Check the fields, then run.
+        </Notice>
+      ) : null}
       <Panel title="Suite" testId="launch-suite">
         <div className="form-grid">
           <Field label="Suite" hint={<a href={hrefOf(ROUTES.suites)}>Read its scenarios, record a cluster or import a suite on the Suites page</a>}>
@@ -34,7 +48,7 @@ export function SuiteLaunch() {
           </Field>
         </div>
       </Panel>
-      {suite.isError ? <ErrorState error={suite.error} onRetry={() => void suite.refetch()} /> : suite.data ? <RunSuiteForm key={suite.data.suite_id} suite={suite.data} /> : <Loading height={240} />}
+      {suite.isError ? <ErrorState error={suite.error} onRetry={() => void suite.refetch()} /> : suite.data ? <RunSuiteForm key={suite.data.suite_id} suite={suite.data} initial={given?.suiteId === suite.data.suite_id ? given.request : null} /> : <Loading height={240} />}
     </>
   );
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JOB_REQUEST_SCHEMAS } from '../../../shared';
+import { carriedFields, carriedInWords } from './launch-carry';
 import { DEFAULT_DRAFT, buildRequest, draftDefaults, draftFromRequest, estimateFor, fieldErrorsOf, validateDraft, type LaunchDraft } from './launch-form';
 import { ceilingFor, needsConfirmation, type Preflight } from './spend';
 
@@ -83,6 +84,14 @@ describe('the saved defaults and a request to edit', () => {
     const existing = draftFromRequest(JOB_REQUEST_SCHEMAS['llm-instance'].parse({ backend_url: 'http://h:1', model: 'm', backend_warmup: false }));
     expect(existing).toMatchObject({ target: 'existing', backend_url: 'http://h:1', backend_warmup: false, backend_warmup_timeout: '300' });
   });
+
+  it("a rented request without a spend limit re-runs without one, whatever today's default", () => {
+    const request = JOB_REQUEST_SCHEMAS.benchmark.parse({ question: 'q', model: 'm', marketplace: true, template_hash: 'abc', min_dph: 0, max_dph: 1 });
+    const defaults = draftDefaults({ default_backend_url: null, default_kubeconfig: null, default_agent: null, default_max_cost_usd: 2.5 });
+    const form = { ...defaults, ...draftFromRequest(request) };
+    expect(form.max_cost_usd).toBe('');
+    expect(validateDraft('benchmark', form).input?.request).not.toHaveProperty('max_cost_usd');
+  });
 });
 
 describe('the spend confirmation', () => {
@@ -164,5 +173,18 @@ describe('the serving benchmark form', () => {
       output_tokens: '32',
       warmup_requests: '0',
     });
+  });
+});
+
+describe('switching kind', () => {
+  const offer = draft({ target: 'marketplace', model: 'qwen2.5:32b', min_dph: '0.05', max_dph: '0.24', reliability_pct: '98', hours: '2', question: 'why?' });
+  it('carries the offer (model, price range, rent mode) between kinds that rent, never the question', () => {
+    const patch = carriedFields(offer, 'benchmark', 'llm-instance');
+    expect(patch).toEqual({ target: 'marketplace', model: 'qwen2.5:32b', min_dph: '0.05', max_dph: '0.24', reliability_pct: '98', hours: '2' });
+    expect(carriedInWords(patch ?? {})).toBe('model, price range, rent mode, reliability and duration');
+  });
+  it('to an agent run (which cannot rent) only the model; nothing when nothing was set', () => {
+    expect(carriedFields(offer, 'benchmark', 'agentic-agent')).toEqual({ model: 'qwen2.5:32b' });
+    expect(carriedFields(DEFAULT_DRAFT, 'benchmark', 'llm-instance')).toBeNull();
   });
 });

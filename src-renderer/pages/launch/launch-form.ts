@@ -363,6 +363,8 @@ export function draftFromRequest(request: Readonly<Record<string, unknown>>): Pa
   if (typeof request.reliability === 'number') patch.reliability_pct = String(Math.round(request.reliability * 1000) / 10);
   set('stop_instance', flag(request.marketplace_stop_instance));
   set('max_cost_usd', number(request.max_cost_usd));
+  // A rented run without a spend limit re-runs without one: today's default is not slipped in.
+  if (request.marketplace === true && patch.max_cost_usd === undefined) patch.max_cost_usd = '';
   if (Array.isArray(request.concurrency) && request.concurrency.every((c) => typeof c === 'number')) patch.concurrency = request.concurrency.join(', ');
   set('requests_per_level', number(request.requests_per_level));
   set('prompt_tokens', number(request.prompt_tokens));

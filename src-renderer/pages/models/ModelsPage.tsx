@@ -12,6 +12,7 @@ import { formatBytes, formatCount, formatGb, formatMb } from '../../lib/format';
 import { useCatalog } from '../../queries/catalog';
 import { useSettings, useUpdateSettings } from '../../queries/settings';
 import '../overview/common.css';
+import { ModelActions } from './ModelActions';
 import './models.css';
 
 const DEFAULT_BACKEND = 'http://127.0.0.1:11434';
@@ -39,6 +40,7 @@ function Catalog() {
     { id: 'vram', header: 'VRAM needed', align: 'right', cell: (m) => formatMb(m.vram_mb), sortValue: (m) => m.vram_mb },
     { id: 'disk', header: 'Disk', align: 'right', cell: (m) => formatGb(m.required_disk_gb), sortValue: (m) => m.required_disk_gb },
     { id: 'notes', header: 'Notes', cell: (m) => <span className="catalog-notes">{m.notes ?? ''}</span> },
+    { id: 'actions', header: <span className="visually-hidden">Next steps</span>, align: 'right', cell: (m) => <ModelActions model={m.name} /> },
   ];
   return (
     <Panel title="Marketplace catalog" testId="models-catalog" actions={<span className="muted">{catalog.data ? `${formatCount(shown.length)} of ${formatCount(models.length, 'model')}` : ''}</span>}>

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import type { MarketplaceInstanceEntry } from '../../../shared';
-import { ReleaseMachineButton } from '../../components/ReleaseMachine';
+import { ReleaseMachineButton, releaseOutcome } from '../../components/ReleaseMachine';
 import { Notice } from '../../components/States';
-import { formatDph, formatGpus } from '../../lib/format';
+import { formatDph, formatGpus, formatInstance } from '../../lib/format';
 
 /**
  * Machines still billing whose job ended or is unknown: each has Release (after a confirmation
@@ -34,12 +34,12 @@ export function OrphanBanner({ orphans }: { orphans: readonly MarketplaceInstanc
         {orphans.map((o) => (
           <li key={o.instance_id}>
             <span className="code-id">
-              #{o.instance_id} · {formatGpus(o.num_gpus ?? 1, o.gpu_name)} · {formatDph(o.dph_total)}
+              {formatInstance(o.instance_id)} · {formatGpus(o.num_gpus ?? 1, o.gpu_name)} · {formatDph(o.dph_total)}
             </span>
             <ReleaseMachineButton
               target={{ instance_id: o.instance_id, gpu: o.gpu_name ? formatGpus(o.num_gpus ?? 1, o.gpu_name) : null, dph: o.dph_total, rentedAt: o.rented_at, costSoFar: o.cost_usd_so_far, classification: 'orphaned', label: o.label }}
               testId={`orphan-release-${o.instance_id}`}
-              onReleased={(r) => setDone(r.verified ? `Released instance ${r.instance_id}: the marketplace confirms it is gone.` : r.message)}
+              onReleased={(r) => setDone(releaseOutcome(r))}
             />
           </li>
         ))}

@@ -118,3 +118,29 @@ describe('Settings: the default agent', () => {
     expect(agentError()).toBe("Agent 'gone-agent' is not registered on this server; choose one from the list");
   });
 });
+
+describe('Settings: checked as typed', () => {
+  it('says what is wrong as soon as it is typed, sends nothing while it is, and tests the backend URL', async () => {
+    const fake = fakeApi({}, [async () => AGENTS]);
+    const asked: string[] = [];
+    const api = {
+      ...fake.api,
+      listLlmModels: async ({ backend_url }: { backend_url: string }) => {
+        asked.push(backend_url);
+        return { backend_url, backend_type: 'llmserver', models: [{ name: 'a' }, { name: 'b' }], running_models: [{ name: 'a' }] };
+      },
+    };
+    view = mount(api, <SettingsPage />);
+    await until(() => document.querySelector('[data-testid="set-concurrency"]') !== null, 'the form');
+    change(byTestId<HTMLInputElement>(document, 'set-concurrency'), '0');
+    await until(() => (document.querySelector('[data-testid="field-concurrency"] .field-error')?.textContent ?? '') !== '', 'the error as typed');
+    expect(document.querySelector('[data-testid="field-concurrency"] .field-error')?.textContent).toMatch(/Jobs running at once/);
+    click(byTestId(document, 'settings-save'));
+    expect(fake.updates).toEqual([]);
+    change(byTestId<HTMLInputElement>(document, 'set-backend-url'), 'http://10.0.0.5:11434');
+    click(byTestId(document, 'set-backend-test'));
+    await until(() => document.querySelector('[data-testid="set-backend-test-result"]') !== null, 'the test result');
+    expect(asked).toEqual(['http://10.0.0.5:11434']);
+    expect(byTestId(document, 'set-backend-test-result').textContent).toContain('2 models, 1 loaded now');
+  });
+});

@@ -191,12 +191,16 @@ function Loaded({ doc }: { doc: SnapshotDocument }) {
       ) : null}
       {tab === 'pods' ? (
         <Rows count={shownPods.length} total={pods.length} what="pods">
-          <DataTable columns={podColumns} rows={shownPods.slice(0, MAX_ROWS)} rowKey={(r) => r.key} testId="snapshot-pods" empty="No pod matches." />
+          <div className="table-x">
+            <DataTable columns={podColumns} rows={shownPods.slice(0, MAX_ROWS)} rowKey={(r) => r.key} testId="snapshot-pods" empty="No pod matches." />
+          </div>
         </Rows>
       ) : null}
       {tab === 'events' ? (
         <Rows count={shownEvents.length} total={events.length} what="events">
-          <DataTable columns={eventColumns} rows={shownEvents.slice(0, MAX_ROWS)} rowKey={(r) => r.key} initialSort={{ column: 'last', direction: 'asc' }} testId="snapshot-events" empty="No event matches." />
+          <div className="table-x">
+            <DataTable columns={eventColumns} rows={shownEvents.slice(0, MAX_ROWS)} rowKey={(r) => r.key} initialSort={{ column: 'last', direction: 'asc' }} testId="snapshot-events" empty="No event matches." />
+          </div>
         </Rows>
       ) : null}
       {tab === 'nodes' ? <DataTable columns={nodeColumns} rows={nodes} rowKey={(r) => r.key} testId="snapshot-nodes" empty="The snapshot holds no nodes." /> : null}

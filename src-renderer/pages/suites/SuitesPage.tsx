@@ -7,7 +7,7 @@ import { formatCount, formatPercent } from '../../lib/format';
 import { useApi } from '../../bridge';
 import { useDeleteSuite, useImportSuite, useSuite, useSuites } from '../../queries/suites';
 import { hrefOf, snapshotPath } from '../../router/routes';
-import { RecordCluster } from './RecordCluster';
+import { RecordCluster } from '../snapshots/RecordCluster';
 import { RunSuiteForm } from './RunSuiteForm';
 import { SnapshotBrowser } from './SnapshotBrowser';
 import { TryAnswer } from './TryAnswer';

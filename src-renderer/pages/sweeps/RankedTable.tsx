@@ -1,7 +1,7 @@
 import type { ReportRow, SweepRecord, SweepReport } from '../../../shared';
 import type { Column } from '../../components/DataTable';
-import { formatPercent, formatUsd } from '../../lib/format';
-import { Money, RunningCost } from '../../components/Format';
+import { formatMs, formatPercent, formatRate, formatUsd } from '../../lib/format';
+import { Money } from '../../components/Format';
 import { cellMeter } from './SweepMatrix';
 
 /** How many ranked rows share each tier: a tier of two or more is a tie. */
@@ -38,7 +38,7 @@ export function AccuracyBar({ row }: { row: ReportRow }) {
 /** The ranked table's columns: tiers as ranks (ties shown as ties), accuracy with its interval, costs, serving figures. */
 export function rankedColumns(sweep: SweepRecord, report: SweepReport, servingOnly: boolean, withServing: boolean): Column<ReportRow>[] {
   const sizes = tierSizes(report.rows);
-  // A running cell's cost is still growing: shown live at its machine's rate, like the matrix.
+  // A running cell's cost still grows: one live figure per screen (the sweep's spend above), so it says "running" here.
   const cost: Column<ReportRow> = {
     id: 'cost',
     header: 'Cost',
@@ -46,7 +46,7 @@ export function rankedColumns(sweep: SweepRecord, report: SweepReport, servingOn
     cell: (r) => {
       const cell = sweep.cells[r.cell];
       const meter = cell ? cellMeter(sweep, cell) : null;
-      return meter ? <RunningCost dph={meter.dph} since={meter.since} /> : <Money usd={r.cost_usd} />;
+      return meter ? <span className="muted">running</span> : <Money usd={r.cost_usd} />;
     },
     sortValue: (r) => r.cost_usd,
   };
@@ -89,8 +89,8 @@ export function rankedColumns(sweep: SweepRecord, report: SweepReport, servingOn
     return [
       ...common,
       { id: 'per-million', header: '$ / 1M output tokens', align: 'right', cell: (r) => formatUsd(r.usd_per_million_output_tokens), sortValue: (r) => r.usd_per_million_output_tokens },
-      { id: 'tps', header: 'Output tok/s', align: 'right', cell: (r) => r.output_tokens_per_s?.toFixed(1) ?? '–', sortValue: (r) => r.output_tokens_per_s },
-      { id: 'ttft', header: 'TTFT p50', align: 'right', cell: (r) => (r.ttft_p50_ms === null ? '–' : `${r.ttft_p50_ms.toFixed(0)} ms`), sortValue: (r) => r.ttft_p50_ms },
+      { id: 'tps', header: 'Output tok/s', align: 'right', cell: (r) => formatRate(r.output_tokens_per_s), sortValue: (r) => r.output_tokens_per_s },
+      { id: 'ttft', header: 'TTFT p50', align: 'right', cell: (r) => formatMs(r.ttft_p50_ms), sortValue: (r) => r.ttft_p50_ms },
       cost,
       status,
     ];
@@ -103,7 +103,7 @@ export function rankedColumns(sweep: SweepRecord, report: SweepReport, servingOn
     { id: 'per-correct', header: '$ / correct', align: 'right', cell: (r) => formatUsd(r.cost_per_correct_usd), sortValue: (r) => r.cost_per_correct_usd },
     ...(withServing
       ? [
-          { id: 'tps', header: 'Output tok/s', align: 'right' as const, cell: (r: ReportRow) => r.output_tokens_per_s?.toFixed(1) ?? '–' },
+          { id: 'tps', header: 'Output tok/s', align: 'right' as const, cell: (r: ReportRow) => formatRate(r.output_tokens_per_s) },
           { id: 'per-million', header: '$ / 1M tok', align: 'right' as const, cell: (r: ReportRow) => formatUsd(r.usd_per_million_output_tokens) },
         ]
       : []),

@@ -1,14 +1,16 @@
 import { useState } from 'react';
 import { isSweepFinished, type SweepCell, type SweepMachine, type SweepRecord, type SweepReportFormat } from '../../../shared';
-import { useApi, type RendererApi } from '../../bridge';
+import { useApi } from '../../bridge';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable, type Column } from '../../components/DataTable';
-import { Money, RelativeTime, RunningCost } from '../../components/Format';
+import { Money, RelativeTime } from '../../components/Format';
+import { useNow } from '../../components/useNow';
 import { Panel, Stat } from '../../components/Page';
 import { ErrorState, Loading } from '../../components/States';
 import { StatusBadge } from '../../components/StatusBadge';
 import { ToggleGroup } from '../../components/ToggleGroup';
-import { formatCount, formatDph, formatPercent, formatUsd } from '../../lib/format';
+import { formatCount, formatDph, formatInstance, formatMs, formatPercent, formatRate, formatUsd } from '../../lib/format';
+import { saveText } from '../../lib/save-file';
 import { useCancelSweep, useSweep, useSweepReport } from '../../queries/sweeps';
 import { hrefOf, jobPath } from '../../router/routes';
 import { ParetoChart } from './ParetoChart';
@@ -18,22 +20,6 @@ import { defaultMetric, type HeatMetric } from './sweep-model';
 
 const MIME: Record<SweepReportFormat, string> = { csv: 'text/csv', md: 'text/markdown', json: 'application/json' };
 
-/** Saves through the native dialog in the app, or as a download in browser mode. */
-async function saveReport(api: RendererApi, name: string, content: string, format: SweepReportFormat): Promise<void> {
-  if (api.desktop) {
-    await api.desktop.saveFile({ suggested_name: name, content });
-    return;
-  }
-  const url = URL.createObjectURL(new Blob([content], { type: `${MIME[format]};charset=utf-8` }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
 function Exports({ sweepId }: { sweepId: string }) {
   const api = useApi();
   const [error, setError] = useState<string | null>(null);
@@ -41,7 +27,7 @@ function Exports({ sweepId }: { sweepId: string }) {
     setError(null);
     try {
       const report = await api.getSweepReport({ sweep_id: sweepId, format });
-      await saveReport(api, `${sweepId}.${format}`, typeof report === 'string' ? report : JSON.stringify(report, null, 2), format);
+      await saveText(api, `${sweepId}.${format}`, typeof report === 'string' ? report : JSON.stringify(report, null, 2), MIME[format]);
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
     }
@@ -88,20 +74,14 @@ function CellDetail({ sweep, index }: { sweep: SweepRecord; index: number | null
         </dd>
         <dt>Cost</dt>
         <dd>
-          {meter ? (
-            <>
-              <RunningCost dph={meter.dph} since={meter.since} /> so far, at {formatDph(meter.dph)}
-            </>
-          ) : (
-            formatUsd(cell.cost_usd)
-          )}
+          {meter ? `running at ${formatDph(meter.dph)}: counted in the sweep's spend above` : formatUsd(cell.cost_usd)}
           {cell.cost_per_correct_usd !== undefined ? ` · ${formatUsd(cell.cost_per_correct_usd)} per correct answer (the suite’s ${formatUsd(cell.suite_cost_usd)} only)` : ''}
         </dd>
         <dt>Serving</dt>
         <dd>
           {cell.serving_error ? <span className="suite-missed">{cell.serving_error} </span> : null}
           {cell.output_tokens_per_s !== undefined
-            ? `${cell.output_tokens_per_s.toFixed(1)} tok/s · TTFT p50 ${cell.ttft_p50_ms?.toFixed(0) ?? '–'} ms · ${formatUsd(cell.usd_per_million_output_tokens)} per 1M output tokens`
+            ? `${formatRate(cell.output_tokens_per_s)} · TTFT p50 ${formatMs(cell.ttft_p50_ms)} · ${formatUsd(cell.usd_per_million_output_tokens)} per 1M output tokens`
             : '–'}
         </dd>
         {cell.tags ? (
@@ -129,17 +109,30 @@ function CellDetail({ sweep, index }: { sweep: SweepRecord; index: number | null
   );
 }
 
+/**
+ * The sweep's spend, live: what its released machines cost, plus each machine still held at its
+ * rate since it was rented (the one running cost on this screen; frozen while the server is not heard).
+ */
+function SweepSpend({ sweep }: { sweep: SweepRecord }) {
+  const now = useNow();
+  const live = [...sweep.earlier_machines, ...sweep.machines].reduce((sum, m) => {
+    if (m.status === 'running' && m.dph_total !== undefined && m.rented_at) return sum + (m.dph_total * Math.max(0, now - Date.parse(m.rented_at))) / 3_600_000;
+    return sum + m.cost_usd;
+  }, 0);
+  return <Money usd={Math.max(live, sweep.spend_usd)} />;
+}
+
 function machineColumns(): Column<SweepMachine>[] {
   return [
     { id: 'gpu', header: 'GPU', cell: (m) => m.gpu },
-    { id: 'instance', header: 'Instance', cell: (m) => (m.instance_id !== undefined ? <span className="code-id">{m.instance_id}</span> : <span className="muted">–</span>) },
+    { id: 'instance', header: 'Instance', cell: (m) => (m.instance_id !== undefined ? <span className="code-id">{formatInstance(m.instance_id)}</span> : <span className="muted">–</span>) },
     { id: 'status', header: 'State', cell: (m) => <span title={m.release_error ?? m.reason}>{m.status}</span> },
     { id: 'dph', header: 'Rate', align: 'right', cell: (m) => formatDph(m.dph_total) },
     {
       id: 'cost',
       header: 'Cost',
       align: 'right',
-      cell: (m) => (m.status === 'running' && m.dph_total !== undefined && m.rented_at ? <RunningCost dph={m.dph_total} since={m.rented_at} /> : <Money usd={m.cost_usd} />),
+      cell: (m) => (m.status === 'running' && m.dph_total !== undefined ? <span className="muted">billing, in the spend above</span> : <Money usd={m.cost_usd} />),
     },
   ];
 }
@@ -187,7 +180,7 @@ export function SweepDetail({ sweepId }: { sweepId: string }) {
           label="Spend"
           value={
             <>
-              <Money usd={s.spend_usd} /> <span className="muted">of {formatUsd(s.max_total_cost_usd)}</span>
+              <SweepSpend sweep={s} /> <span className="muted">of {formatUsd(s.max_total_cost_usd)}</span>
             </>
           }
           hint={
@@ -233,7 +226,9 @@ export function SweepDetail({ sweepId }: { sweepId: string }) {
         ) : (
           <>
             <Headline report={report.data} />
-            <DataTable columns={rankedColumns(s, report.data, servingOnly, s.request.serving !== undefined)} rows={report.data.rows} rowKey={(r) => String(r.cell)} testId="sweep-ranked" />
+            <div className="table-x">
+              <DataTable columns={rankedColumns(s, report.data, servingOnly, s.request.serving !== undefined)} rows={report.data.rows} rowKey={(r) => String(r.cell)} testId="sweep-ranked" />
+            </div>
             {!servingOnly ? (
               <p className="muted note-small">
                 Cells whose 95% accuracy intervals overlap the tier’s best share its tier: on this many scenarios their accuracies cannot be told apart, so the cheaper correct answer comes first.

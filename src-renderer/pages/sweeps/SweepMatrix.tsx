@@ -1,7 +1,6 @@
 import type { CSSProperties, ReactNode } from 'react';
 import type { SweepCell, SweepRecord } from '../../../shared';
-import { RunningCost } from '../../components/Format';
-import { formatPercent, formatUsd } from '../../lib/format';
+import { formatDph, formatPercent, formatRate, formatUsd } from '../../lib/format';
 import { axesOf, heatOf, type HeatMetric } from './sweep-model';
 
 const STATUS_TEXT: Record<SweepCell['status'], string> = {
@@ -30,19 +29,11 @@ export function cellMeter(sweep: SweepRecord, cell: SweepCell): { dph: number; s
 function subline(sweep: SweepRecord, cell: SweepCell, metric: HeatMetric): ReactNode {
   if (cell.status === 'succeeded') {
     if (metric === 'accuracy' && cell.cost_per_correct_usd !== undefined) return `${formatUsd(cell.cost_per_correct_usd)} / correct`;
-    if (metric === 'usd_per_million' && cell.output_tokens_per_s !== undefined) return `${cell.output_tokens_per_s.toFixed(0)} tok/s`;
+    if (metric === 'usd_per_million' && cell.output_tokens_per_s !== undefined) return formatRate(cell.output_tokens_per_s);
     return formatUsd(cell.cost_usd);
   }
-  if (cell.status === 'running') {
-    const meter = cellMeter(sweep, cell);
-    return meter ? (
-      <>
-        <RunningCost dph={meter.dph} since={meter.since} /> so far
-      </>
-    ) : (
-      'on its machine'
-    );
-  }
+  // Its cost still grows: counted live once, in the sweep's spend, not in every cell.
+  if (cell.status === 'running') return cellMeter(sweep, cell) ? `at ${formatDph(cellMeter(sweep, cell)?.dph)}` : 'on its machine';
   return cell.cost_usd > 0 ? formatUsd(cell.cost_usd) : '';
 }
 

@@ -2,10 +2,12 @@ import { useMemo } from 'react';
 import { useNow } from '../../../components/useNow';
 import { Panel } from '../../../components/Page';
 import { phaseBars, toolCalls } from '../phases';
+import { AnswerVerdict } from '../AnswerVerdict';
+import { AskedPanel } from '../AskedPanel';
 import { AgentMetrics, AnswerPanel, Timeline, ToolCallsPanel } from '../parts';
 import type { KindViewProps } from './types';
 
-/** benchmark: the phases (provision → warmup → analysis → teardown), then what the agent answered. */
+/** benchmark: what was asked and who answered, the phases (provision → warmup → analysis → teardown), then the answer. */
 export function BenchmarkView({ job, events, terminal }: KindViewProps<'benchmark'>) {
   const now = useNow();
   const resultPhases = job.result?.phases ?? null;
@@ -16,22 +18,28 @@ export function BenchmarkView({ job, events, terminal }: KindViewProps<'benchmar
   // Ended before the agent answered anything: the phases and why, no empty token tiles.
   if (terminal && !job.result && calls.length === 0) {
     return (
-      <div className="grid-2 job-kind-grid">
-        {phases}
-        <AnswerPanel answer={null} terminal succeeded={false} />
-      </div>
+      <>
+        <AskedPanel job={job} />
+        <div className="grid-2 job-kind-grid">
+          {phases}
+          <AnswerPanel answer={null} terminal succeeded={false} />
+        </div>
+      </>
     );
   }
   return (
     <>
       <div className="grid-2 job-kind-grid">
+        <AskedPanel job={job} />
         {phases}
-        <Panel title="Tokens and speed">
-          <AgentMetrics metadata={job.result?.metadata ?? null} />
-        </Panel>
       </div>
+      <Panel title="Tokens and speed">
+        <AgentMetrics metadata={job.result?.metadata ?? null} />
+      </Panel>
       <div className="grid-2 job-kind-grid">
-        <AnswerPanel answer={job.result?.answer ?? null} terminal={terminal} succeeded={job.status === 'succeeded'} />
+        <AnswerPanel answer={job.result?.answer ?? null} terminal={terminal} succeeded={job.status === 'succeeded'}>
+          <AnswerVerdict job={job} />
+        </AnswerPanel>
         <ToolCallsPanel calls={calls} terminal={terminal} />
       </div>
     </>

@@ -1,7 +1,8 @@
-import type { ModelEntry } from '../../../../shared';
+import type { JobEvent, JobRecordOf, ModelEntry } from '../../../../shared';
+import { RelativeTime } from '../../../components/Format';
 import { CopyButton } from '../../../components/CopyButton';
 import { Panel } from '../../../components/Page';
-import { formatBytes, formatCount } from '../../../lib/format';
+import { formatBytes, formatCount, formatInstance } from '../../../lib/format';
 import { curlExample, ollamaExample, type EndpointInfo } from '../endpoint';
 import type { KindViewProps } from './types';
 
@@ -73,8 +74,27 @@ function Models({ models }: { models: readonly ModelEntry[] }) {
   );
 }
 
+/** When the kept machine behind the endpoint was released (its destroy confirmed), or null while it runs. */
+export function releasedAt(job: JobRecordOf<'llm-instance'>, events: readonly JobEvent[]): string | null {
+  const destroyed = events.findLast((e) => e.event === 'marketplace.instance.destroy' && e.status === 'ok');
+  if (destroyed) return destroyed.recorded_at;
+  return job.resources?.marketplace_instance_released === true ? (job.updated_at ?? job.finished_at) : null;
+}
+
+/** The machine was released: the endpoint no longer answers, and says so instead of offering commands that would fail. */
+function RetiredEndpoint({ backendUrl, at, instanceId }: { backendUrl: string; at: string; instanceId: number | null }) {
+  return (
+    <Panel title="Endpoint retired" testId="llm-endpoint-retired">
+      <p>
+        The machine{instanceId ? ` ${formatInstance(instanceId)}` : ''} was released <RelativeTime iso={at} />: <code>{backendUrl}</code> no longer answers.
+      </p>
+      <p className="muted note-small">To serve the model again, use Edit and re-run: it rents a new machine with the same request.</p>
+    </Panel>
+  );
+}
+
 /** llm-instance: the endpoint to use (URL, model, copyable examples); the machine is in the page's Machine panel. */
-export function LlmInstanceView({ job, terminal }: KindViewProps<'llm-instance'>) {
+export function LlmInstanceView({ job, events, terminal }: KindViewProps<'llm-instance'>) {
   const result = job.result;
   if (!result) {
     return (
@@ -90,6 +110,8 @@ export function LlmInstanceView({ job, terminal }: KindViewProps<'llm-instance'>
     );
   }
   if (result.mode === 'marketplace') {
+    const retired = releasedAt(job, events);
+    if (retired) return <RetiredEndpoint backendUrl={result.backend_url} at={retired} instanceId={result.contract_id ?? job.resources?.marketplace_instance_id ?? null} />;
     return <Endpoint info={{ backendUrl: result.backend_url, model: result.model_name, tokenFile: result.backend_auth?.token_file ?? null }} />;
   }
   const model = job.request.model ?? result.models[0]?.name ?? null;

@@ -1,7 +1,7 @@
 import { useCallback, useMemo } from 'react';
 import type { AlignedData, Options } from 'uplot';
 import { Chart, type ChartColors } from '../../../components/Chart';
-import { formatMs, formatRate } from '../../../lib/format';
+import { axisTicks, formatMs, formatNumber, formatRate } from '../../../lib/format';
 import type { ServingRow } from './serving-model';
 
 const AXIS_TITLE_FONT = '600 12px system-ui, sans-serif';
@@ -15,7 +15,7 @@ function concurrencyAxis(c: ChartColors, levels: readonly number[]) {
     label: 'Concurrency (requests in flight)',
     labelFont: AXIS_TITLE_FONT,
     splits: () => [...levels],
-    values: (_u: unknown, splits: number[]) => splits.map((v) => String(v)),
+    values: axisTicks(String),
   };
 }
 
@@ -42,7 +42,7 @@ export function ThroughputChart({ rows }: { rows: readonly ServingRow[] }) {
       scales: { x: xScale(levels), y: { range: (_u, _min, max) => [0, Math.max(1, (max ?? 0) * 1.15)] } },
       axes: [
         concurrencyAxis(c, levels),
-        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Output tokens/s', labelFont: AXIS_TITLE_FONT, size: 70, values: (_u, s) => s.map((v) => `${v}`) },
+        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Output tokens/s', labelFont: AXIS_TITLE_FONT, size: 70, values: axisTicks((v) => formatNumber(v, 1)) },
       ],
       legend: { show: false },
       series: [{ label: 'Concurrency' }, { label: 'Output tokens/s', stroke: c.accent, width: 2, points: { show: true, size: 8, stroke: c.accent, fill: c.accent }, spanGaps: false }],
@@ -63,7 +63,7 @@ export function TtftChart({ rows }: { rows: readonly ServingRow[] }) {
       scales: { x: xScale(levels), y: { range: (_u, _min, max) => [0, Math.max(1, (max ?? 0) * 1.15)] } },
       axes: [
         concurrencyAxis(c, levels),
-        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Time to first token', labelFont: AXIS_TITLE_FONT, size: 80, values: (_u, s) => s.map((v) => formatMs(v)) },
+        { stroke: c.text, grid: { stroke: c.grid }, ticks: { stroke: c.grid }, label: 'Time to first token', labelFont: AXIS_TITLE_FONT, size: 80, values: axisTicks(formatMs) },
       ],
       legend: { show: true, live: false },
       series: [

@@ -1,7 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Field } from '../../components/Field';
 import { Panel } from '../../components/Page';
-import { ErrorState, Notice } from '../../components/States';
+import { Notice } from '../../components/States';
+import { ClusterProblem } from './cluster-problem';
 import { formatDuration } from '../../lib/format';
 import { useRecordSnapshot } from '../../queries/suites';
 import { hrefOf, snapshotPath } from '../../router/routes';
@@ -79,10 +80,14 @@ export function RecordCluster({ onClose }: { onClose: () => void }) {
       {record.isSuccess ? (
         <Notice tone="ok" testId="record-done">
           Recorded <strong>{record.data.name}</strong> ({record.data.counts.pods} pods, {record.data.counts.events} events, {record.data.counts.logs} container logs) from {record.data.source}.{' '}
-          <a href={hrefOf(snapshotPath(record.data.snapshot_id))}>Browse it</a>, or use its id <code>{record.data.snapshot_id}</code> in a suite’s scenarios.
+          <a href={hrefOf(snapshotPath(record.data.snapshot_id))} data-testid="record-open">
+            Open it
+          </a>{' '}
+          to browse, run a job on it or serve it, or use its id <code>{record.data.snapshot_id}</code> in a suite’s scenarios.
+          {record.data.warnings.length > 0 ? ` ${record.data.warnings.length} warning${record.data.warnings.length === 1 ? '' : 's'}: see its page.` : ''}
         </Notice>
       ) : null}
-      {record.isError && fieldErrors.length === 0 ? <ErrorState error={record.error} testId="record-error" /> : null}
+      {record.isError && fieldErrors.length === 0 ? <ClusterProblem error={record.error} testId="record-error" /> : null}
     </Panel>
   );
 }
