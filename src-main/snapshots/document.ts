@@ -11,7 +11,8 @@ import {
 } from '../../shared';
 import { zodIssuesToValidation } from '../../shared/problems';
 import { RESOURCES, apiVersionOf, resourceInfo } from './resources';
-import { sanitizeObject } from './sanitize';
+import { maskCredentialText } from './credential-text';
+import { sanitizeLines, sanitizeObject, sanitizeServerUrl } from './sanitize';
 
 /**
  * A snapshot document, checked and put in its one canonical form, whether it was recorded or
@@ -144,7 +145,7 @@ function canonicalise(doc: SnapshotDocument): CanonicalSnapshot {
     const key = `${log.namespace}/${log.pod}/${log.container}`;
     if (logKeys.has(key)) issues.push({ path, message: `a second log for container ${key}` });
     logKeys.add(key);
-    return { namespace: log.namespace, pod: log.pod, container: log.container, current: linesOf(log.current), previous: linesOf(log.previous) };
+    return { namespace: log.namespace, pod: log.pod, container: log.container, current: sanitizeLines(linesOf(log.current)), previous: sanitizeLines(linesOf(log.previous)) };
   });
   logs.sort((a, b) => (`${a.namespace}/${a.pod}/${a.container}` < `${b.namespace}/${b.pod}/${b.container}` ? -1 : 1));
 
@@ -153,13 +154,13 @@ function canonicalise(doc: SnapshotDocument): CanonicalSnapshot {
     format: SNAPSHOT_FORMAT,
     ...(doc.snapshot_id ? { snapshot_id: doc.snapshot_id } : {}),
     name: doc.name,
-    description: doc.description ?? null,
+    description: doc.description === undefined || doc.description === null ? null : maskCredentialText(doc.description),
     recorded_at: recordedAt,
-    source: { server: doc.source.server, kubernetes_version: doc.source.kubernetes_version ?? null },
+    source: { server: sanitizeServerUrl(doc.source.server), kubernetes_version: doc.source.kubernetes_version ?? null },
     ...(doc.log_tail_lines !== undefined ? { log_tail_lines: doc.log_tail_lines } : {}),
     objects: doc.objects,
     logs,
-    warnings: doc.warnings,
+    warnings: doc.warnings.map(maskCredentialText),
   };
   return canonical;
 }
