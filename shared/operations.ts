@@ -503,6 +503,7 @@ export const OPERATIONS = {
     input: SnapshotRefSchema,
     output: SnapshotDocumentSchema,
     status: 200,
+    errors: { 429: '`too_many_exports`: this tenant already runs the most exports at once (2); retry after `Retry-After` seconds' },
   },
   importSnapshot: {
     summary: 'Import a snapshot',

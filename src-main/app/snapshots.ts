@@ -3,15 +3,17 @@ import path from 'node:path';
 import {
   APP_TENANT_ID,
   RecordSnapshotInputSchema,
+  SNAPSHOT_IMPORT_LIMIT_BYTES,
   type ExportedSnapshot,
   type SnapshotList,
   type SnapshotSummary,
 } from '../../shared';
 import { resolveKubeconfigPath } from '../agents/kubeconfig-path';
 import type { Logger } from '../engine/types';
-import { canonicalSnapshot, contentHash, SnapshotDocumentError, type CanonicalSnapshot } from '../snapshots/document';
+import { canonicalSnapshotOwned, contentHashSliced, SnapshotDocumentError, type CanonicalSnapshot } from '../snapshots/document';
+import { assertDepth, DocumentTextError, DocumentTooLargeError, readDocumentText } from '../snapshots/document-stream';
 import { KubeHttpError } from '../snapshots/kube-http';
-import { recordCluster, type RecordProgress } from '../snapshots/record';
+import { recordCluster, UnknownNamespaceError, type RecordProgress } from '../snapshots/record';
 import { SnapshotNotFoundError, SnapshotReplays, type SnapshotLease, type SnapshotLeases } from '../snapshots/replays';
 import { SnapshotStore, type StoredSummary } from '../snapshots/snapshot-store';
 import { newRecordId } from '../store/id-files';
@@ -40,6 +42,11 @@ export type SnapshotService = SnapshotLeases & {
   list(): Promise<SnapshotList>;
   get(snapshotId: string): Promise<SnapshotSummary>;
   export(snapshotId: string): Promise<ExportedSnapshot>;
+  /**
+   * The export as text, written piece by piece as the stored file is read (HTTP). At most
+   * MAX_EXPORTS_PER_TENANT run at once per tenant: another is a 429 with Retry-After.
+   */
+  exportText(tenantId: string, snapshotId: string): Promise<AsyncIterable<string>>;
   /** The stored document (for the suites: a suite export carries its snapshots). */
   document(snapshotId: string): Promise<ExportedSnapshot | undefined>;
   import(tenantId: string, document: unknown, options?: { snapshotId?: string }): Promise<SnapshotSummary>;
@@ -63,6 +70,8 @@ export type SnapshotServiceDeps = {
 };
 
 function recordProblem(err: unknown): ProblemError {
+  // The request named a namespace the cluster does not have: its mistake, not the cluster's failure.
+  if (err instanceof UnknownNamespaceError) return ProblemError.validation([{ path: 'namespaces', message: err.message }], 'request');
   if (err instanceof KubeHttpError) {
     switch (err.kind) {
       case 'kubeconfig':
@@ -80,6 +89,69 @@ function recordProblem(err: unknown): ProblemError {
   throw err;
 }
 
+/**
+ * `pieces`, calling `done` once when they end, fail or are abandoned (the client went away, even
+ * before the first piece: a generator's own finally would not run then).
+ */
+function counted(pieces: AsyncGenerator<string, void, void>, done: () => void): AsyncIterable<string> {
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    done();
+  };
+  const iterator: AsyncIterator<string, void, void> = {
+    async next() {
+      try {
+        const step = await pieces.next();
+        if (step.done) release();
+        return step;
+      } catch (err) {
+        release();
+        throw err;
+      }
+    },
+    async return() {
+      release();
+      await pieces.return();
+      return { done: true, value: undefined };
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
+}
+
+/** A stream of bytes (an HTTP body), as opposed to a parsed document (the in-process client, a suite's import). */
+function isByteStream(value: unknown): value is AsyncIterable<Buffer | string> {
+  return typeof value === 'object' && value !== null && typeof (value as { pipe?: unknown }).pipe === 'function' && Symbol.asyncIterator in value;
+}
+
+/**
+ * The canonical form of what an import was given: a body read and parsed piece by piece, or a
+ * parsed document (copied: the caller keeps its object); checked and canonicalised in slices.
+ */
+async function documentOf(document: unknown): Promise<CanonicalSnapshot> {
+  try {
+    const parsed = isByteStream(document) ? await readDocumentText(document, { maxBytes: SNAPSHOT_IMPORT_LIMIT_BYTES }) : document;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      const what = Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : typeof parsed;
+      throw new ProblemError(400, 'bad_request', `a snapshot document is a JSON object (what GET /v1/snapshots/{id}/export answers), not ${what}`);
+    }
+    if (parsed !== document) return await canonicalSnapshotOwned(parsed);
+    // A parsed document from this process (a suite's import): refused if too deep before it is copied.
+    assertDepth(document);
+    return await canonicalSnapshotOwned(structuredClone(document));
+  } catch (err) {
+    if (err instanceof SnapshotDocumentError) throw ProblemError.validation(err.issues, 'snapshot document');
+    if (err instanceof DocumentTextError) throw new ProblemError(400, 'invalid_json', `request body is ${err.message}`);
+    if (err instanceof DocumentTooLargeError) throw new ProblemError(413, 'payload_too_large', `a snapshot document is at most ${SNAPSHOT_IMPORT_LIMIT_BYTES / (1024 * 1024)} MiB`);
+    throw err;
+  }
+}
+
+/** Exports one tenant may run at once (each holds a file and a connection, and costs CPU while it runs). */
+export const MAX_EXPORTS_PER_TENANT = 2;
+const EXPORT_RETRY_AFTER_S = 5;
+
 /** Where replays keep their kubeconfigs: in the data dir (0700), emptied at start, so a crash leaves nothing behind for long. */
 export const REPLAYS_DIR = 'replays';
 
@@ -90,6 +162,7 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
   await fsp.mkdir(tempRoot, { recursive: true, mode: 0o700 });
   const replays = new SnapshotReplays(store, { tempRoot });
   const usage = new Set<SnapshotUsage>();
+  const exportsRunning = new Map<string, number>();
   const now = deps.now ?? (() => new Date());
 
   const usedBy = (snapshotId: string): string[] => {
@@ -181,20 +254,36 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
 
     document: exported,
 
+    async exportText(tenantId, snapshotId) {
+      await stored(snapshotId);
+      const running = exportsRunning.get(tenantId) ?? 0;
+      if (running >= MAX_EXPORTS_PER_TENANT) {
+        throw new ProblemError(429, 'too_many_exports', `${running} exports of this tenant are running; at most ${MAX_EXPORTS_PER_TENANT} run at once: retry when one ends`, undefined, {
+          'retry-after': String(EXPORT_RETRY_AFTER_S),
+        });
+      }
+      // Counted before the file is opened: two exports asked at once both see the other.
+      exportsRunning.set(tenantId, running + 1);
+      const release = () => {
+        const left = (exportsRunning.get(tenantId) ?? 1) - 1;
+        if (left > 0) exportsRunning.set(tenantId, left);
+        else exportsRunning.delete(tenantId);
+      };
+      let text: AsyncGenerator<string, void, void> | undefined;
+      try {
+        text = await store.exportText(snapshotId);
+      } finally {
+        if (!text) release();
+      }
+      if (!text) throw new ProblemError(404, 'snapshot_not_found', `no snapshot ${snapshotId}`);
+      return counted(text, release);
+    },
+
     async import(tenantId, document, options = {}) {
       requireAppTenant('snapshots', tenantId);
-      if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-        throw new ProblemError(400, 'bad_request', 'a snapshot document is a JSON object (what GET /v1/snapshots/{id}/export answers)');
-      }
-      let doc: CanonicalSnapshot;
-      try {
-        doc = canonicalSnapshot(document);
-      } catch (err) {
-        if (err instanceof SnapshotDocumentError) throw ProblemError.validation(err.issues, 'snapshot document');
-        throw err;
-      }
+      const doc = await documentOf(document);
       const wanted = options.snapshotId ?? doc.snapshot_id;
-      const hash = contentHash(doc);
+      const hash = await contentHashSliced(doc);
       // The same content again is the same snapshot: its id (and every suite that names it) stays.
       if (wanted) {
         const existing = await store.summary(wanted);

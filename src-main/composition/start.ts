@@ -28,6 +28,7 @@ import { createAgents, createWorkflows } from './workflows';
 import { createTemplateSearch } from '../app/templates';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
 import { createSnapshotService, type SnapshotService } from '../app/snapshots';
+import { parseInput } from '../adapter/parse-input';
 import { createSuiteService, type SuiteService } from '../app/suites';
 import { createSweeps, type SweepTuning } from './sweeps';
 import type { SweepEngine } from '../sweeps/sweep-engine';
@@ -253,6 +254,8 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
       ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}),
       agentNames: () => agents.listAgents(),
+      // A snapshot export is written as the stored file is read, never built as one string.
+      byteResponses: { exportSnapshot: (ctx, input) => snapshots.exportText(ctx.tenantId, parseInput('exportSnapshot', input).snapshot_id) },
       cachedJob: (tenantId, jobId) => {
         const job = store.peekJob(jobId);
         // Another tenant's job is answered by the ordinary route (a 404, as for a missing one).

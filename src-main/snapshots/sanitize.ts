@@ -34,18 +34,37 @@ const SECRET_WORDS = /secret|passw(?:or)?d|token|apikey|accesskey|credential|pri
 /** A key that names another object or a file, though it says "secret" or "token". */
 const REFERENCE_ENDINGS = /(?:name|names|namespace|ref|refs|path|file)$/;
 
+/** Verdicts by key: a document repeats the same few hundred keys a million times. */
+const KEY_VERDICTS_KEPT = 4_096;
+const secretKeys = new Map<string, boolean>();
+const identityKeys = new Map<string, boolean>();
+
+function remembered(cache: Map<string, boolean>, key: string, decide: (key: string) => boolean): boolean {
+  let verdict = cache.get(key);
+  if (verdict === undefined) {
+    verdict = decide(key);
+    // Keys come from the documents: keep a bounded number of verdicts.
+    if (cache.size >= KEY_VERDICTS_KEPT) cache.clear();
+    cache.set(key, verdict);
+  }
+  return verdict;
+}
+
 /** Whether the value of `key` is a secret (its letters and digits, lower-case, matched against the rule). */
 export function isSecretKey(key: string): boolean {
-  const letters = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return SECRET_WORDS.test(letters) && !REFERENCE_ENDINGS.test(letters);
+  return remembered(secretKeys, key, (k) => {
+    const letters = k.toLowerCase().replace(/[^a-z0-9]/g, '');
+    return SECRET_WORDS.test(letters) && !REFERENCE_ENDINGS.test(letters);
+  });
 }
 
 /** Maps whose values are identities (selectors match them): left as they are. */
 const IDENTITY_MAPS = new Set(['labels', 'matchLabels', 'selector', 'nodeSelector']);
-/** Strings that are names or ids, never free text. */
+/** Strings that are names, ids or times, never free text. */
 const IDENTITY_KEYS = new Set(['kind', 'apiVersion', 'uid', 'resourceVersion', 'image', 'imageID', 'containerID', 'fieldPath']);
+/** Names, ids and times: never free text. */
 function isIdentityKey(key: string): boolean {
-  return IDENTITY_KEYS.has(key) || /(?:^name|Name|^namespace|Namespace)$/.test(key);
+  return remembered(identityKeys, key, (k) => IDENTITY_KEYS.has(k) || /(?:^name|Name|^namespace|Namespace|Timestamp|Time|At)$/.test(k));
 }
 
 function cleanAnnotations(holder: Json): void {

@@ -64,6 +64,33 @@ export async function writeFileAtomic(filePath: string, data: string | Buffer, o
 }
 
 /**
+ * writeFileAtomic for a document written piece by piece (a snapshot of tens of MB is never one
+ * string): temp file, every piece written in turn, fsync, rename. Answers the bytes written.
+ */
+export async function writeFileAtomicPieces(filePath: string, pieces: Iterable<string> | AsyncIterable<string>): Promise<number> {
+  const tmp = uniqueTempPath(filePath);
+  let bytes = 0;
+  try {
+    const fh = await fsp.open(tmp, 'w', FILE_MODE);
+    try {
+      for await (const piece of pieces) {
+        const data = Buffer.from(piece);
+        await writeAll(fh, data);
+        bytes += data.length;
+      }
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fsp.rename(tmp, filePath);
+  } catch (err) {
+    await fsp.rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+  return bytes;
+}
+
+/**
  * Replaces a file's content in place (truncate and write, creating it 0600), without fsync. Only
  * for files a write-ahead journal covers: a crash in the middle leaves a torn file, and the replay
  * of the journal, which still holds this content until a checkpoint has fsynced the file, writes

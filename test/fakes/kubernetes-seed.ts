@@ -264,5 +264,21 @@ export function seedNodes(): Json[] {
   ];
 }
 
+/** `count` running pods in `bulk`, sharing one current log of `logBytes` (numbered lines of about 100 bytes). */
+export function addBulkPods(pods: Json[], logs: Map<string, ContainerLogs>, bulk: { count: number; logBytes: number }): void {
+  const lines: string[] = [];
+  for (let n = 0, size = 0; size < bulk.logBytes; n++) {
+    const line = `${String(n).padStart(6, '0')} ${'request served in 12 ms; upstream ok; cache hit; '.repeat(2)}`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  const text = `${lines.join('\n')}\n`.slice(-bulk.logBytes);
+  for (let i = 0; i < bulk.count; i++) {
+    const name = `bulk-${String(i).padStart(5, '0')}`;
+    pods.push(pod('bulk', name, ['app'], { phase: 'Running', containerStatuses: [runningStatus('app', 'ghcr.io/acme/app:1.0')] }));
+    logs.set(`bulk/${name}/app`, { current: text });
+  }
+}
+
 export const NAMESPACES = ['default', 'kube-system', 'shop', 'batch'];
 

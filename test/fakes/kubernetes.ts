@@ -40,7 +40,7 @@ import { RESOURCES, apiVersionOf, groupVersions, type ResourceInfo } from '../..
 import { parseLabelSelector, SelectorError } from '../../src-main/snapshots/selectors';
 import { acceptedForm, tableRow, toTable } from '../../src-main/snapshots/table';
 import { replayCertificate } from '../../src-main/snapshots/replay/tls';
-import { NAMESPACES, meta, seedDeployments, seedEvents, seedNodes, seedOthers, seedPods, seedSecrets } from './kubernetes-seed';
+import { NAMESPACES, addBulkPods, meta, seedDeployments, seedEvents, seedNodes, seedOthers, seedPods, seedSecrets } from './kubernetes-seed';
 
 export { SCENARIO } from './kubernetes-seed';
 
@@ -61,6 +61,8 @@ export interface FakeKubernetesOptions {
   kubeconfigToken?: string;
   forbidden?: string[];
   latencyMs?: number;
+  /** Adds `count` running pods in the namespace `bulk`, each with a current log of `logBytes` (a large cluster). */
+  bulkPods?: { count: number; logBytes: number };
   /**
    * Serve HTTPS with a self-signed certificate (in the kubeconfig's certificate-authority-data):
    * the real kubectl sends its bearer token only over TLS.
@@ -136,8 +138,13 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
   const token = options.token ?? randomBytes(16).toString('hex');
   let forbidden = new Set(options.forbidden ?? []);
   const { pods, logs } = seedPods();
+  const namespaces = [...NAMESPACES];
+  if (options.bulkPods) {
+    namespaces.push('bulk');
+    addBulkPods(pods, logs, options.bulkPods);
+  }
   const objects = new Map<string, Json[]>([
-    ['namespaces', NAMESPACES.map((n) => ({ metadata: meta(n, null, 0), spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }))],
+    ['namespaces', namespaces.map((n) => ({ metadata: meta(n, null, 0), spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }))],
     ['nodes', seedNodes()],
     ['pods', pods],
     ['deployments', seedDeployments()],
@@ -146,6 +153,8 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     ['secrets', seedSecrets()],
   ]);
   const calls: RecordedKubeCall[] = [];
+  // Log reads find their pod by key: thousands of them against thousands of pods (bulkPods).
+  const podsByKey = new Map(pods.map((p) => [`${getField(p, 'metadata.namespace') ?? ''}/${getField(p, 'metadata.name') ?? ''}`, p]));
   let port = 0;
 
   const sendJson = (res: ServerResponse, code: number, body: unknown): void => {
@@ -208,7 +217,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
   };
 
   const podLog = (res: ServerResponse, ns: string, name: string, query: Record<string, string>): void => {
-    const p = pods.find((x) => getField(x, 'metadata.namespace') === ns && getField(x, 'metadata.name') === name);
+    const p = podsByKey.get(`${ns}/${name}`);
     if (!p) return sendJson(res, 404, status(404, 'NotFound', `pods "${name}" not found`, { name, kind: 'pods' }));
     const containers = ((p.spec as Json).containers as Json[]).map((c) => String(c.name));
     let container = query.container;

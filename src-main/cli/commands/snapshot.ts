@@ -6,7 +6,7 @@ import { DEFAULT_LOG_TAIL_LINES, MAX_LOG_TAIL_LINES, SNAPSHOT_FORMAT, issueInWor
 import { isBenchdeskApiError } from '../../../shared/client';
 import { canonicalSnapshot, SnapshotDocumentError } from '../../snapshots/document';
 import { KubeHttpError } from '../../snapshots/kube-http';
-import { recordCluster, type RecordProgress } from '../../snapshots/record';
+import { recordCluster, UnknownNamespaceError, type RecordProgress } from '../../snapshots/record';
 import { ReplayIndex } from '../../snapshots/replay/replay-index';
 import { startReplay } from '../../snapshots/replay/server';
 import { connectionOf, examples, kubeconfigOf, withConnection, withConnectionOpen } from '../common';
@@ -79,6 +79,7 @@ function printSummary(s: SnapshotSummary): void {
   print(`namespaces ${s.namespaces.join(', ') || '-'}`);
   const counts = Object.entries(s.counts).filter(([, n]) => n > 0);
   print(`holds      ${counts.map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}`);
+  print(`log text   ${formatBytes(s.log_bytes)}`);
   if (s.used_by.length > 0) print(`used by    ${s.used_by.join(', ')}`);
   for (const w of s.warnings) print(out.yellow(`warning    ${w}`));
 }
@@ -137,6 +138,7 @@ export function snapshotCommand(setExit: (code: number) => void) {
             return;
           }
           if (e instanceof KubeHttpError) throw new CliError(e.message, e.kind === 'kubeconfig' ? EXIT.usage : EXIT.failure);
+          if (e instanceof UnknownNamespaceError) throw new CliError(`${e.message} (--namespace ${e.namespace})`, EXIT.usage);
           if (e instanceof SnapshotDocumentError) throw new CliError(`the cluster answered objects that cannot be kept in a snapshot: ${e.message}`);
           throw e;
         } finally {
@@ -146,7 +148,7 @@ export function snapshotCommand(setExit: (code: number) => void) {
         const summary = await withConnectionOpen(connectionOf(o), 'read', (conn) => conn.client.importSnapshot(doc));
         if (o.json) printJson(summary);
         else {
-          print(`recorded ${summary.snapshot_id}: ${summary.counts.pods} pods, ${summary.counts.events} events, ${summary.counts.logs} container logs from ${summary.source} (${formatBytes(summary.size_bytes)})`);
+          print(`recorded ${summary.snapshot_id}: ${summary.counts.pods} pods, ${summary.counts.events} events, ${summary.counts.logs} container logs (${formatBytes(summary.log_bytes)}) from ${summary.source} (${formatBytes(summary.size_bytes)})`);
           for (const w of summary.warnings) note(err.yellow(`warning: ${w}`));
           note(err.dim(`replay it: benchdesk snapshot serve ${summary.snapshot_id}`));
         }
