@@ -6,6 +6,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_FORMAT } from '../../shared';
 import { startServer, TOKEN, type ServerProcess } from '../helpers/server-process';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /**
  * Issue 34 item 3: a 60 MiB snapshot import does not stop the world. The server runs as its own
