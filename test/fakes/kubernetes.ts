@@ -61,6 +61,8 @@ export interface FakeKubernetesOptions {
   kubeconfigToken?: string;
   forbidden?: string[];
   latencyMs?: number;
+  /** The kubeconfig context's namespace (none by default). */
+  contextNamespace?: string;
   /** Adds `count` running pods in the namespace `bulk`, each with a current log of `logBytes` (a large cluster). */
   bulkPods?: { count: number; logBytes: number };
   /**
@@ -107,7 +109,7 @@ function status(code: number, reason: string, message: string, details?: Json): 
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
 }
 
-function kubeconfigYaml(server: string, token: string, caPem?: string): string {
+function kubeconfigYaml(server: string, token: string, caPem?: string, namespace?: string): string {
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -126,6 +128,7 @@ function kubeconfigYaml(server: string, token: string, caPem?: string): string {
     '  context:',
     '    cluster: fake-cluster',
     '    user: fake-user',
+    ...(namespace ? [`    namespace: ${namespace}`] : []),
     '',
   ].join('\n');
 }
@@ -335,7 +338,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
   const url = `${certificate ? 'https' : 'http'}://127.0.0.1:${port}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'benchdesk-fake-k8s-'));
   const kubeconfigPath = path.join(dir, 'kubeconfig');
-  await writeFile(kubeconfigPath, kubeconfigYaml(url, options.kubeconfigToken ?? token, certificate?.cert), { mode: 0o600 });
+  await writeFile(kubeconfigPath, kubeconfigYaml(url, options.kubeconfigToken ?? token, certificate?.cert, options.contextNamespace), { mode: 0o600 });
 
   return {
     url,
