@@ -101,10 +101,15 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     return [...new Set((fixed.length > 0 ? fixed : matching).map((r) => r.method))].sort();
   };
   const httpOptions = fastifyHttpOptions(limits, allowedMethods);
-  const connections = new ConnectionGuard({ maxPerSource: limits.maxConnectionsPerIp, idleUnauthenticatedMs: limits.idleUnauthenticatedMs });
+  const connections = new ConnectionGuard({
+    maxPerSource: limits.maxConnectionsPerIp,
+    maxPerTenant: Math.min(limits.maxConnectionsPerTenant, limits.maxConnectionsPerIp),
+    healthReserve: limits.healthReserve,
+    idleUnauthenticatedMs: limits.idleUnauthenticatedMs,
+  });
   const guardOptions: GuardOptions = {
     auth: options.auth,
-    onAuthenticated: (socket) => connections.markAuthenticated(socket),
+    onAuthenticated: (socket, tenantId) => connections.markAuthenticated(socket, tenantId),
     isPublic: (path) => path === API_PATHS.health || (options.uiDir !== undefined && (path === '/ui' || path.startsWith(UI_PREFIX))),
     ...(options.extraHosts ? { extraHosts: options.extraHosts } : {}),
   };

@@ -4,7 +4,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import type { BenchdeskClient } from '../../shared';
 import { stopAllTrees } from '../agents/process-group';
 import { DEFAULT_KILL_GRACE_MS } from '../agents/process-runner';
-import { Authenticator } from '../api/auth';
+import { MIN_TOKEN_CHARS, Authenticator, weakTokenTenants } from '../api/auth';
 import type { HttpLimits } from '../api/http-limits';
 import type { EventStreamLimits } from '../api/sse';
 import { buildApiServer } from '../api/server';
@@ -138,6 +138,10 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       disabled: config.authDisabled,
       ...(options.authNow ? { now: options.authNow } : {}),
     });
+    const weak = weakTokenTenants(config.apiTokens);
+    if (weak.length > 0) {
+      log.warn(`SERVICE_API_TOKENS has tokens shorter than ${MIN_TOKEN_CHARS} characters: a guessable token is not protected by the failed-login limit (a valid token always passes it); use random ones (openssl rand -hex 24)`, { tenants: weak });
+    }
     if (!isLoopbackHost(config.host)) {
       if (auth.mode !== 'enabled') {
         throw new ConfigError(`BENCHDESK_HOST=${config.host} is not a loopback address: binding it requires authentication (set SERVICE_API_TOKENS)`);

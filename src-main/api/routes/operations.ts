@@ -185,7 +185,7 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
     const ctx: OperationContext = {
       tenantId: request.tenantId,
       signal: abort.signal,
-      streamLimit: { maxQueued: options.streamLimits.maxQueuedEvents, onOverflow: writer.overflow },
+      streamLimit: { maxQueued: options.streamLimits.maxQueuedEvents, maxQueuedBytes: options.streamLimits.maxQueuedBytes, onOverflow: writer.overflow },
     };
     // Opening the stream fails (404, 422) before any byte is written: the caller gets a problem body.
     const source = await handlers[name](ctx, inputOf(name, request, route));
