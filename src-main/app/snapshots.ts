@@ -15,6 +15,7 @@ import { assertDepth, DocumentTextError, DocumentTooLargeError, readDocumentText
 import { KubeHttpError } from '../snapshots/kube-http';
 import { recordCluster, UnknownNamespaceError, type RecordProgress } from '../snapshots/record';
 import { SnapshotNotFoundError, SnapshotReplays, type SnapshotLease, type SnapshotLeases } from '../snapshots/replays';
+import { serveLeaseHolders } from '../snapshots/serve-leases';
 import { SnapshotStore, type StoredSummary } from '../snapshots/snapshot-store';
 import { newRecordId } from '../store/id-files';
 import { ProblemError } from './problem-error';
@@ -175,6 +176,8 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
       }
     }
     for (const holder of replays.holders(snapshotId)) users.add(holder);
+    // `benchdesk snapshot serve` in another process.
+    for (const holder of serveLeaseHolders(deps.dataDir, snapshotId)) users.add(holder);
     return [...users].sort();
   };
 

@@ -96,10 +96,16 @@ describe('benchdesk snapshot (in-process)', () => {
         expect(pods.code, pods.stderr).toBe(0);
         expect(pods.stdout).toMatch(new RegExp(`${SCENARIO.crashLoopPod.name}\\s+0/1\\s+CrashLoopBackOff`));
       }
+      // Served by this process: the snapshot cannot be deleted meanwhile, and the refusal names who serves it (issue 34 item 7).
+      const refused = await cli(['snapshot', 'delete', id, '--local', '--json']);
+      expect(refused.code).toBe(1);
+      expect(ProblemSchema.parse(stdoutJson(refused))).toMatchObject({ status: 409, code: 'snapshot_in_use', detail: expect.stringContaining(`benchdesk snapshot serve (pid ${p.child.pid})`) });
       p.child.kill('SIGINT');
       const done = await p.done;
       expect(done.code).toBe(0);
       expect(existsSync(kubeconfig)).toBe(false);
+      // The lease went with it.
+      expect(SnapshotSummarySchema.parse(stdoutJson(await cli(['snapshot', 'show', id, '--local', '--json']))).used_by).toEqual([]);
     } finally {
       if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
     }

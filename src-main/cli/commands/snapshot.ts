@@ -9,6 +9,7 @@ import { KubeHttpError } from '../../snapshots/kube-http';
 import { recordCluster, UnknownNamespaceError, type RecordProgress } from '../../snapshots/record';
 import { ReplayIndex } from '../../snapshots/replay/replay-index';
 import { startReplay } from '../../snapshots/replay/server';
+import { holdServeLease } from '../../snapshots/serve-leases';
 import { connectionOf, examples, kubeconfigOf, withConnection, withConnectionOpen } from '../common';
 import { CliError, EXIT, UsageError } from '../exit-codes';
 import { onInterrupt } from '../interrupt';
@@ -277,8 +278,13 @@ export function snapshotCommand(setExit: (code: number) => void) {
         ),
       )
       .action(async (id, o) => {
-        // The document is read through the app (or in-process), then served here: the data dir is not held meanwhile.
-        const exported = await withConnectionOpen(connectionOf(o), 'read', (conn) => conn.client.exportSnapshot({ snapshot_id: id }));
+        // The document is read through the app (or in-process), then served here: the data dir is not held meanwhile,
+        // but a lease in it says who serves the snapshot, so it cannot be deleted under us (409 naming this process).
+        const { exported, dataDir } = await withConnectionOpen(connectionOf(o), 'read', async (conn) => ({
+          exported: await conn.client.exportSnapshot({ snapshot_id: id }),
+          dataDir: conn.mode === 'api' ? (await conn.client.getSettings({})).environment.data_dir : conn.dataDir,
+        }));
+        const releaseLease = await holdServeLease(dataDir, id, `benchdesk snapshot serve (pid ${process.pid})`);
         const replay = await startReplay(new ReplayIndex(canonicalSnapshot(exported)), { contextName: `benchdesk-snapshot-${id}` });
         if (o.json) process.stdout.write(`${JSON.stringify({ snapshot_id: id, url: replay.url, kubeconfig: replay.kubeconfigPath })}\n`);
         else print(replay.kubeconfigPath);
@@ -295,6 +301,7 @@ export function snapshotCommand(setExit: (code: number) => void) {
           process.once('SIGTERM', stop);
         });
         await replay.close();
+        await releaseLease();
         note('stopped');
         setExit(EXIT.ok);
       }),
