@@ -153,6 +153,7 @@ export function makeRequestScreen(options: GuardOptions) {
       if (url.startsWith('/') && !options.isPublic(query < 0 ? url : url.slice(0, query))) return memo.verdict;
     }
     const verdict = screenAfresh(request, ip, countFailures);
+    if (verdict.ok && verdict.tenantId === undefined) knownClientOnPublicPath(request);
     if (verdict.ok && verdict.tenantId !== undefined) {
       const refused = options.onAuthenticated?.(request.socket, verdict.tenantId);
       if (refused) return { ok: false, problem: refused };
@@ -171,6 +172,17 @@ export function makeRequestScreen(options: GuardOptions) {
     }
     return verdict;
   };
+
+  /**
+   * A public path asked with a valid token (a client polling /healthz, fetching the OpenAPI
+   * document): its connection is a client's, not a stranger's the idle timer closes under it.
+   * Never refused, never counted: a public path answers whatever the credentials.
+   */
+  function knownClientOnPublicPath(request: ScreenedRequest): void {
+    if (!options.onAuthenticated || auth.mode !== 'enabled') return;
+    const credentials = readCredentials(request.headers);
+    if (credentials.token !== undefined && auth.verify(credentials.tenantId, credentials.token)) options.onAuthenticated(request.socket, credentials.tenantId);
+  }
 
   function screenAfresh(request: ScreenedRequest, ip: string, countFailures: boolean): ScreenVerdict {
     const { headers } = request;

@@ -103,14 +103,16 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
   const httpOptions = fastifyHttpOptions(limits, allowedMethods);
   const connections = new ConnectionGuard({
     maxPerSource: limits.maxConnectionsPerIp,
-    maxPerTenant: Math.min(limits.maxConnectionsPerTenant, limits.maxConnectionsPerIp),
+    // A share of the source's cap (three quarters by default), so others always have room.
+    maxPerTenant: Math.max(1, Math.min(limits.maxConnectionsPerTenant, Math.floor((limits.maxConnectionsPerIp * 3) / 4))),
     healthReserve: limits.healthReserve,
     idleUnauthenticatedMs: limits.idleUnauthenticatedMs,
   });
   const guardOptions: GuardOptions = {
     auth: options.auth,
     onAuthenticated: (socket, tenantId) => connections.markAuthenticated(socket, tenantId),
-    isPublic: (path) => path === API_PATHS.health || (options.uiDir !== undefined && (path === '/ui' || path.startsWith(UI_PREFIX))),
+    // The OpenAPI document holds no secret: code generators fetch it without a token.
+    isPublic: (path) => path === API_PATHS.health || path === API_PATHS.openapi || (options.uiDir !== undefined && (path === '/ui' || path.startsWith(UI_PREFIX))),
     ...(options.extraHosts ? { extraHosts: options.extraHosts } : {}),
   };
   let closing = false;

@@ -81,7 +81,7 @@ describe('failed-attempt lockout', () => {
     expect((await t.req({ method: 'GET', url: API_PATHS.jobs, remoteAddress: ip })).statusCode).toBe(200);
 
     // every route but /healthz, including unknown ones and POSTs, for a wrong token or none
-    for (const [method, url] of [['POST', '/v1/jobs/llm-instance'], ['GET', '/v1/unknown'], ['GET', API_PATHS.openapi]] as const) {
+    for (const [method, url] of [['POST', '/v1/jobs/llm-instance'], ['GET', '/v1/unknown'], ['GET', '/v1/settings']] as const) {
       const res = await t.req({ method, url, noAuth: true, remoteAddress: ip, ...(method === 'POST' ? { payload: bodies.llm() } : {}) });
       expect(json(res).code, url).toBe('auth_blocked');
     }
@@ -150,16 +150,16 @@ describe('auth modes', () => {
     });
   }
 
-  it('not configured: the server runs, /healthz answers, every other route is a 404 saying how to configure', async () => {
+  it('not configured: the server runs, /healthz and the OpenAPI document answer, every other route is a 404 saying how to configure', async () => {
     const t = await bench({ env: { SERVICE_API_TOKENS: ' , ' }, start: true });
     const base = `http://127.0.0.1:${(t.bd.app.server.address() as { port: number }).port}`;
     const health = await fetch(`${base}${API_PATHS.health}`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', auth: 'unconfigured' });
+    expect((await fetch(`${base}${API_PATHS.openapi}`)).status).toBe(200);
     const targets: [string, string][] = [
       ['GET', API_PATHS.jobs],
       ['POST', '/v1/jobs/llm-instance'],
-      ['GET', API_PATHS.openapi],
       ['GET', '/v1/unknown'],
       ['GET', API_PATHS.catalog],
       ['DELETE', API_PATHS.jobs],
