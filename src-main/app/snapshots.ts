@@ -1,17 +1,10 @@
 import fsp from 'node:fs/promises';
+import type { z } from 'zod';
 import path from 'node:path';
-import {
-  APP_TENANT_ID,
-  RecordSnapshotInputSchema,
-  SNAPSHOT_IMPORT_LIMIT_BYTES,
-  type ExportedSnapshot,
-  type SnapshotList,
-  type SnapshotSummary,
-} from '../../shared';
+import { APP_TENANT_ID, RecordSnapshotInputSchema, type ExportedSnapshot, type SnapshotList, type SnapshotSummary } from '../../shared';
 import { resolveKubeconfigPath } from '../agents/kubeconfig-path';
 import type { Logger } from '../engine/types';
-import { canonicalSnapshotOwned, contentHashSliced, SnapshotDocumentError, type CanonicalSnapshot } from '../snapshots/document';
-import { assertDepth, DocumentTextError, DocumentTooLargeError, readDocumentText } from '../snapshots/document-stream';
+import { contentHashSliced, SnapshotDocumentError, type CanonicalSnapshot } from '../snapshots/document';
 import { KubeHttpError } from '../snapshots/kube-http';
 import { recordCluster, UnknownNamespaceError, type RecordProgress } from '../snapshots/record';
 import { SnapshotNotFoundError, SnapshotReplays, type SnapshotLease, type SnapshotLeases } from '../snapshots/replays';
@@ -19,6 +12,9 @@ import { serveLeaseHolders } from '../snapshots/serve-leases';
 import { SnapshotStore, type StoredSummary } from '../snapshots/snapshot-store';
 import { newRecordId } from '../store/id-files';
 import { ProblemError } from './problem-error';
+import { documentOf, ExportLimiter, exportWithin } from './snapshot-io';
+
+export { MAX_EXPORTS_PER_TENANT } from './snapshot-io';
 import { requireAppTenant } from './tenant-refusals';
 
 /**
@@ -90,68 +86,49 @@ function recordProblem(err: unknown): ProblemError {
   throw err;
 }
 
-/**
- * `pieces`, calling `done` once when they end, fail or are abandoned (the client went away, even
- * before the first piece: a generator's own finally would not run then).
- */
-function counted(pieces: AsyncGenerator<string, void, void>, done: () => void): AsyncIterable<string> {
-  let released = false;
-  const release = () => {
-    if (released) return;
-    released = true;
-    done();
-  };
-  const iterator: AsyncIterator<string, void, void> = {
-    async next() {
-      try {
-        const step = await pieces.next();
-        if (step.done) release();
-        return step;
-      } catch (err) {
-        release();
-        throw err;
-      }
-    },
-    async return() {
-      release();
-      await pieces.return();
-      return { done: true, value: undefined };
-    },
-  };
-  return { [Symbol.asyncIterator]: () => iterator };
-}
-
-/** A stream of bytes (an HTTP body), as opposed to a parsed document (the in-process client, a suite's import). */
-function isByteStream(value: unknown): value is AsyncIterable<Buffer | string> {
-  return typeof value === 'object' && value !== null && typeof (value as { pipe?: unknown }).pipe === 'function' && Symbol.asyncIterator in value;
-}
-
-/**
- * The canonical form of what an import was given: a body read and parsed piece by piece, or a
- * parsed document (copied: the caller keeps its object); checked and canonicalised in slices.
- */
-async function documentOf(document: unknown): Promise<CanonicalSnapshot> {
+/** Checks a record request and records the cluster it names (a failure is the problem to answer). */
+async function recordRequested(
+  input: unknown,
+  options: { signal?: AbortSignal | undefined; onProgress?: (p: RecordProgress) => void },
+  deps: SnapshotServiceDeps,
+  now: () => Date,
+): Promise<{ request: z.infer<typeof RecordSnapshotInputSchema>; doc: CanonicalSnapshot }> {
+  const parsed = RecordSnapshotInputSchema.safeParse(input ?? {});
+  if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'request');
+  const request = parsed.data;
   try {
-    const parsed = isByteStream(document) ? await readDocumentText(document, { maxBytes: SNAPSHOT_IMPORT_LIMIT_BYTES }) : document;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      const what = Array.isArray(parsed) ? 'an array' : parsed === null ? 'null' : typeof parsed;
-      throw new ProblemError(400, 'bad_request', `a snapshot document is a JSON object (what GET /v1/snapshots/{id}/export answers), not ${what}`);
-    }
-    if (parsed !== document) return await canonicalSnapshotOwned(parsed);
-    // A parsed document from this process (a suite's import): refused if too deep before it is copied.
-    assertDepth(document);
-    return await canonicalSnapshotOwned(structuredClone(document));
+    const doc = await recordCluster({
+      name: request.name,
+      // As a job's kubeconfig is: `~/` expanded, relative paths made absolute.
+      kubeconfig: resolveKubeconfigPath(request.kubeconfig),
+      namespaces: request.namespaces,
+      logTailLines: request.log_tail_lines,
+      description: request.description,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      now,
+      ...deps.recordTuning,
+    });
+    return { request, doc };
   } catch (err) {
-    if (err instanceof SnapshotDocumentError) throw ProblemError.validation(err.issues, 'snapshot document');
-    if (err instanceof DocumentTextError) throw new ProblemError(400, 'invalid_json', `request body is ${err.message}`);
-    if (err instanceof DocumentTooLargeError) throw new ProblemError(413, 'payload_too_large', `a snapshot document is at most ${SNAPSHOT_IMPORT_LIMIT_BYTES / (1024 * 1024)} MiB`);
-    throw err;
+    throw recordProblem(err);
   }
 }
 
-/** Exports one tenant may run at once (each holds a file and a connection, and costs CPU while it runs). */
-export const MAX_EXPORTS_PER_TENANT = 2;
-const EXPORT_RETRY_AFTER_S = 5;
+/** Who uses a snapshot: registered sources (suites), the jobs serving it, and `benchdesk snapshot serve` in another process. */
+function usersOf(snapshotId: string, usage: ReadonlySet<SnapshotUsage>, replays: SnapshotReplays, deps: SnapshotServiceDeps): string[] {
+  const users = new Set<string>();
+  for (const source of usage) {
+    try {
+      for (const user of source(snapshotId)) users.add(user);
+    } catch (err) {
+      deps.log.warn('a snapshot usage source failed', { err: String(err) });
+    }
+  }
+  for (const holder of replays.holders(snapshotId)) users.add(holder);
+  for (const holder of serveLeaseHolders(deps.dataDir, snapshotId)) users.add(holder);
+  return [...users].sort();
+}
 
 /** Where replays keep their kubeconfigs: in the data dir (0700), emptied at start, so a crash leaves nothing behind for long. */
 export const REPLAYS_DIR = 'replays';
@@ -163,23 +140,10 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
   await fsp.mkdir(tempRoot, { recursive: true, mode: 0o700 });
   const replays = new SnapshotReplays(store, { tempRoot });
   const usage = new Set<SnapshotUsage>();
-  const exportsRunning = new Map<string, number>();
+  const exportLimiter = new ExportLimiter();
   const now = deps.now ?? (() => new Date());
 
-  const usedBy = (snapshotId: string): string[] => {
-    const users = new Set<string>();
-    for (const source of usage) {
-      try {
-        for (const user of source(snapshotId)) users.add(user);
-      } catch (err) {
-        deps.log.warn('a snapshot usage source failed', { err: String(err) });
-      }
-    }
-    for (const holder of replays.holders(snapshotId)) users.add(holder);
-    // `benchdesk snapshot serve` in another process.
-    for (const holder of serveLeaseHolders(deps.dataDir, snapshotId)) users.add(holder);
-    return [...users].sort();
-  };
+  const usedBy = (snapshotId: string): string[] => usersOf(snapshotId, usage, replays, deps);
 
   const withUsage = (summary: StoredSummary): SnapshotSummary => {
     const { content_sha256: _hash, ...rest } = summary;
@@ -214,26 +178,7 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
 
     async record(tenantId, input, options = {}) {
       requireAppTenant('snapshots', tenantId);
-      const parsed = RecordSnapshotInputSchema.safeParse(input ?? {});
-      if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'request');
-      const request = parsed.data;
-      let doc: CanonicalSnapshot;
-      try {
-        doc = await recordCluster({
-          name: request.name,
-          // As a job's kubeconfig is: `~/` expanded, relative paths made absolute.
-          kubeconfig: resolveKubeconfigPath(request.kubeconfig),
-          namespaces: request.namespaces,
-          logTailLines: request.log_tail_lines,
-          description: request.description,
-          signal: options.signal,
-          onProgress: options.onProgress,
-          now,
-          ...deps.recordTuning,
-        });
-      } catch (err) {
-        throw recordProblem(err);
-      }
+      const { request, doc } = await recordRequested(input, options, deps, now);
       const id = await freeId(request.name);
       const summary = await store.write(id, doc, 'recorded', now());
       deps.log.info('recorded a snapshot', { snapshot_id: id, source: summary.source, pods: summary.counts.pods, size_bytes: summary.size_bytes });
@@ -259,27 +204,9 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
 
     async exportText(tenantId, snapshotId) {
       await stored(snapshotId);
-      const running = exportsRunning.get(tenantId) ?? 0;
-      if (running >= MAX_EXPORTS_PER_TENANT) {
-        throw new ProblemError(429, 'too_many_exports', `${running} exports of this tenant are running; at most ${MAX_EXPORTS_PER_TENANT} run at once: retry when one ends`, undefined, {
-          'retry-after': String(EXPORT_RETRY_AFTER_S),
-        });
-      }
-      // Counted before the file is opened: two exports asked at once both see the other.
-      exportsRunning.set(tenantId, running + 1);
-      const release = () => {
-        const left = (exportsRunning.get(tenantId) ?? 1) - 1;
-        if (left > 0) exportsRunning.set(tenantId, left);
-        else exportsRunning.delete(tenantId);
-      };
-      let text: AsyncGenerator<string, void, void> | undefined;
-      try {
-        text = await store.exportText(snapshotId);
-      } finally {
-        if (!text) release();
-      }
+      const text = await exportWithin(exportLimiter, tenantId, () => store.exportText(snapshotId));
       if (!text) throw new ProblemError(404, 'snapshot_not_found', `no snapshot ${snapshotId}`);
-      return counted(text, release);
+      return text;
     },
 
     async import(tenantId, document, options = {}) {

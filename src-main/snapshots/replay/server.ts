@@ -5,19 +5,16 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { SnapshotResource } from '../../../shared/snapshots';
-import { apiVersionOf, type ResourceInfo } from '../resources';
-import { SelectorError, matchesFields, parseFieldSelector, parseLabelSelector } from '../selectors';
-import { acceptedForm, partialObjectMetadata, type IncludeObject } from '../table';
 import { answerReview } from './access-review';
+import { getObject, listObjects, qualified } from './objects';
 import { routeOf, versionInfo, type Route } from './discovery';
 import { replayKubeconfig } from './kubeconfig';
 import { openApiV2, openApiV3, openApiV3Index } from './openapi';
 import { podLog } from './pod-log';
-import type { ReplayEntry, ReplayIndex } from './replay-index';
-import { send, sendJson, sendPieces, sendStatus } from './respond';
+import type { ReplayIndex } from './replay-index';
+import { send, sendJson, sendStatus } from './respond';
 import { replayCertificate } from './tls';
-import { DEFAULT_WATCH_LIMITS, openWatch, WatchRegistry, type WatchLimits } from './watch';
+import { DEFAULT_WATCH_LIMITS, WatchRegistry, type WatchLimits } from './watch';
 
 /**
  * A read-only Kubernetes API server for one snapshot, on https://127.0.0.1 (design §11): discovery, list
@@ -27,10 +24,6 @@ import { DEFAULT_WATCH_LIMITS, openWatch, WatchRegistry, type WatchLimits } from
  * (openapi.ts), `kubectl auth can-i` (access-review.ts), and a 403 Status for every write.
  * Requests need the bearer token of the kubeconfig it writes (0600, in a temp dir removed on close).
  */
-
-type Query = URLSearchParams;
-
-const RESOURCE_VERSION = '1';
 
 export type ReplayServer = {
   /** https://127.0.0.1:<port> */
@@ -58,37 +51,23 @@ export type StartReplayOptions = {
   watchLimits?: Partial<WatchLimits>;
 };
 
-/** `pods` or `deployments.apps`, as the API server names a resource in its messages. */
-function qualified(info: ResourceInfo): string {
-  return info.group ? `${info.resource}.${info.group}` : info.resource;
+function forbidWrite(res: ServerResponse, method: string, route: Route): void {
+  const what = route.type === 'resource' ? `${qualified(route.info)}${route.name ? ` "${route.name}"` : ''}` : 'this resource';
+  sendStatus(res, 403, 'Forbidden', `${what} is forbidden: this cluster is a read-only snapshot (benchdesk replay); ${method} is not allowed`, route.type === 'resource' ? { kind: route.info.resource, ...(route.name ? { name: route.name } : {}) } : undefined);
 }
 
-function notFound(res: ServerResponse, info: ResourceInfo, name: string): void {
-  sendStatus(res, 404, 'NotFound', `${qualified(info)} "${name}" not found`, { name, ...(info.group ? { group: info.group } : {}), kind: info.resource });
-}
-
-function decodeContinue(token: string | null): number | null {
-  if (!token) return 0;
-  try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { o?: unknown };
-    return typeof parsed.o === 'number' && Number.isInteger(parsed.o) && parsed.o >= 0 ? parsed.o : null;
-  } catch {
-    return null;
-  }
-}
-
-function encodeContinue(offset: number): string {
-  return Buffer.from(JSON.stringify({ o: offset, rv: RESOURCE_VERSION })).toString('base64url');
-}
-
-function flag(query: Query, name: string): boolean {
-  const value = query.get(name);
-  return value === 'true' || value === '1';
-}
-
-function includeObjectOf(query: Query): IncludeObject {
-  const value = query.get('includeObject');
-  return value === 'None' || value === 'Object' ? value : 'Metadata';
+/** /version, health, and the OpenAPI documents; false when the path is none of them. */
+function fixedPath(index: ReplayIndex, res: ServerResponse, pathname: string): boolean {
+  if (pathname === '/version' || pathname === '/version/') sendJson(res, 200, versionInfo(index.kubernetesVersion));
+  else if (pathname === '/healthz' || pathname === '/livez' || pathname === '/readyz') send(res, 200, 'ok', 'text/plain');
+  else if (pathname === '/openapi/v2') sendJson(res, 200, openApiV2(index.kubernetesVersion));
+  else if (pathname === '/openapi/v3') sendJson(res, 200, openApiV3Index(index.kubernetesVersion));
+  else if (pathname.startsWith('/openapi/v3/')) {
+    const doc = openApiV3(pathname.slice('/openapi/v3/'.length), index.kubernetesVersion);
+    if (doc) sendJson(res, 200, doc);
+    else sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource', {});
+  } else return false;
+  return true;
 }
 
 /** The request handler over one index (exported for tests that drive it without a socket). */
@@ -98,88 +77,6 @@ export function createReplayHandler(index: ReplayIndex, token: string, watches: 
   function authorised(req: IncomingMessage): boolean {
     const given = Buffer.from(req.headers.authorization ?? '');
     return given.length === expected.length && timingSafeEqual(given, expected);
-  }
-
-  function selectEntries(res: ServerResponse, resource: SnapshotResource, namespace: string | null, query: Query): ReplayEntry[] | null {
-    try {
-      const labels = parseLabelSelector(query.get('labelSelector') ?? undefined);
-      const fields = parseFieldSelector(query.get('fieldSelector') ?? undefined);
-      const read = index.fieldReader(resource, fields);
-      const out: ReplayEntry[] = [];
-      for (const entry of index.entries(resource)) {
-        if (namespace !== null && entry.namespace !== namespace) continue;
-        if (!labels(entry.labels)) continue;
-        if (fields.length > 0 && !matchesFields(fields, (field) => read(entry, field))) continue;
-        out.push(entry);
-      }
-      return out;
-    } catch (err) {
-      if (err instanceof SelectorError) {
-        sendStatus(res, 400, 'BadRequest', err.message);
-        return null;
-      }
-      throw err;
-    }
-  }
-
-  function list(res: ServerResponse, info: ResourceInfo, namespace: string | null, query: Query, accept: string | undefined): void {
-    const selected = selectEntries(res, info.resource, namespace, query);
-    if (selected === null) return;
-    if (flag(query, 'watch')) return openWatch(res, selected, query, watches);
-    const limitText = query.get('limit');
-    const limit = limitText === null || limitText === '' ? 0 : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 0) return sendStatus(res, 400, 'BadRequest', `limit: Invalid value: "${limitText}": must be a non-negative integer`);
-    const offset = decodeContinue(query.get('continue'));
-    if (offset === null) return sendStatus(res, 400, 'BadRequest', 'continue key is not valid: the token was not issued by this server');
-    let page = selected.slice(offset);
-    let metadata = `{"resourceVersion":"${RESOURCE_VERSION}"}`;
-    if (limit > 0 && page.length > limit) {
-      const remaining = page.length - limit;
-      page = page.slice(0, limit);
-      metadata = `{"resourceVersion":"${RESOURCE_VERSION}","continue":"${encodeContinue(offset + limit)}","remainingItemCount":${remaining}}`;
-    }
-    const form = acceptedForm(accept);
-    if (form.form === 'table') {
-      const include = includeObjectOf(query);
-      const rows = page.map((entry) => index.rowBytes(info.resource, entry, include, form.version));
-      return sendPieces(res, 200, { head: `{"kind":"Table","apiVersion":"meta.k8s.io/${form.version}","metadata":${metadata},"columnDefinitions":${index.columnDefinitionsJson(info.resource)},"rows":[`, items: rows, tail: ']}' });
-    }
-    if (form.form === 'metadata') {
-      const items = page.map((entry) => Buffer.from(JSON.stringify(partialObjectMetadata(entry.object, form.version))));
-      return sendPieces(res, 200, { head: `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/${form.version}","metadata":${metadata},"items":[`, items, tail: ']}' });
-    }
-    sendPieces(res, 200, { head: `{"kind":"${info.kind}List","apiVersion":"${apiVersionOf(info)}","metadata":${metadata},"items":[`, items: page.map((entry) => entry.bytes), tail: ']}' });
-  }
-
-  function get(res: ServerResponse, info: ResourceInfo, namespace: string, name: string, query: Query, accept: string | undefined): void {
-    const entry = index.find(info.resource, namespace, name);
-    if (!entry) return notFound(res, info, name);
-    const form = acceptedForm(accept);
-    if (form.form === 'table') {
-      const row = index.rowBytes(info.resource, entry, includeObjectOf(query), form.version);
-      return sendPieces(res, 200, { head: `{"kind":"Table","apiVersion":"meta.k8s.io/${form.version}","metadata":{"resourceVersion":"${RESOURCE_VERSION}"},"columnDefinitions":${index.columnDefinitionsJson(info.resource)},"rows":[`, items: [row], tail: ']}' });
-    }
-    if (form.form === 'metadata') return sendJson(res, 200, partialObjectMetadata(entry.object, form.version));
-    send(res, 200, entry.bytes);
-  }
-
-  function forbidWrite(res: ServerResponse, method: string, route: Route): void {
-    const what = route.type === 'resource' ? `${qualified(route.info)}${route.name ? ` "${route.name}"` : ''}` : 'this resource';
-    sendStatus(res, 403, 'Forbidden', `${what} is forbidden: this cluster is a read-only snapshot (benchdesk replay); ${method} is not allowed`, route.type === 'resource' ? { kind: route.info.resource, ...(route.name ? { name: route.name } : {}) } : undefined);
-  }
-
-  /** /version, health, and the OpenAPI documents; false when the path is none of them. */
-  function fixedPath(res: ServerResponse, pathname: string): boolean {
-    if (pathname === '/version' || pathname === '/version/') sendJson(res, 200, versionInfo(index.kubernetesVersion));
-    else if (pathname === '/healthz' || pathname === '/livez' || pathname === '/readyz') send(res, 200, 'ok', 'text/plain');
-    else if (pathname === '/openapi/v2') sendJson(res, 200, openApiV2(index.kubernetesVersion));
-    else if (pathname === '/openapi/v3') sendJson(res, 200, openApiV3Index(index.kubernetesVersion));
-    else if (pathname.startsWith('/openapi/v3/')) {
-      const doc = openApiV3(pathname.slice('/openapi/v3/'.length), index.kubernetesVersion);
-      if (doc) sendJson(res, 200, doc);
-      else sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource', {});
-    } else return false;
-    return true;
   }
 
   return function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -200,7 +97,7 @@ export function createReplayHandler(index: ReplayIndex, token: string, watches: 
     if (route.type === 'review' && method === 'POST') return answerReview(req, res, route.kind);
     if (method !== 'GET' && method !== 'HEAD') return forbidWrite(res, method, route);
     const pathname = url.pathname;
-    if (fixedPath(res, pathname)) return;
+    if (fixedPath(index, res, pathname)) return;
     if (pathname === '/api' || pathname === '/api/') {
       const address = req.socket.localAddress && req.socket.localPort ? `${req.socket.localAddress}:${req.socket.localPort}` : '127.0.0.1';
       return sendJson(res, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: address }] });
@@ -209,7 +106,7 @@ export function createReplayHandler(index: ReplayIndex, token: string, watches: 
     if (route.type !== 'resource') return sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource', {});
     const { info, namespace, name, sub } = route;
     const accept = req.headers.accept;
-    if (name === null) return list(res, info, namespace, url.searchParams, accept);
+    if (name === null) return listObjects(index, watches, res, info, namespace, url.searchParams, accept);
     if (sub !== null) {
       if (info.resource === 'pods' && sub === 'log' && namespace !== null) return podLog(index, res, namespace, name, url.searchParams);
       // exec, attach and port-forward act on a running container: there is none to act on.
@@ -217,7 +114,7 @@ export function createReplayHandler(index: ReplayIndex, token: string, watches: 
       return sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource', {});
     }
     if (info.namespaced && namespace === null) return sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource', {});
-    get(res, info, namespace ?? '', name, url.searchParams, accept);
+    getObject(index, res, info, namespace ?? '', name, url.searchParams, accept);
   };
 }
 
