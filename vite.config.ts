@@ -1,6 +1,6 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
-import { initialJsReport } from './scripts/vite-initial-js';
+import { initialJsReport } from './scripts/vite-initial-js.mjs';
 
 // In `vite dev` the API lives on another port; proxy it so the HTTP bridge stays same-origin.
 const devApi = process.env.BENCHDESK_API_URL ?? 'http://127.0.0.1:8080';

@@ -5,13 +5,24 @@
 // old Node (no syntax newer than the ES modules themselves).
 import { existsSync } from 'node:fs';
 import module from 'node:module';
+import os from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bootstrappedEnv, nodeTooOld, planNodeRun, shortPath } from '../scripts/lib/node-runtime.mjs';
+import { exitLike, runThrough } from '../scripts/lib/run-through.mjs';
 
 const MIN = /** @type {const} */ ([22, 12]);
-const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-if (major < MIN[0] || (major === MIN[0] && minor < MIN[1])) {
+if (nodeTooOld(process.versions.node, MIN)) {
+  // `npm start` (scripts/with-node.mjs) fetched Node 24 into a per-user cache on this old Node:
+  // run under it, as npm start does, instead of refusing (issue 34 item 11).
+  const plan = planNodeRun({ version: process.versions.node, env: process.env, platform: process.platform, arch: process.arch, home: os.homedir() });
+  if (plan.action === 'bootstrap' && existsSync(plan.nodePath)) {
+    const result = await runThrough(plan.nodePath, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { env: bootstrappedEnv(process.env, plan) });
+    if (!result.error) exitLike(result);
+  }
+  const cached = plan.action === 'bootstrap' ? shortPath(plan.cacheDir, os.homedir()) : undefined;
   console.error(
     `benchdesk needs Node.js >= ${MIN.join('.')} (Node 24 recommended); this is Node ${process.versions.node}.\n` +
+      (cached ? `Run \`npm start\` (or \`npm test\`) in the benchdesk folder once: it fetches Node 24 into ${cached}, and \`npx benchdesk\` uses it from then on.\n` : '') +
       'Get it with nvm:   nvm install 24 && nvm use 24\n' +
       `or run it once without installing Node, through npm:   npx -y node@24 ${fileURLToPath(import.meta.url)} <command>\n` +
       'or download it from https://nodejs.org/',

@@ -155,14 +155,20 @@ describe('the README commands on a machine without Electron', () => {
     expect(readFileSync(tokenFile, 'utf8').trim()).toBe(token);
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
     expect(run.output()).toContain(`(The API token is kept in ${tokenFile}; the CLI reads it from there.)`);
+    // The front door (issue 34 item 11): the export line the README's curl lines use, one line for
+    // the build, and neither the JSON log (it goes to the data dir) nor Vite's chunk list and warning.
+    expect(run.output()).toContain(`For curl and scripts: export BENCHDESK_TOKEN="$(cat ${tokenFile})"`);
+    expect(run.output()).toMatch(/^benchdesk: built in \d+\.\d s$/m);
+    expect(run.output()).not.toMatch(/^\{"level":/m);
+    expect(run.output()).not.toMatch(/dist\/renderer\/assets|configLoader/);
 
     expect(await openSignedIn(browser, url, token, 'npm-start-browser-fallback.png')).toEqual([]);
 
     run.ctrlC();
     const exit = await run.exited;
-    // The server shut down in order (jobs, store, data-dir lock) and said so.
-    expect(run.output()).toMatch(/"msg":"shutting down"/);
-    expect(run.output()).toMatch(/^benchdesk stopped\.$/m);
+    // The server shut down in order (jobs, store, data-dir lock) and said so: in its log, and one line here.
+    expect(readFileSync(path.join(dataDir, 'logs', 'benchdesk.log'), 'utf8')).toMatch(/"msg":"shutting down"/);
+    expect(run.output()).toMatch(/^benchdesk stopped \(its log: .*benchdesk\.log\)\.$/m);
     expect(run.output()).not.toMatch(/npm error|^\s+at /m);
     // A Ctrl-C'd npm script ends the way npm ends every one: npm's shell (dash) leaves by the
     // SIGINT it got, and npm re-raises it. Anything else (a non-zero code) is a failure.

@@ -62,6 +62,8 @@ describe('signing in (browser mode)', () => {
     // The server's tokens: the app's own (an api-token file) only — so no SERVICE_API_TOKENS hint.
     expect(await p.getByTestId('signin-hints').getAttribute('data-sources')).toBe('app_token');
     expect(await p.getByTestId('hint-app-token').innerText()).toContain('api-token');
+    // ~ outside quotes: a shell expands it (issue 34 item 11).
+    expect(await p.getByTestId('token-file-command').locator('code').innerText()).toBe('cat ~/.config/benchdesk/api-token');
     expect(await p.getByTestId('hint-environment').count()).toBe(0);
     // Nothing else: no pages, no red banners, not one request refused.
     expect(await p.getByTestId('app-ready').count()).toBe(0);

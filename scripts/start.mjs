@@ -15,7 +15,8 @@ const root = path.resolve(import.meta.dirname, '..');
 const electronDir = path.join(root, 'node_modules', 'electron');
 const fs = { existsSync, readFileSync };
 
-buildAll(root);
+// Quiet: one line of status, the build's output only when it fails.
+buildAll(root, { quiet: true });
 
 let mode = chooseStartMode({ platform: process.platform, env: process.env, binary: findElectronBinary(electronDir, process.env, fs) });
 /** @type {string | undefined} */

@@ -128,7 +128,12 @@ export type OperationDef = {
    */
   readonly appTenantOnly?: boolean;
   /** Richer schemas for the OpenAPI document where `input` leaves the deep checks to the service. */
-  readonly docs?: { readonly body?: z.ZodType; readonly querystring?: z.ZodType };
+  readonly docs?: {
+    readonly body?: z.ZodType;
+    readonly querystring?: z.ZodType;
+    /** Media types the success answers besides JSON (the body is then text), each with when. */
+    readonly media?: Readonly<Record<string, string>>;
+  };
   /**
    * Error statuses this operation answers beyond the ones every route can (see the OpenAPI module),
    * each with when. The OpenAPI document declares them; a test sends requests and checks that every
@@ -507,6 +512,7 @@ export const OPERATIONS = {
     input: SnapshotRefSchema,
     output: SnapshotDocumentSchema,
     status: 200,
+    errors: { 429: '`too_many_exports`: this tenant already runs the most exports at once (2); retry after `Retry-After` seconds' },
   },
   importSnapshot: {
     summary: 'Import a snapshot',
@@ -727,6 +733,7 @@ export const OPERATIONS = {
     output: SweepReportOutputSchema,
     status: 200,
     query: ['format'],
+    docs: { media: { 'text/markdown': 'with `format=md`: the report as Markdown', 'text/csv': 'with `format=csv`: the ranked table as CSV, the unit in each column name' } },
   },
 } as const satisfies Record<string, OperationDef>;
 
@@ -870,10 +877,12 @@ export const JOB_KIND_ALIASES: readonly { path: string; kind: JobKind; successor
 ];
 
 /** Routes that are not operations of the table: documented here so a test can check the server has nothing else. */
-export const NON_OPERATION_ROUTES: readonly { method: HttpMethod; path: string; why: string }[] = [
+export const NON_OPERATION_ROUTES: readonly { method: HttpMethod; path: string; why: string; public?: boolean }[] = [
   {
     method: 'GET',
     path: '/v1/openapi.json',
-    why: 'This API described as OpenAPI 3.1, generated from the same schemas the server validates with; `servers` names the address it was fetched from.',
+    // Public: it holds no secret, and generators (openapi-typescript, Prism) fetch it without a token.
+    public: true,
+    why: 'This API described as OpenAPI 3.1, generated from the same schemas the server validates with; `servers` names the address it was fetched from. Public: it holds no secret, so code generators can fetch it without a token.',
   },
 ];

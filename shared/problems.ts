@@ -40,6 +40,7 @@ export const PROBLEM_CODES = [
   'request_timeout',
   'request_header_too_large',
   'too_many_connections',
+  'too_many_exports',
   'insufficient_storage',
   'internal_error',
   'sweep_not_found',

@@ -46,6 +46,10 @@ export const SnapshotIdSchema = z
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'a snapshot id is lower-case letters, digits and -');
 
 export const DEFAULT_LOG_TAIL_LINES = 200;
+/** What recording keeps of one container's current (or previous) log at most: its newest lines. */
+export const MAX_LOG_BYTES_PER_CONTAINER = 256 * 1024;
+/** What recording keeps of all logs together at most, so a snapshot's export stays importable (SNAPSHOT_IMPORT_LIMIT_BYTES). */
+export const MAX_LOG_BYTES_PER_SNAPSHOT = 32 * 1024 * 1024;
 export const MAX_LOG_TAIL_LINES = 5000;
 
 const SnapshotNameSchema = z.string().trim().min(1).max(200);
@@ -128,6 +132,8 @@ export const SnapshotSummarySchema = z.object({
   namespaces: z.array(z.string()),
   /** Size of the stored document. */
   size_bytes: z.number().int().nonnegative(),
+  /** Bytes of container log text it holds (recording keeps at most MAX_LOG_BYTES_PER_CONTAINER of each log and MAX_LOG_BYTES_PER_SNAPSHOT in all). */
+  log_bytes: z.number().int().nonnegative(),
   /** `recorded` by this install, or `imported` from a document. */
   origin: z.enum(['recorded', 'imported']),
   /** When this install stored it. */
@@ -181,8 +187,18 @@ const EventObjectSchema = KubeObjectSchema.extend({
   message: z.string().optional(),
 });
 
+/** Objects of one resource a document may hold at most. */
+export const MAX_OBJECTS_PER_RESOURCE = 100_000;
+/** Container logs a document may hold at most. */
+export const MAX_CONTAINER_LOGS = 200_000;
+
+/** The schema of one object of a resource (a streaming import checks objects one by one). */
+export function snapshotObjectSchema(resource: SnapshotResource): typeof KubeObjectSchema {
+  return resource === 'pods' ? PodObjectSchema : resource === 'events' ? EventObjectSchema : KubeObjectSchema;
+}
+
 const objectsShape = Object.fromEntries(
-  SNAPSHOT_RESOURCES.map((r) => [r, z.array(r === 'pods' ? PodObjectSchema : r === 'events' ? EventObjectSchema : KubeObjectSchema).max(100_000).default([])]),
+  SNAPSHOT_RESOURCES.map((r) => [r, z.array(snapshotObjectSchema(r)).max(MAX_OBJECTS_PER_RESOURCE).default([])]),
 ) as Record<SnapshotResource, z.ZodDefault<z.ZodArray<typeof KubeObjectSchema>>>;
 
 /** A log as lines (what export writes) or as one text (split at newlines on import). */
@@ -206,6 +222,8 @@ export const SnapshotSourceSchema = z
     /** The API server URL (no credentials). */
     server: z.string().min(1).max(2048),
     kubernetes_version: z.string().max(100).nullable().optional(),
+    /** The namespace of the kubeconfig context it was recorded from: a replay's kubeconfig starts there (default `default`). */
+    namespace: NamespaceNameSchema.nullable().optional(),
   })
   .strict();
 
@@ -221,11 +239,13 @@ export const SnapshotDocumentSchema = z
     /** The last N lines kept of each log when it was recorded. */
     log_tail_lines: z.number().int().min(0).max(MAX_LOG_TAIL_LINES).optional(),
     objects: z.object(objectsShape).strict(),
-    logs: z.array(ContainerLogSchema).max(200_000).default([]),
+    logs: z.array(ContainerLogSchema).max(MAX_CONTAINER_LOGS).default([]),
     warnings: z.array(z.string().max(2000)).max(1000).default([]),
   })
   .strict();
 export type SnapshotDocumentInput = z.input<typeof SnapshotDocumentSchema>;
+/** A document's envelope: everything but its objects and logs (a streaming import checks those one by one). */
+export const SnapshotEnvelopeSchema = SnapshotDocumentSchema.omit({ objects: true, logs: true });
 export type SnapshotDocument = z.infer<typeof SnapshotDocumentSchema>;
 
 /** What export writes: every collection present, logs as lines. */

@@ -28,7 +28,8 @@ export function regexError(pattern: string): string | null {
 }
 
 /** A regular expression as text: refused at creation when it does not compile, so a scorer never meets one. */
-const RegexSchema = z
+/** A regular expression that compiles (the OpenAPI document says `format: regex`). */
+export const RegexSchema = z
   .string()
   .min(1)
   .max(1000)

@@ -12,4 +12,5 @@ if (nodeTooOld()) {
 }
 tuneRuntime();
 const app = (await import(new URL('./server-app.js', import.meta.url).href)) as typeof ServerApp;
-app.main({ appToken: true, ui: true });
+// The terminal shows a few lines of status; the JSON log goes to <data dir>/logs/benchdesk.log.
+app.main({ appToken: true, ui: true, logFile: true });

@@ -10,7 +10,7 @@ export type PushIterable<T> = {
   readonly ended: boolean;
 };
 
-export type PushIterableOptions = {
+export type PushIterableOptions<T = unknown> = {
   signal?: AbortSignal | undefined;
   onClose?: () => void;
   /**
@@ -18,11 +18,16 @@ export type PushIterableOptions = {
    * them, ends the iterable and calls `onOverflow`: a stalled consumer cannot grow memory.
    */
   maxBuffered?: number | undefined;
+  /** The same, in the sizes `sizeOf` gives the items (bytes, say): a few large items fill it as many small ones do. */
+  maxBufferedSize?: number | undefined;
+  sizeOf?: ((item: T) => number) | undefined;
   onOverflow?: (() => void) | undefined;
 };
 
-export function createPushIterable<T>(options: PushIterableOptions = {}): PushIterable<T> {
+export function createPushIterable<T>(options: PushIterableOptions<T> = {}): PushIterable<T> {
   const buffer: T[] = [];
+  let bufferedSize = 0;
+  const sizeOf = options.sizeOf;
   let waiting: ((result: IteratorResult<T>) => void) | null = null;
   let failWaiting: ((err: unknown) => void) | null = null;
   let ended = false;
@@ -44,12 +49,20 @@ export function createPushIterable<T>(options: PushIterableOptions = {}): PushIt
       const resolve = waiting;
       waiting = failWaiting = null;
       resolve({ value: item, done: false });
-    } else if (options.maxBuffered !== undefined && buffer.length >= options.maxBuffered) {
-      buffer.length = 0;
-      end();
-      options.onOverflow?.();
     } else {
-      buffer.push(item);
+      const size = sizeOf ? sizeOf(item) : 0;
+      const full =
+        (options.maxBuffered !== undefined && buffer.length >= options.maxBuffered) ||
+        (options.maxBufferedSize !== undefined && bufferedSize + size > options.maxBufferedSize);
+      if (full) {
+        buffer.length = 0;
+        bufferedSize = 0;
+        end();
+        options.onOverflow?.();
+      } else {
+        buffer.push(item);
+        bufferedSize += size;
+      }
     }
   }
 
@@ -69,7 +82,11 @@ export function createPushIterable<T>(options: PushIterableOptions = {}): PushIt
 
   const iterator: AsyncIterator<T> = {
     next() {
-      if (buffer.length > 0) return Promise.resolve({ value: buffer.shift() as T, done: false });
+      if (buffer.length > 0) {
+        const item = buffer.shift() as T;
+        if (sizeOf) bufferedSize -= sizeOf(item);
+        return Promise.resolve({ value: item, done: false });
+      }
       if (ended) {
         if (error !== undefined) {
           const err = error;
@@ -85,6 +102,7 @@ export function createPushIterable<T>(options: PushIterableOptions = {}): PushIt
     },
     return() {
       buffer.length = 0;
+      bufferedSize = 0;
       end();
       return Promise.resolve({ value: undefined, done: true });
     },

@@ -10,7 +10,16 @@ const TERMINAL_EVENTS = new Set(['job.succeeded', 'job.failed', 'job.cancelled']
  * Live events a stream holds for a consumer that is not taking them, when the transport sets no
  * bound. The events themselves are shared with the bus; the queue holds references.
  */
-export const DEFAULT_MAX_QUEUED_EVENTS = 10_000;
+export const DEFAULT_MAX_QUEUED_EVENTS = 1_000;
+/** The same in bytes (about what each event's frame takes): a few large events fill it as many small ones do. */
+export const DEFAULT_MAX_QUEUED_BYTES = 1024 * 1024;
+
+/** About the bytes of an event's SSE frame, without serialising it. */
+export function approximateEventBytes(event: JobEvent): number {
+  let size = 240 + (event.message?.length ?? 0) + event.event.length + (event.error_type?.length ?? 0);
+  for (const [key, value] of Object.entries(event.labels)) size += key.length + String(value).length + 6;
+  return size;
+}
 
 /** A resume position this server never handed out (another data dir, a restored backup): a 422, not an empty stream. */
 export function assertKnownPosition(service: BenchdeskService, after: number, field: 'after' | 'Last-Event-ID'): void {
@@ -41,6 +50,8 @@ function liveQueue(ctx: OperationContext, subscribe: (push: (event: JobEvent) =>
     signal: ctx.signal,
     onClose: () => unsubscribe(),
     maxBuffered: ctx.streamLimit?.maxQueued ?? DEFAULT_MAX_QUEUED_EVENTS,
+    maxBufferedSize: ctx.streamLimit?.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+    sizeOf: approximateEventBytes,
     onOverflow: ctx.streamLimit?.onOverflow,
   });
   unsubscribe = subscribe((event) => queue.push(event));

@@ -11,7 +11,7 @@ export type OperationContext = {
    * stream ends and `onOverflow` runs (over HTTP the connection is closed and the client resumes
    * with Last-Event-ID). Without it, a default bound applies.
    */
-  streamLimit?: { maxQueued: number; onOverflow(): void };
+  streamLimit?: { maxQueued: number; maxQueuedBytes?: number; onOverflow(): void };
 };
 
 export type UnaryHandler<O extends OperationName> = (ctx: OperationContext, input: unknown) => Promise<OperationOutput<O>>;

@@ -150,8 +150,10 @@ describe('Authenticator', () => {
       expect(d).toEqual({ ok: false, reason: 'invalid', message: 'invalid tenant/token combination' });
       now += 1000;
     }
-    expect(auth.authenticate('10.0.0.1', good)).toEqual({ ok: false, reason: 'blocked', retryAfterSeconds: 50 });
+    // Blocked: no token, or a wrong one, is refused unchecked-for-success; a valid token still passes (issue 34 item 5).
+    expect(auth.authenticate('10.0.0.1', { tenantId: 'default', token: undefined })).toEqual({ ok: false, reason: 'blocked', retryAfterSeconds: 50 });
     expect(auth.blockedFor('10.0.0.1')).toBe(50);
+    expect(auth.authenticate('10.0.0.1', good)).toEqual({ ok: true, tenantId: 'default' });
     // other IPs are unaffected
     expect(auth.authenticate('10.0.0.2', good)).toEqual({ ok: true, tenantId: 'default' });
     // The first failure (at 1_000_000) leaves the window at 1_060_000: then 9 remain, unblocked.
@@ -163,17 +165,24 @@ describe('Authenticator', () => {
     expect(auth.blockedFor('10.0.0.1')).toBeGreaterThan(0);
   });
 
-  it('does not count requests refused while blocked, so the block ends when the window clears', () => {
+  it('while blocked, wrong guesses keep the block going and a valid token passes throughout; requests without a token are not counted', () => {
     let now = 0;
     const auth = new Authenticator({ apiTokens: 'good', now: () => now });
     for (let i = 0; i < LOCKOUT_THRESHOLD; i++) auth.authenticate('ip', { tenantId: 'default', token: 'bad' });
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 120; i++) {
       now += 1000;
       expect(auth.authenticate('ip', { tenantId: 'default', token: 'bad' })).toMatchObject({ reason: 'blocked' });
-      if (now >= 59_000) break;
+      expect(auth.authenticate('ip', { tenantId: 'default', token: 'good' })).toEqual({ ok: true, tenantId: 'default' });
     }
-    now = LOCKOUT_WINDOW_MS;
-    expect(auth.authenticate('ip', { tenantId: 'default', token: 'good' })).toEqual({ ok: true, tenantId: 'default' });
+    // Two minutes of guessing: still blocked, and the table keeps the last few failures only.
+    expect(auth.blockedFor('ip')).toBeGreaterThan(0);
+    now += LOCKOUT_WINDOW_MS;
+    expect(auth.blockedFor('ip')).toBe(0);
+    // No token while blocked: refused, not counted.
+    for (let i = 0; i < LOCKOUT_THRESHOLD; i++) auth.authenticate('other', { tenantId: 'default', token: 'bad' });
+    for (let i = 0; i < 50; i++) expect(auth.authenticate('other', { tenantId: 'default', token: undefined })).toMatchObject({ reason: 'blocked' });
+    now += LOCKOUT_WINDOW_MS;
+    expect(auth.blockedFor('other')).toBe(0);
   });
 });
 
@@ -195,7 +204,8 @@ describe('the failed-login table', () => {
     for (let i = 0; i < LOCKOUT_THRESHOLD; i++) auth.authenticate(`127.0.${i}.9`, { tenantId: 'default', token: 'wrong' });
     expect(auth.failureSources).toBe(1);
     expect(auth.blockedFor('::1')).toBeGreaterThan(0);
-    expect(auth.authenticate('::ffff:127.1.2.3', { tenantId: 'default', token: 'right' })).toMatchObject({ ok: false, reason: 'blocked' });
+    expect(auth.authenticate('::ffff:127.1.2.3', { tenantId: 'default', token: 'wrong' })).toMatchObject({ ok: false, reason: 'blocked' });
+    expect(auth.authenticate('::ffff:127.1.2.3', { tenantId: 'default', token: 'right' })).toMatchObject({ ok: true });
     expect(auth.blockedFor('192.0.2.1')).toBe(0);
     now += LOCKOUT_WINDOW_MS + 1;
     expect(auth.authenticate('127.0.0.1', { tenantId: 'default', token: 'right' })).toMatchObject({ ok: true });

@@ -4,6 +4,11 @@ import { sourceOf } from './source-address';
 export const DEFAULT_TENANT = 'default';
 export const LOCKOUT_THRESHOLD = 10;
 export const LOCKOUT_WINDOW_MS = 60_000;
+/**
+ * A valid token passes a block (it is checked even then), so the block slows guessing only: a
+ * token must not be guessable. Shorter SERVICE_API_TOKENS tokens are warned about at start.
+ */
+export const MIN_TOKEN_CHARS = 16;
 
 export type AuthMode = 'enabled' | 'disabled' | 'unconfigured';
 
@@ -45,6 +50,11 @@ export function apiTokenItems(raw: string | undefined): Array<{ tenant: string; 
     if (tenant && token) items.push({ tenant, token });
   }
   return items;
+}
+
+/** Tenants whose SERVICE_API_TOKENS token is shorter than MIN_TOKEN_CHARS: a guessable one, warned about at start. */
+export function weakTokenTenants(raw: string | undefined): string[] {
+  return [...new Set(apiTokenItems(raw).filter((i) => i.token.length < MIN_TOKEN_CHARS).map((i) => i.tenant))];
 }
 
 /** SERVICE_API_TOKENS by tenant. Only SHA-256 hashes are kept; the plaintext is not stored anywhere. */
@@ -105,7 +115,7 @@ export type AuthDecision =
 /**
  * Authentication state of one server: the hashed tokens and the failed-attempt limiter
  * (10 failures from one source in a rolling 60 s window block that source until the window
- * clears). A source is an address, except that all of loopback (127.0.0.0/8, ::1) is one: a local
+ * clears, for every request but one with a valid token). A source is an address, except that all of loopback (127.0.0.0/8, ::1) is one: a local
  * program cannot spread its guesses over 127.0.0.2, 127.0.0.3… Sources whose failures have aged
  * out are dropped, so addresses that fail once cannot grow the table without bound.
  */
@@ -185,13 +195,24 @@ export class Authenticator {
     return Math.max(1, Math.ceil((liftingFailure + LOCKOUT_WINDOW_MS - this.now()) / 1000));
   }
 
-  /** `countFailure: false`: a failure that is not a guess (see request-guards) leaves the limiter alone. */
+  /**
+   * `countFailure: false`: a failure that is not a guess (see request-guards) leaves the limiter alone.
+   *
+   * A blocked source is refused unless the request carries a valid token: one local program's
+   * bad guesses used to lock every local client out for 60 s, valid tokens included (issue 34
+   * item 5). A wrong token while blocked is refused as blocked and counted (the block goes on);
+   * a request without one is refused as blocked unchecked.
+   */
   authenticate(address: string, credentials: Credentials, options: { countFailure?: boolean } = {}): AuthDecision {
     if (this.mode === 'disabled') return { ok: true, tenantId: credentials.tenantId };
     const ip = sourceOf(address);
     const blocked = this.blockedFor(ip);
-    if (blocked > 0) return { ok: false, reason: 'blocked', retryAfterSeconds: blocked };
     const count = options.countFailure ?? true;
+    if (blocked > 0) {
+      if (credentials.token !== undefined && this.verify(credentials.tenantId, credentials.token)) return { ok: true, tenantId: credentials.tenantId };
+      if (credentials.token !== undefined && count) this.recordFailure(ip);
+      return { ok: false, reason: 'blocked', retryAfterSeconds: this.blockedFor(ip) || blocked };
+    }
     if (credentials.token === undefined) {
       if (count) this.recordFailure(ip);
       return { ok: false, reason: 'missing', message: credentials.authorizationProblem ?? CREDENTIALS_REQUIRED };
@@ -222,6 +243,8 @@ export class Authenticator {
     this.pruneAgedOut();
     const list = this.recentFailures(ip);
     list.push(this.now());
+    // Only the last THRESHOLD failures decide a block: a flood of guesses keeps a short list.
+    if (list.length > LOCKOUT_THRESHOLD) list.splice(0, list.length - LOCKOUT_THRESHOLD);
     this.failures.set(ip, list);
   }
 

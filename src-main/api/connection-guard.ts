@@ -10,27 +10,38 @@ export const refusedSockets = new WeakSet<Socket>();
 type Tracked = {
   socket: Socket;
   source: string;
-  /** A request on it passed authentication: a client with a token, not a stranger. */
-  authenticated: boolean;
+  /** The tenant a request on it authenticated as: a client with a token, not a stranger. */
+  tenant: string | undefined;
   /** Requests in progress (received, not yet answered). */
   busy: number;
+  /** Taken above the cap: it may serve a /healthz probe, never a tenant. */
+  reserve: boolean;
   idleTimer: NodeJS.Timeout | undefined;
 };
 
 export type ConnectionGuardOptions = {
   /** Open connections from one source (all of loopback is one source). */
   maxPerSource: number;
+  /** Connections one tenant may hold (from one source); the rest of the cap stays for others. */
+  maxPerTenant: number;
+  /** Connections above the cap kept for /healthz probes. */
+  healthReserve: number;
   /** A connection that has not authenticated is closed after this long without a request in progress. */
   idleUnauthenticatedMs: number;
 };
 
 /**
- * Keeps one local program from taking the API away from everyone. Connections are counted per
- * source (sourceOf: all of 127.0.0.0/8 is one). At the cap, a new connection takes the place of
- * the oldest one that has neither authenticated nor a request in progress, so idle strangers can
- * never lock out a client with a token or a /healthz probe; only when every connection of the
- * source is authenticated or busy is the new one refused (503). Connections that have not
- * authenticated are also closed after a short idle time.
+ * Keeps one local program, or one tenant, from taking the API away from everyone (issue 25 item
+ * 12, issue 34 item 5). Connections are counted per source (sourceOf: all of 127.0.0.0/8 is one)
+ * and, once a request on them authenticated, per tenant.
+ *
+ * At the source's cap a new connection takes the place of the oldest idle one (no request in
+ * progress): a stranger's first (never authenticated), else one of the tenant holding the most.
+ * Idle keep-alive connections cost their client nothing to reopen, so 128 idle connections of
+ * one tenant never lock anyone out. When every connection is busy, a few more are accepted as a
+ * reserve for /healthz: a request that authenticates on one is refused (503). And a tenant may
+ * hold at most maxPerTenant connections: past that its oldest idle one is closed, or, all busy,
+ * the request is refused (503), so the rest of the cap always stays for other tenants.
  */
 export class ConnectionGuard {
   private readonly bySource = new Map<string, Set<Tracked>>();
@@ -45,12 +56,22 @@ export class ConnectionGuard {
     server.prependListener('request', (request: http.IncomingMessage, response: http.ServerResponse) => this.onRequest(request.socket, response));
   }
 
-  /** Called by the request screen when a request on `socket` authenticated. */
-  markAuthenticated(socket: Socket): void {
+  /**
+   * A request on `socket` authenticated as `tenantId`: the answer is a problem to send instead
+   * when the tenant already holds its share, or the connection is a reserve one.
+   */
+  markAuthenticated(socket: Socket, tenantId: string): ProblemError | undefined {
     const tracked = this.bySocket.get(socket);
-    if (!tracked || tracked.authenticated) return;
-    tracked.authenticated = true;
+    if (!tracked || tracked.tenant === tenantId) return undefined;
+    if (tracked.reserve) return this.refusal(`every connection this machine may open is in use (limit ${this.options.maxPerSource}); this one is kept for /healthz`);
+    const open = this.bySource.get(tracked.source) ?? new Set<Tracked>();
+    const held = [...open].filter((t) => t.tenant === tenantId);
+    if (held.length >= this.options.maxPerTenant && !this.evictIdle(open, (t) => t.tenant === tenantId && t !== tracked)) {
+      return this.refusal(`tenant ${tenantId} holds ${held.length} connections from this machine, the most one tenant may (the rest are kept for others); close some and retry`);
+    }
+    tracked.tenant = tenantId;
     clearTimeout(tracked.idleTimer);
+    return undefined;
   }
 
   /** Open connections of a source (`loopback` for this machine). */
@@ -58,9 +79,20 @@ export class ConnectionGuard {
     return this.bySource.get(source)?.size ?? 0;
   }
 
-  /** Idle unauthenticated connections closed to make room for new ones. */
+  /** Open connections of a tenant. */
+  heldBy(tenantId: string): number {
+    let count = 0;
+    for (const open of this.bySource.values()) for (const t of open) if (t.tenant === tenantId) count++;
+    return count;
+  }
+
+  /** Idle connections closed to make room for new ones. */
   get evicted(): number {
     return this.evictedCount;
+  }
+
+  private refusal(detail: string): ProblemError {
+    return new ProblemError(503, 'too_many_connections', detail, undefined, { 'retry-after': '1' });
   }
 
   private onConnection(socket: Socket): void {
@@ -70,17 +102,13 @@ export class ConnectionGuard {
       open = new Set();
       this.bySource.set(source, open);
     }
-    if (open.size >= this.options.maxPerSource && !this.evictIdleStranger(open)) {
-      refusedSockets.add(socket);
-      const problem = new ProblemError(503, 'too_many_connections', `too many open connections from this machine (limit ${this.options.maxPerSource}); close some and retry`, undefined, {
-        'retry-after': '1',
-      });
-      socket.end(rawProblemResponse(problem));
-      socket.once('finish', () => socket.destroy());
-      setTimeout(() => socket.destroy(), 1000).unref();
-      return;
+    let reserve = false;
+    if (open.size >= this.options.maxPerSource && !this.makeRoom(open)) {
+      // Every connection is busy: a few more, for /healthz probes only.
+      reserve = [...open].filter((t) => t.reserve).length < this.options.healthReserve;
+      if (!reserve) return this.refuse(socket);
     }
-    const tracked: Tracked = { socket, source, authenticated: false, busy: 0, idleTimer: undefined };
+    const tracked: Tracked = { socket, source, tenant: undefined, busy: 0, reserve, idleTimer: undefined };
     open.add(tracked);
     this.bySocket.set(socket, tracked);
     this.armIdleTimer(tracked);
@@ -92,10 +120,27 @@ export class ConnectionGuard {
     });
   }
 
-  /** Closes the oldest connection of the set that has not authenticated and has no request in progress. */
-  private evictIdleStranger(open: Set<Tracked>): boolean {
+  private refuse(socket: Socket): void {
+    refusedSockets.add(socket);
+    const problem = this.refusal(`too many open connections from this machine (limit ${this.options.maxPerSource}); close some and retry`);
+    socket.end(rawProblemResponse(problem));
+    socket.once('finish', () => socket.destroy());
+    setTimeout(() => socket.destroy(), 1000).unref();
+  }
+
+  /** Closes an idle connection: a stranger's, else one of the tenant holding the most. */
+  private makeRoom(open: Set<Tracked>): boolean {
+    if (this.evictIdle(open, (t) => t.tenant === undefined)) return true;
+    const counts = new Map<string, number>();
+    for (const t of open) if (t.tenant !== undefined) counts.set(t.tenant, (counts.get(t.tenant) ?? 0) + 1);
+    const tenants = [...counts].sort((a, b) => b[1] - a[1]).map(([tenant]) => tenant);
+    return tenants.some((tenant) => this.evictIdle(open, (t) => t.tenant === tenant));
+  }
+
+  /** Closes the oldest connection of the set that `matches` and has no request in progress. */
+  private evictIdle(open: Set<Tracked>, matches: (t: Tracked) => boolean): boolean {
     for (const tracked of open) {
-      if (tracked.authenticated || tracked.busy > 0) continue;
+      if (tracked.busy > 0 || !matches(tracked)) continue;
       open.delete(tracked);
       clearTimeout(tracked.idleTimer);
       tracked.socket.destroy();
@@ -122,10 +167,10 @@ export class ConnectionGuard {
   }
 
   private armIdleTimer(tracked: Tracked): void {
-    if (tracked.authenticated) return;
+    if (tracked.tenant !== undefined) return;
     clearTimeout(tracked.idleTimer);
     tracked.idleTimer = setTimeout(() => {
-      if (!tracked.authenticated && tracked.busy === 0) tracked.socket.destroy();
+      if (tracked.tenant === undefined && tracked.busy === 0) tracked.socket.destroy();
     }, this.options.idleUnauthenticatedMs);
     tracked.idleTimer.unref();
   }

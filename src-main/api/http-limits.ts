@@ -14,15 +14,26 @@ export type HttpLimits = {
   headersTimeoutMs: number;
   /**
    * Open connections from one source (every loopback address is one source). At the cap a new
-   * connection replaces an idle one that has not authenticated; only when there is none is it
-   * answered 503 (see ConnectionGuard).
+   * connection replaces an idle one (a stranger's first, else the biggest tenant's); only when all
+   * are busy is it answered 503, past a small reserve for /healthz (see ConnectionGuard).
    */
   maxConnectionsPerIp: number;
+  /** Connections one tenant may hold from one source: the rest of the cap stays for other tenants. */
+  maxConnectionsPerTenant: number;
+  /** Connections accepted above the cap, when every one is busy, for /healthz probes only. */
+  healthReserve: number;
   /** A connection that has not authenticated is closed after this long without a request in progress. */
   idleUnauthenticatedMs: number;
 };
 
-export const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, headersTimeoutMs: 5_000, maxConnectionsPerIp: 128, idleUnauthenticatedMs: 5_000 };
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 5_000,
+  maxConnectionsPerIp: 128,
+  maxConnectionsPerTenant: 96,
+  healthReserve: 8,
+  idleUnauthenticatedMs: 5_000,
+};
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 

@@ -19,8 +19,11 @@ export type GuardOptions = {
   isPublic(path: string): boolean;
   /** When the server binds a non-loopback address, Host checks use that address too. */
   extraHosts?: readonly string[];
-  /** A request on this connection authenticated (the connection cap treats it as a client, not a stranger). */
-  onAuthenticated?: (socket: Socket) => void;
+  /**
+   * A request on this connection authenticated (the connection cap counts it for its tenant); a
+   * problem answered instead when the tenant holds its share of connections already.
+   */
+  onAuthenticated?: (socket: Socket, tenantId: string) => ProblemError | undefined;
 };
 
 function hostName(hostHeader: string): string {
@@ -142,15 +145,18 @@ export function makeRequestScreen(options: GuardOptions) {
     }
     const { headers } = request;
     const memo = remembered.get(request.socket);
-    if (memo !== undefined && sameFields(memo, headers, ip) && memo.generation === auth.generation && auth.blockedFor(ip) === 0) {
+    // A block does not reach a connection whose remembered verdict is a valid token's: it would pass the block anyway.
+    if (memo !== undefined && sameFields(memo, headers, ip) && memo.generation === auth.generation) {
       // The verdict depends on the URL only through an absolute-form target and the public paths.
       const url = request.url ?? '/';
       const query = url.indexOf('?');
       if (url.startsWith('/') && !options.isPublic(query < 0 ? url : url.slice(0, query))) return memo.verdict;
     }
     const verdict = screenAfresh(request, ip, countFailures);
+    if (verdict.ok && verdict.tenantId === undefined) knownClientOnPublicPath(request);
     if (verdict.ok && verdict.tenantId !== undefined) {
-      options.onAuthenticated?.(request.socket);
+      const refused = options.onAuthenticated?.(request.socket, verdict.tenantId);
+      if (refused) return { ok: false, problem: refused };
       remembered.set(request.socket, {
         ip,
         generation: auth.generation,
@@ -166,6 +172,17 @@ export function makeRequestScreen(options: GuardOptions) {
     }
     return verdict;
   };
+
+  /**
+   * A public path asked with a valid token (a client polling /healthz, fetching the OpenAPI
+   * document): its connection is a client's, not a stranger's the idle timer closes under it.
+   * Never refused, never counted: a public path answers whatever the credentials.
+   */
+  function knownClientOnPublicPath(request: ScreenedRequest): void {
+    if (!options.onAuthenticated || auth.mode !== 'enabled') return;
+    const credentials = readCredentials(request.headers);
+    if (credentials.token !== undefined && auth.verify(credentials.tenantId, credentials.token)) options.onAuthenticated(request.socket, credentials.tenantId);
+  }
 
   function screenAfresh(request: ScreenedRequest, ip: string, countFailures: boolean): ScreenVerdict {
     const { headers } = request;

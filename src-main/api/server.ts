@@ -2,7 +2,7 @@ import http from 'node:http';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
-import { API_PATHS, type JobRecord } from '../../shared';
+import { API_PATHS, type JobRecord, type UnaryOperationName } from '../../shared';
 import { ProblemError } from '../app/problem-error';
 import type { Authenticator } from './auth';
 import { INTERNAL_ERROR, jsonBodyParser, nonObjectBodyProblem, problemOfError, sendProblem } from './problem-reply';
@@ -13,7 +13,7 @@ import { makeFastEstimate } from './fast-estimate';
 import { makeFastJobRead } from './fast-job-read';
 import { makeRequestGuard, makeRequestScreen, type GuardOptions } from './request-guards';
 import type { OperationHandlers } from '../adapter';
-import { registerOperationRoutes } from './routes/operations';
+import { registerOperationRoutes, type OperationRouteOptions } from './routes/operations';
 import { serializeResponse } from './serialize';
 import { DEFAULT_EVENT_STREAM_LIMITS, EventStreamRegistry, type EventStreamLimits } from './sse';
 
@@ -61,7 +61,12 @@ export type ApiServerOptions = {
   cachedJob?: (tenantId: string, jobId: string) => JobRecord | undefined;
   /** The agents the server knows: the OpenAPI document lists them as the values of `agent`. */
   agentNames?: () => readonly string[];
+  /** HTTP answers written piece by piece instead of the handler's value (a snapshot export). */
+  byteResponses?: OperationRouteOptions['byteResponses'];
 };
+
+/** Operations that read their own JSON body, piece by piece: a 64 MiB snapshot is never one string. */
+const STREAMED_BODIES: ReadonlySet<UnaryOperationName> = new Set(['importSnapshot']);
 
 /** A setting fastify resolved (its defaults included) and hands the server factory. */
 function numberOption(opts: Record<string, unknown>, name: string): number | undefined {
@@ -96,11 +101,18 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     return [...new Set((fixed.length > 0 ? fixed : matching).map((r) => r.method))].sort();
   };
   const httpOptions = fastifyHttpOptions(limits, allowedMethods);
-  const connections = new ConnectionGuard({ maxPerSource: limits.maxConnectionsPerIp, idleUnauthenticatedMs: limits.idleUnauthenticatedMs });
+  const connections = new ConnectionGuard({
+    maxPerSource: limits.maxConnectionsPerIp,
+    // A share of the source's cap (three quarters by default), so others always have room.
+    maxPerTenant: Math.max(1, Math.min(limits.maxConnectionsPerTenant, Math.floor((limits.maxConnectionsPerIp * 3) / 4))),
+    healthReserve: limits.healthReserve,
+    idleUnauthenticatedMs: limits.idleUnauthenticatedMs,
+  });
   const guardOptions: GuardOptions = {
     auth: options.auth,
-    onAuthenticated: (socket) => connections.markAuthenticated(socket),
-    isPublic: (path) => path === API_PATHS.health || (options.uiDir !== undefined && (path === '/ui' || path.startsWith(UI_PREFIX))),
+    onAuthenticated: (socket, tenantId) => connections.markAuthenticated(socket, tenantId),
+    // The OpenAPI document holds no secret: code generators fetch it without a token.
+    isPublic: (path) => path === API_PATHS.health || path === API_PATHS.openapi || (options.uiDir !== undefined && (path === '/ui' || path.startsWith(UI_PREFIX))),
     ...(options.extraHosts ? { extraHosts: options.extraHosts } : {}),
   };
   let closing = false;
@@ -239,6 +251,8 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     sseHeartbeatMs: options.sseHeartbeatMs ?? SSE_HEARTBEAT_MS,
     streams,
     streamLimits: { ...DEFAULT_EVENT_STREAM_LIMITS, ...options.streamLimits },
+    streamedBodies: STREAMED_BODIES,
+    ...(options.byteResponses ? { byteResponses: options.byteResponses } : {}),
   });
 
   app.get(API_PATHS.openapi, { schema: { summary: 'This OpenAPI 3.1 document', tags: ['meta'] } }, async (request) => {

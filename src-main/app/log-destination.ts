@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 
 /**
  * Where log lines go (stdout by default, which is often a file the user redirected). pino's
@@ -54,9 +55,20 @@ export function createLogDestination(fd = 1, writeSync: WriteSync = fs.writeSync
   };
 }
 
-/** The process's one stdout destination, shared by the app's logger and fastify's. */
+/** The process's one log destination (stdout unless logToFile chose a file), shared by the app's logger and fastify's. */
 let stdoutDestination: LogDestination | undefined;
 export function processLogDestination(): LogDestination {
   stdoutDestination ??= createLogDestination(1);
   return stdoutDestination;
+}
+
+/**
+ * Sends the process's log lines to `file` (appended; 0600 in a 0700 folder) instead of stdout:
+ * `npm start` keeps its terminal for a few lines of status, not the JSON log. Call it before
+ * anything logs (the destination is chosen once).
+ */
+export function logToFile(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const fd = fs.openSync(file, 'a', 0o600);
+  stdoutDestination = createLogDestination(fd);
 }

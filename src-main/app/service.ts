@@ -21,6 +21,7 @@ import {
 import { EngineClosedError, type JobEngine } from '../engine/engine';
 import { summarizeEvents } from '../engine/metrics';
 import { InvalidCursorError, type JobStore } from '../store/types';
+import { withNormalisedBackendUrls } from './backend-urls';
 import { ProblemError } from './problem-error';
 import type { BenchdeskService } from './service-types';
 
@@ -104,7 +105,7 @@ export function createService(deps: ServiceDeps): BenchdeskService {
   function validateJobRequest<K extends JobKind>(kind: K, body: unknown): JobRequestByKind[K] {
     const parsed = JOB_REQUEST_SCHEMAS[kind].safeParse(requireObjectBody(body));
     if (!parsed.success) throw ProblemError.validation(parsed.error.issues, `${kind} request`);
-    return parsed.data as JobRequestByKind[K];
+    return withNormalisedBackendUrls(parsed.data as JobRequestByKind[K]);
   }
 
   return {

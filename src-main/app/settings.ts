@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { INSTALL_ID_PATTERN } from '../marketplace/labels';
 import { APP_SETTINGS_DEFAULTS, AppSettingsSchema, ExtraCatalogEntrySchema, SettingsUpdateSchema, type AppSettingKey, type AppSettings } from '../../shared';
 import { redactUrlCredentials } from '../engine/redact';
-import { isOutOfSpace } from '../store/atomic-file';
+import { isOutOfSpace, uniqueTempPath } from '../store/atomic-file';
 import { InsufficientStorageError } from '../store/types';
 import { ProblemError } from './problem-error';
 
@@ -44,6 +44,8 @@ export function newInstallId(): string {
 
 export class SettingsStore {
   private readonly conf: Conf<StoredSettings>;
+  /** The rotation in progress: the next waits for it. */
+  private rotation: Promise<void> = Promise.resolve();
 
   constructor(readonly dataDir: string) {
     this.conf = new Conf<StoredSettings>({
@@ -243,14 +245,34 @@ export class SettingsStore {
     return { token: await this.rotateApiToken(), created: true };
   }
 
-  async rotateApiToken(): Promise<string> {
+  /**
+   * A new app token. Rotations run one at a time: four at once used to share one temp file, so
+   * two renamed each other's copies and the file ended holding a token whose hash was not the one
+   * kept. `apply(previousSha256, token)` runs inside the turn (the server swaps the accepted hash
+   * there), so the token in the file, the stored hash and the accepted one are always the same.
+   */
+  rotateApiToken(apply?: (previousSha256: string | undefined, token: string) => void): Promise<string> {
+    const turn = this.rotation.then(async () => {
+      const previous = this.read().api_token_sha256;
+      const token = await this.writeNewApiToken();
+      apply?.(previous, token);
+      return token;
+    });
+    this.rotation = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
+  }
+
+  private async writeNewApiToken(): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const file = path.join(this.dataDir, API_TOKEN_FILE);
     // A fresh 0600 file renamed over the old one: a reader never sees a half-written token, and
     // the mode is 0600 even if someone loosened the old file's. The hash is saved between the
     // write and the rename, so a full disk at either write leaves the old token, its file and its
     // hash as they were, and no temporary file behind.
-    const tmp = `${file}.${process.pid}.tmp`;
+    const tmp = uniqueTempPath(file);
     const previous = this.read();
     let hashSaved = false;
     try {

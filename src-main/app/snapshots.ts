@@ -1,21 +1,20 @@
 import fsp from 'node:fs/promises';
+import type { z } from 'zod';
 import path from 'node:path';
-import {
-  APP_TENANT_ID,
-  RecordSnapshotInputSchema,
-  type ExportedSnapshot,
-  type SnapshotList,
-  type SnapshotSummary,
-} from '../../shared';
+import { APP_TENANT_ID, RecordSnapshotInputSchema, type ExportedSnapshot, type SnapshotList, type SnapshotSummary } from '../../shared';
 import { resolveKubeconfigPath } from '../agents/kubeconfig-path';
 import type { Logger } from '../engine/types';
-import { canonicalSnapshot, contentHash, SnapshotDocumentError, type CanonicalSnapshot } from '../snapshots/document';
+import { contentHashSliced, SnapshotDocumentError, type CanonicalSnapshot } from '../snapshots/document';
 import { KubeHttpError } from '../snapshots/kube-http';
-import { recordCluster, type RecordProgress } from '../snapshots/record';
+import { recordCluster, UnknownNamespaceError, type RecordProgress } from '../snapshots/record';
 import { SnapshotNotFoundError, SnapshotReplays, type SnapshotLease, type SnapshotLeases } from '../snapshots/replays';
+import { serveLeaseHolders } from '../snapshots/serve-leases';
 import { SnapshotStore, type StoredSummary } from '../snapshots/snapshot-store';
 import { newRecordId } from '../store/id-files';
 import { ProblemError } from './problem-error';
+import { documentOf, ExportLimiter, exportWithin } from './snapshot-io';
+
+export { MAX_EXPORTS_PER_TENANT } from './snapshot-io';
 import { requireAppTenant } from './tenant-refusals';
 
 /**
@@ -40,6 +39,11 @@ export type SnapshotService = SnapshotLeases & {
   list(): Promise<SnapshotList>;
   get(snapshotId: string): Promise<SnapshotSummary>;
   export(snapshotId: string): Promise<ExportedSnapshot>;
+  /**
+   * The export as text, written piece by piece as the stored file is read (HTTP). At most
+   * MAX_EXPORTS_PER_TENANT run at once per tenant: another is a 429 with Retry-After.
+   */
+  exportText(tenantId: string, snapshotId: string): Promise<AsyncIterable<string>>;
   /** The stored document (for the suites: a suite export carries its snapshots). */
   document(snapshotId: string): Promise<ExportedSnapshot | undefined>;
   import(tenantId: string, document: unknown, options?: { snapshotId?: string }): Promise<SnapshotSummary>;
@@ -63,6 +67,8 @@ export type SnapshotServiceDeps = {
 };
 
 function recordProblem(err: unknown): ProblemError {
+  // The request named a namespace the cluster does not have: its mistake, not the cluster's failure.
+  if (err instanceof UnknownNamespaceError) return ProblemError.validation([{ path: 'namespaces', message: err.message }], 'request');
   if (err instanceof KubeHttpError) {
     switch (err.kind) {
       case 'kubeconfig':
@@ -80,6 +86,50 @@ function recordProblem(err: unknown): ProblemError {
   throw err;
 }
 
+/** Checks a record request and records the cluster it names (a failure is the problem to answer). */
+async function recordRequested(
+  input: unknown,
+  options: { signal?: AbortSignal | undefined; onProgress?: (p: RecordProgress) => void },
+  deps: SnapshotServiceDeps,
+  now: () => Date,
+): Promise<{ request: z.infer<typeof RecordSnapshotInputSchema>; doc: CanonicalSnapshot }> {
+  const parsed = RecordSnapshotInputSchema.safeParse(input ?? {});
+  if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'request');
+  const request = parsed.data;
+  try {
+    const doc = await recordCluster({
+      name: request.name,
+      // As a job's kubeconfig is: `~/` expanded, relative paths made absolute.
+      kubeconfig: resolveKubeconfigPath(request.kubeconfig),
+      namespaces: request.namespaces,
+      logTailLines: request.log_tail_lines,
+      description: request.description,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      now,
+      ...deps.recordTuning,
+    });
+    return { request, doc };
+  } catch (err) {
+    throw recordProblem(err);
+  }
+}
+
+/** Who uses a snapshot: registered sources (suites), the jobs serving it, and `benchdesk snapshot serve` in another process. */
+function usersOf(snapshotId: string, usage: ReadonlySet<SnapshotUsage>, replays: SnapshotReplays, deps: SnapshotServiceDeps): string[] {
+  const users = new Set<string>();
+  for (const source of usage) {
+    try {
+      for (const user of source(snapshotId)) users.add(user);
+    } catch (err) {
+      deps.log.warn('a snapshot usage source failed', { err: String(err) });
+    }
+  }
+  for (const holder of replays.holders(snapshotId)) users.add(holder);
+  for (const holder of serveLeaseHolders(deps.dataDir, snapshotId)) users.add(holder);
+  return [...users].sort();
+}
+
 /** Where replays keep their kubeconfigs: in the data dir (0700), emptied at start, so a crash leaves nothing behind for long. */
 export const REPLAYS_DIR = 'replays';
 
@@ -90,20 +140,10 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
   await fsp.mkdir(tempRoot, { recursive: true, mode: 0o700 });
   const replays = new SnapshotReplays(store, { tempRoot });
   const usage = new Set<SnapshotUsage>();
+  const exportLimiter = new ExportLimiter();
   const now = deps.now ?? (() => new Date());
 
-  const usedBy = (snapshotId: string): string[] => {
-    const users = new Set<string>();
-    for (const source of usage) {
-      try {
-        for (const user of source(snapshotId)) users.add(user);
-      } catch (err) {
-        deps.log.warn('a snapshot usage source failed', { err: String(err) });
-      }
-    }
-    for (const holder of replays.holders(snapshotId)) users.add(holder);
-    return [...users].sort();
-  };
+  const usedBy = (snapshotId: string): string[] => usersOf(snapshotId, usage, replays, deps);
 
   const withUsage = (summary: StoredSummary): SnapshotSummary => {
     const { content_sha256: _hash, ...rest } = summary;
@@ -138,26 +178,7 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
 
     async record(tenantId, input, options = {}) {
       requireAppTenant('snapshots', tenantId);
-      const parsed = RecordSnapshotInputSchema.safeParse(input ?? {});
-      if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'request');
-      const request = parsed.data;
-      let doc: CanonicalSnapshot;
-      try {
-        doc = await recordCluster({
-          name: request.name,
-          // As a job's kubeconfig is: `~/` expanded, relative paths made absolute.
-          kubeconfig: resolveKubeconfigPath(request.kubeconfig),
-          namespaces: request.namespaces,
-          logTailLines: request.log_tail_lines,
-          description: request.description,
-          signal: options.signal,
-          onProgress: options.onProgress,
-          now,
-          ...deps.recordTuning,
-        });
-      } catch (err) {
-        throw recordProblem(err);
-      }
+      const { request, doc } = await recordRequested(input, options, deps, now);
       const id = await freeId(request.name);
       const summary = await store.write(id, doc, 'recorded', now());
       deps.log.info('recorded a snapshot', { snapshot_id: id, source: summary.source, pods: summary.counts.pods, size_bytes: summary.size_bytes });
@@ -181,20 +202,18 @@ export async function createSnapshotService(deps: SnapshotServiceDeps): Promise<
 
     document: exported,
 
+    async exportText(tenantId, snapshotId) {
+      await stored(snapshotId);
+      const text = await exportWithin(exportLimiter, tenantId, () => store.exportText(snapshotId));
+      if (!text) throw new ProblemError(404, 'snapshot_not_found', `no snapshot ${snapshotId}`);
+      return text;
+    },
+
     async import(tenantId, document, options = {}) {
       requireAppTenant('snapshots', tenantId);
-      if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-        throw new ProblemError(400, 'bad_request', 'a snapshot document is a JSON object (what GET /v1/snapshots/{id}/export answers)');
-      }
-      let doc: CanonicalSnapshot;
-      try {
-        doc = canonicalSnapshot(document);
-      } catch (err) {
-        if (err instanceof SnapshotDocumentError) throw ProblemError.validation(err.issues, 'snapshot document');
-        throw err;
-      }
+      const doc = await documentOf(document);
       const wanted = options.snapshotId ?? doc.snapshot_id;
-      const hash = contentHash(doc);
+      const hash = await contentHashSliced(doc);
       // The same content again is the same snapshot: its id (and every suite that names it) stays.
       if (wanted) {
         const existing = await store.summary(wanted);

@@ -26,6 +26,12 @@ function market(fail?: Error) {
 }
 
 describe('template search', () => {
+  it('a first search by part of a name finds the recommended templates that contain it (no plain listing before it)', async () => {
+    const m = market();
+    const found = await createTemplateSearch({ marketplace: () => m.client })({ q: 'ollama' });
+    expect(found.templates.map((x) => x.name)).toEqual(['Ollama', 'Ollama (open)']);
+  });
+
   it('lists the recommended templates, most used first, and reads them once for a while', async () => {
     const m = market();
     let now = 0;
@@ -52,12 +58,12 @@ describe('template search', () => {
     await search({ q: TEAM });
     expect(m.calls).toHaveLength(3);
     expect((await search({ q: 'f'.repeat(32) })).templates).toEqual([]);
-    // Before the recommended list was read, a name finds only its exact match.
+    // A name also reads the recommended list when it is not kept yet (issue 34 item 11: a search before any plain listing found nothing).
     expect((await search({ q: 'Ollama (team)' })).templates.map((x) => x.name)).toEqual(['Ollama (team)']);
+    expect(m.calls.slice(-2)).toEqual([{ recommended: { eq: true } }, { name: { eq: 'Ollama (team)' } }]);
     const named = m.calls.length;
     await search({ q: 'Ollama (team)' });
     expect(m.calls.length).toBe(named);
-    await search({});
     const calls = m.calls.length;
     const found = await search({ q: 'ollama' });
     expect(m.calls.length).toBe(calls + 1);

@@ -7,10 +7,10 @@ import { ProblemError } from './problem-error';
 /**
  * Marketplace templates for the Launch form's picker (GET /v1/marketplace/templates). The
  * marketplace allows one template call per 3 s and has no text search, so: the recommended list
- * is read once and kept a while (a name search filters it here), and a search makes at most one
- * call (a hash, or an exact name). A name's answer is kept a minute; a hash is always asked (it
- * is how Launch checks the template still exists before renting). Identical searches in flight
- * share one call.
+ * is read once and kept a while (a name search filters it here, and reads it first when it is not
+ * kept), and a search makes one call of its own (a hash, or an exact name). A name's answer is
+ * kept a minute; a hash is always asked (it is how Launch checks the template still exists before
+ * renting). Identical searches in flight share one call.
  */
 
 const RECOMMENDED_TTL_MS = 10 * 60_000;
@@ -67,6 +67,12 @@ export function createTemplateSearch(deps: TemplateSearchDeps): TemplateSearch {
     return value;
   }
 
+  /** The recommended list when it is kept (a hash lookup never waits for it). */
+  async function keptRecommended(): Promise<MarketplaceTemplate[]> {
+    const kept = cache.get('recommended');
+    return kept ? kept.value.catch(() => []) : [];
+  }
+
   return async (query) => {
     const client = deps.marketplace();
     if (!client) return { templates: [], note: 'no marketplace key is configured (set VAST_API_KEY), so the marketplace templates cannot be listed' };
@@ -77,10 +83,10 @@ export function createTemplateSearch(deps: TemplateSearchDeps): TemplateSearch {
         return { templates: rank(recommended, ''), note: null };
       }
       const hash = HASH_LIKE.test(q);
+      // Names containing the text come from the recommended list, read first when it is not kept yet:
+      // `templates --search ollama` used to find nothing until a plain `templates` had run.
+      const listed = hash ? await keptRecommended() : await cachedCall(client, 'recommended', RECOMMENDED_TTL_MS, { recommended: { eq: true } }).catch(() => []);
       const found = await cachedCall(client, `q:${q}`, hash ? 0 : SEARCH_TTL_MS, hash ? { hash_id: { eq: q } } : { name: { eq: q } });
-      // Names containing the text, from the recommended list when it was read already (no extra call).
-      const recommended = cache.get('recommended');
-      const listed = recommended ? await recommended.value.catch(() => []) : [];
       const lower = q.toLowerCase();
       const partial = listed.filter((t) => (t.name ?? '').toLowerCase().includes(lower) || t.hash_id === q);
       return { templates: rank([...found, ...partial], q), note: null };

@@ -29,7 +29,19 @@ export type ServeBannerFacts = {
   ui: 'served' | 'off' | 'not-built';
   /** The token to sign the browser in with, and where it came from. */
   token?: { value: string; source: 'env' } | { value: string; source: 'app'; file: string };
+  /** Where the log lines go, when not to stdout (`npm start`). */
+  logFile?: string;
 };
+
+/** The desktop app's one line on the terminal `npm start` ran in: the API, the token for scripts, the log. */
+export function desktopStatusLine(facts: { apiUrl: string; tokenFile: string; logFile: string }): string {
+  return `benchdesk: the app's API is on ${facts.apiUrl}; for curl and scripts: export BENCHDESK_TOKEN="$(cat ${shellQuote(facts.tokenFile)})"; its log: ${facts.logFile}`;
+}
+
+/** A path as one shell word: as it is when it is plain, else in single quotes. */
+export function shellQuote(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
 
 /** The lines printed on stdout once the server listens. */
 export function serveBanner(facts: ServeBannerFacts): string[] {
@@ -41,6 +53,8 @@ export function serveBanner(facts: ServeBannerFacts): string[] {
       lines.push(`Open the browser UI: ${browserUiUrl(facts.apiUrl, facts.token.value)}`);
       if (facts.token.source === 'app') {
         lines.push(`(The API token is kept in ${facts.token.file}; the CLI reads it from there.)`);
+        // What the README's curl lines use (issue 34 item 11: nothing set BENCHDESK_TOKEN).
+        lines.push(`For curl and scripts: export BENCHDESK_TOKEN="$(cat ${shellQuote(facts.token.file)})"`);
       }
     } else if (facts.authMode === 'disabled') {
       lines.push(`Open the browser UI: ${browserUiUrl(facts.apiUrl)} (authentication is off)`);
@@ -53,6 +67,7 @@ export function serveBanner(facts: ServeBannerFacts): string[] {
       );
     }
   }
+  if (facts.logFile) lines.push(`Its log: ${facts.logFile}`);
   lines.push('Ctrl-C stops the server.');
   return lines;
 }

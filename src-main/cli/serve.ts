@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, isTruthy } from '../app/config';
+import { ConfigError, defaultDataDir, isTruthy } from '../app/config';
+import { logToFile } from '../app/log-destination';
 import { API_TOKEN_FILE } from '../app/settings';
 import { startBenchdesk } from '../composition/start';
 import { DataDirLockedError } from '../store/types';
@@ -17,8 +18,13 @@ export type ServeOptions = {
   appToken?: boolean;
   /** Serve the browser UI whatever BENCHDESK_SERVE_UI says. */
   ui?: boolean;
+  /** Log to `<data dir>/logs/benchdesk.log` instead of stdout (`npm start`: a few lines of status, not the JSON log). */
+  logFile?: boolean;
   env?: NodeJS.ProcessEnv;
 };
+
+/** Where `npm start` logs, in the data dir. */
+export const LOG_FILE = path.join('logs', 'benchdesk.log');
 
 /** The built renderer beside this bundle (dist/main → dist/renderer). */
 const RENDERER_DIR = path.resolve(import.meta.dirname, '..', 'renderer');
@@ -51,6 +57,8 @@ function explain(err: unknown, port: number | undefined): Error {
 /** Runs the headless API server until SIGINT/SIGTERM, then shuts down gracefully. */
 export async function runServe(options: ServeOptions): Promise<void> {
   const env = options.env ?? process.env;
+  const logFile = options.logFile ? path.join(path.resolve(options.dataDir ?? (env.BENCHDESK_DATA_DIR?.trim() || defaultDataDir(env))), LOG_FILE) : undefined;
+  if (logFile) logToFile(logFile);
   const ui = uiDecision(env.BENCHDESK_SERVE_UI, options.ui === true, existsSync(path.join(RENDERER_DIR, 'index.html')));
   let bd: Awaited<ReturnType<typeof startBenchdesk>>;
   try {
@@ -74,7 +82,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     : envToken
       ? { value: envToken, source: 'env' }
       : undefined;
-  const lines = serveBanner({ apiUrl: bd.apiUrl, dataDir: bd.config.dataDir, authMode: bd.auth.mode, ui, ...(token ? { token } : {}) });
+  const lines = serveBanner({ apiUrl: bd.apiUrl, dataDir: bd.config.dataDir, authMode: bd.auth.mode, ui, ...(token ? { token } : {}), ...(logFile ? { logFile } : {}) });
   // console.log, not process.stdout.write: a stdout that cannot be written (a full disk, a closed
   // pipe) must not stop the server; console drops what it cannot write.
   for (const line of lines) console.log(line);
@@ -88,7 +96,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     bd.log.info('shutting down', { signal });
     bd.close().then(
       () => {
-        console.log('benchdesk stopped.');
+        console.log(logFile ? `benchdesk stopped (its log: ${logFile}).` : 'benchdesk stopped.');
         process.exit(0);
       },
       (err: unknown) => {

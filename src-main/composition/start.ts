@@ -4,7 +4,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import type { BenchdeskClient } from '../../shared';
 import { stopAllTrees } from '../agents/process-group';
 import { DEFAULT_KILL_GRACE_MS } from '../agents/process-runner';
-import { Authenticator } from '../api/auth';
+import { MIN_TOKEN_CHARS, Authenticator, weakTokenTenants } from '../api/auth';
 import type { HttpLimits } from '../api/http-limits';
 import type { EventStreamLimits } from '../api/sse';
 import { buildApiServer } from '../api/server';
@@ -28,6 +28,7 @@ import { createAgents, createWorkflows } from './workflows';
 import { createTemplateSearch } from '../app/templates';
 import { createAppInstanceService, type InstanceService } from '../app/instances';
 import { createSnapshotService, type SnapshotService } from '../app/snapshots';
+import { parseInput } from '../adapter/parse-input';
 import { createSuiteService, type SuiteService } from '../app/suites';
 import { createSweeps, type SweepTuning } from './sweeps';
 import type { SweepEngine } from '../sweeps/sweep-engine';
@@ -137,6 +138,10 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       disabled: config.authDisabled,
       ...(options.authNow ? { now: options.authNow } : {}),
     });
+    const weak = weakTokenTenants(config.apiTokens);
+    if (weak.length > 0) {
+      log.warn(`SERVICE_API_TOKENS has tokens shorter than ${MIN_TOKEN_CHARS} characters: a guessable token is not protected by the failed-login limit (a valid token always passes it); use random ones (openssl rand -hex 24)`, { tenants: weak });
+    }
     if (!isLoopbackHost(config.host)) {
       if (auth.mode !== 'enabled') {
         throw new ConfigError(`BENCHDESK_HOST=${config.host} is not a loopback address: binding it requires authentication (set SERVICE_API_TOKENS)`);
@@ -253,6 +258,8 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       ...(options.httpLimits ? { httpLimits: options.httpLimits } : {}),
       ...(options.streamLimits ? { streamLimits: options.streamLimits } : {}),
       agentNames: () => agents.listAgents(),
+      // A snapshot export is written as the stored file is read, never built as one string.
+      byteResponses: { exportSnapshot: (ctx, input) => snapshots.exportText(ctx.tenantId, parseInput('exportSnapshot', input).snapshot_id) },
       cachedJob: (tenantId, jobId) => {
         const job = store.peekJob(jobId);
         // Another tenant's job is answered by the ordinary route (a 404, as for a missing one).

@@ -3,6 +3,10 @@ import path from 'node:path';
 import { app, BrowserWindow, dialog } from 'electron';
 import type { DesktopResponse } from '../../shared';
 import { ConfigError } from '../app/config';
+import { logToFile } from '../app/log-destination';
+import { API_TOKEN_FILE } from '../app/settings';
+import { desktopStatusLine } from '../cli/serve-banner';
+import { LOG_FILE } from '../cli/serve';
 import { startBenchdesk, VERSION } from '../composition/start';
 import type { AboutInfo } from '../desktop/about';
 import { countRunningJobs, followRunningJobs, RunningJobsTracker } from '../desktop/running-jobs';
@@ -115,6 +119,9 @@ function showIndicator(): void {
 async function start(): Promise<void> {
   installAppSecurity();
   const dataDir = path.resolve(process.env.BENCHDESK_DATA_DIR?.trim() || app.getPath('userData'));
+  // The terminal `npm start` ran in shows one line of status; the JSON log goes to the data dir.
+  const logFile = path.join(dataDir, LOG_FILE);
+  logToFile(logFile);
   try {
     desktopStore = new DesktopStore(dataDir, (message) => log(message));
     // Decrypted before the engine starts: start-up recovery may have to release a machine with it.
@@ -140,6 +147,7 @@ async function start(): Promise<void> {
     return;
   }
   const bd = running;
+  console.log(desktopStatusLine({ apiUrl: bd.apiUrl, tokenFile: path.join(bd.config.dataDir, API_TOKEN_FILE), logFile }));
 
   const removeIpc = registerIpcHandlers({
     handlers: bd.handlers,

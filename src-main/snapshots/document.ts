@@ -1,172 +1,41 @@
-import { createHash } from 'node:crypto';
-import {
-  SNAPSHOT_FORMAT,
-  SNAPSHOT_RESOURCES,
-  SnapshotDocumentSchema,
-  type ExportedSnapshot,
-  type SnapshotCounts,
-  type SnapshotDocument,
-  type SnapshotResource,
-  type ValidationIssue,
-} from '../../shared';
-import { zodIssuesToValidation } from '../../shared/problems';
-import { RESOURCES, apiVersionOf, resourceInfo } from './resources';
-import { sanitizeObject } from './sanitize';
+import { createHash, type Hash } from 'node:crypto';
+import { SNAPSHOT_RESOURCES, type SnapshotCounts, type SnapshotResource } from '../../shared';
+import { canonicalise } from './canonicalise';
+import { type CanonicalSnapshot, type Json } from './document-types';
+import { runAtOnce, runSliced, type SlicedWork } from './time-slice';
+
+export { SnapshotDocumentError, type CanonicalSnapshot } from './document-types';
 
 /**
- * A snapshot document, checked and put in its one canonical form, whether it was recorded or
- * written by hand: every object carries `apiVersion`, `kind`, a namespace (namespaced kinds),
- * a `uid`, a `resourceVersion` and a `creationTimestamp`; an event's `involvedObject` carries
- * the uid of the object it names (kubectl describe selects events by it); every namespace an
- * object lives in exists; collections are in the API server's order (namespace, then name);
- * logs are lines; and the never-captured rules of sanitize.ts hold.
+ * A snapshot document in its canonical form (document-types.ts says what that is; the checks and
+ * the steps are canonicalise.ts): from a parsed document, at once (small ones, tests) or in
+ * slices that leave the event loop free (what the server does), and its content hash.
  */
-export type CanonicalSnapshot = Omit<ExportedSnapshot, 'snapshot_id'> & { snapshot_id?: string };
 
-type Json = Record<string, unknown>;
-
-export class SnapshotDocumentError extends Error {
-  override name = 'SnapshotDocumentError';
-  constructor(readonly issues: ValidationIssue[]) {
-    super(`invalid snapshot document: ${issues.slice(0, 3).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`);
-  }
-}
-
-/** A stable UUID-shaped id for an object written without one. */
-function derivedUid(resource: string, namespace: string, name: string): string {
-  const h = createHash('sha256').update(`${resource}/${namespace}/${name}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-}
-
-function linesOf(text: string | string[] | null): string[] | null {
-  if (text === null) return null;
-  if (Array.isArray(text)) return text;
-  if (text === '') return [];
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
-
-function compareByNamespaceAndName(a: Json, b: Json): number {
-  const ma = a.metadata as Json;
-  const mb = b.metadata as Json;
-  const na = `${String(ma.namespace ?? '')}\u0000${String(ma.name)}`;
-  const nb = `${String(mb.namespace ?? '')}\u0000${String(mb.name)}`;
-  return na < nb ? -1 : na > nb ? 1 : 0;
-}
-
-const RESOURCE_BY_KIND = new Map(RESOURCES.map((r) => [r.kind, r.resource]));
-
-/** Parses, checks and canonicalises a document; throws SnapshotDocumentError naming the paths. */
+/** Checks and canonicalises a document at once; the caller's object is not changed. Throws SnapshotDocumentError naming the paths. */
 export function canonicalSnapshot(raw: unknown): CanonicalSnapshot {
-  const parsed = SnapshotDocumentSchema.safeParse(raw);
-  if (!parsed.success) throw new SnapshotDocumentError(zodIssuesToValidation(parsed.error.issues));
-  return canonicalise(structuredClone(parsed.data));
+  return runAtOnce(canonicalise(structuredClone(raw)));
 }
 
-function canonicalise(doc: SnapshotDocument): CanonicalSnapshot {
-  const issues: ValidationIssue[] = [];
-  const recordedAt = doc.recorded_at;
-  const objects = doc.objects as Record<SnapshotResource, Json[]>;
-  const seen = new Map<string, string>();
-  const uidOf = new Map<string, string>();
-
-  for (const resource of SNAPSHOT_RESOURCES) {
-    const info = resourceInfo(resource);
-    objects[resource].forEach((object, index) => {
-      const path = `objects.${resource}.${index}`;
-      const metadata = object.metadata as Json;
-      if (info.namespaced) metadata.namespace ??= 'default';
-      else if (metadata.namespace !== undefined) {
-        issues.push({ path: `${path}.metadata.namespace`, message: `${resource} are cluster-scoped: remove metadata.namespace` });
-      }
-      const namespace = String(metadata.namespace ?? '');
-      const name = String(metadata.name);
-      const key = `${resource}/${namespace}/${name}`;
-      const first = seen.get(key);
-      if (first !== undefined) issues.push({ path: `${path}.metadata.name`, message: `the same ${info.singular} as ${first} (${namespace ? `${namespace}/` : ''}${name})` });
-      else seen.set(key, path);
-      metadata.uid ??= derivedUid(resource, namespace, name);
-      metadata.resourceVersion ??= '1';
-      metadata.creationTimestamp ??= recordedAt;
-      uidOf.set(`${info.kind}/${namespace}/${name}`, String(metadata.uid));
-      object.apiVersion = apiVersionOf(info);
-      object.kind = info.kind;
-      sanitizeObject(resource, object);
-    });
-  }
-
-  // Every namespace an object lives in exists (a hand-written document may leave them out).
-  const known = new Set(objects.namespaces.map((ns) => String((ns.metadata as Json).name)));
-  for (const resource of SNAPSHOT_RESOURCES) {
-    if (!resourceInfo(resource).namespaced) continue;
-    for (const object of objects[resource]) {
-      const namespace = String((object.metadata as Json).namespace);
-      if (known.has(namespace)) continue;
-      known.add(namespace);
-      const uid = derivedUid('namespaces', '', namespace);
-      uidOf.set(`Namespace//${namespace}`, uid);
-      objects.namespaces.push({
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name: namespace, uid, resourceVersion: '1', creationTimestamp: recordedAt, labels: { 'kubernetes.io/metadata.name': namespace } },
-        spec: { finalizers: ['kubernetes'] },
-        status: { phase: 'Active' },
-      });
-    }
-  }
-
-  for (const event of objects.events) {
-    const involved = event.involvedObject as Json;
-    const kind = String(involved.kind);
-    const resource = RESOURCE_BY_KIND.get(kind);
-    if (resource && resourceInfo(resource).namespaced) involved.namespace ??= (event.metadata as Json).namespace;
-    if (resource) involved.apiVersion ??= apiVersionOf(resourceInfo(resource));
-    if (involved.uid === undefined && typeof involved.name === 'string') {
-      const uid = uidOf.get(`${kind}/${String(involved.namespace ?? '')}/${involved.name}`);
-      if (uid) involved.uid = uid;
-    }
-  }
-
-  for (const resource of SNAPSHOT_RESOURCES) objects[resource].sort(compareByNamespaceAndName);
-
-  const pods = new Map(objects.pods.map((p) => [`${String((p.metadata as Json).namespace)}/${String((p.metadata as Json).name)}`, p]));
-  const logKeys = new Set<string>();
-  const logs = doc.logs.map((log, index) => {
-    const pod = pods.get(`${log.namespace}/${log.pod}`);
-    const path = `logs.${index}`;
-    if (!pod) issues.push({ path: `${path}.pod`, message: `no pod ${log.namespace}/${log.pod} in objects.pods` });
-    else {
-      const spec = pod.spec as Json;
-      const names = ['containers', 'initContainers', 'ephemeralContainers'].flatMap((k) => (Array.isArray(spec[k]) ? (spec[k] as Json[]).map((c) => String(c.name)) : []));
-      if (!names.includes(log.container)) issues.push({ path: `${path}.container`, message: `pod ${log.namespace}/${log.pod} has no container ${log.container} (it has: ${names.join(', ')})` });
-    }
-    const key = `${log.namespace}/${log.pod}/${log.container}`;
-    if (logKeys.has(key)) issues.push({ path, message: `a second log for container ${key}` });
-    logKeys.add(key);
-    return { namespace: log.namespace, pod: log.pod, container: log.container, current: linesOf(log.current), previous: linesOf(log.previous) };
-  });
-  logs.sort((a, b) => (`${a.namespace}/${a.pod}/${a.container}` < `${b.namespace}/${b.pod}/${b.container}` ? -1 : 1));
-
-  if (issues.length > 0) throw new SnapshotDocumentError(issues);
-  const canonical: CanonicalSnapshot = {
-    format: SNAPSHOT_FORMAT,
-    ...(doc.snapshot_id ? { snapshot_id: doc.snapshot_id } : {}),
-    name: doc.name,
-    description: doc.description ?? null,
-    recorded_at: recordedAt,
-    source: { server: doc.source.server, kubernetes_version: doc.source.kubernetes_version ?? null },
-    ...(doc.log_tail_lines !== undefined ? { log_tail_lines: doc.log_tail_lines } : {}),
-    objects: doc.objects,
-    logs,
-    warnings: doc.warnings,
-  };
-  return canonical;
+/** The same in slices, over a document the caller hands over (it is changed in place: a streamed import owns its parse). */
+export function canonicalSnapshotOwned(raw: unknown): Promise<CanonicalSnapshot> {
+  return runSliced(canonicalise(raw));
 }
 
 export function countsOf(doc: CanonicalSnapshot): SnapshotCounts {
   const counts = Object.fromEntries(SNAPSHOT_RESOURCES.map((r) => [r, doc.objects[r].length])) as Record<SnapshotResource, number>;
   return { ...counts, logs: doc.logs.length };
+}
+
+/** Bytes of log text the document holds (UTF-8, a newline after each line). */
+export function logBytesOf(doc: CanonicalSnapshot): number {
+  let total = 0;
+  for (const log of doc.logs) {
+    for (const lines of [log.current, log.previous]) {
+      if (lines) for (const line of lines) total += Buffer.byteLength(line) + 1;
+    }
+  }
+  return total;
 }
 
 /** The API server's host:port, without scheme or credentials. */
@@ -178,19 +47,98 @@ export function sourceHost(server: string): string {
   }
 }
 
-/** JSON with object keys sorted: the same content gives the same text, whatever order its keys were written in. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Json).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+/**
+ * JSON with object keys sorted: the same content gives the same text, whatever order its keys
+ * were written in. Written as loops over strings (no entries, filter or map per object): it runs
+ * over every object of a document to hash it, a million of them in a large import.
+ */
+export function stableJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += (i > 0 ? ',' : '') + stableJson(value[i]);
+    return `${text}]`;
   }
-  return JSON.stringify(value);
+  const object = value as Json;
+  // The default sort compares UTF-16 code units, as `<` does.
+  const keys = Object.keys(object).sort();
+  let text = '{';
+  let first = true;
+  for (const key of keys) {
+    const item = object[key];
+    if (item === undefined) continue;
+    text += `${first ? '' : ','}${JSON.stringify(key)}:${stableJson(item)}`;
+    first = false;
+  }
+  return `${text}}`;
+}
+
+/** Feeds a hash in pieces of about 64 KiB: one update per small piece cost more than the hashing. */
+class BatchedHash {
+  private pending = '';
+  constructor(private readonly hash: Hash) {}
+  update(text: string): void {
+    this.pending += text;
+    if (this.pending.length >= 64 * 1024) this.flush();
+  }
+  flush(): void {
+    if (this.pending.length > 0) this.hash.update(this.pending);
+    this.pending = '';
+  }
+  digest(): string {
+    this.flush();
+    return this.hash.digest('hex');
+  }
+}
+
+const STEP = 256;
+
+function* hashList(hash: BatchedHash, list: readonly unknown[]): Generator<void, void, void> {
+  hash.update('[');
+  for (let i = 0; i < list.length; i++) {
+    if (i > 0) hash.update(',');
+    hash.update(stableJson(list[i]));
+    if (i % STEP === 0) yield;
+  }
+  hash.update(']');
+}
+
+/**
+ * The SHA-256 of stableJson(content), fed piece by piece: the same digest as hashing the whole
+ * text (stored summaries keep it), without building a text the size of the document.
+ */
+function* hashContent(doc: CanonicalSnapshot): SlicedWork<string> {
+  const { snapshot_id: _id, ...content } = doc;
+  const hash = new BatchedHash(createHash('sha256'));
+  const entries = Object.entries(content as Json).filter(([, v]) => v !== undefined);
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  hash.update('{');
+  for (let e = 0; e < entries.length; e++) {
+    const [key, value] = entries[e] as [string, unknown];
+    if (e > 0) hash.update(',');
+    hash.update(`${JSON.stringify(key)}:`);
+    if (key === 'logs') yield* hashList(hash, value as unknown[]);
+    else if (key === 'objects') {
+      const resources = Object.keys(value as Json).filter((r) => (value as Json)[r] !== undefined).sort();
+      hash.update('{');
+      for (let r = 0; r < resources.length; r++) {
+        if (r > 0) hash.update(',');
+        hash.update(`${JSON.stringify(resources[r])}:`);
+        yield* hashList(hash, (value as Json)[resources[r] as string] as unknown[]);
+      }
+      hash.update('}');
+    } else hash.update(stableJson(value));
+  }
+  hash.update('}');
+  return hash.digest();
 }
 
 /** SHA-256 of the document without its id: two imports of the same content are the same snapshot. */
 export function contentHash(doc: CanonicalSnapshot): string {
-  const { snapshot_id: _id, ...content } = doc;
-  return createHash('sha256').update(stableJson(content)).digest('hex');
+  return runAtOnce(hashContent(doc));
+}
+
+/** The same, in slices. */
+export function contentHashSliced(doc: CanonicalSnapshot): Promise<string> {
+  return runSliced(hashContent(doc));
 }

@@ -26,6 +26,8 @@ export class KubeHttpError extends Error {
 export interface KubeHttp {
   /** The API server URL of the current context (without credentials). */
   readonly server: string;
+  /** The current context's namespace, when it names one. */
+  readonly namespace: string | null;
   getJson(path: string, query: Record<string, string | number | boolean | undefined>, signal: AbortSignal): Promise<unknown>;
   getText(path: string, query: Record<string, string | number | boolean | undefined>, signal: AbortSignal): Promise<string>;
   close(): Promise<void>;
@@ -140,8 +142,10 @@ export async function openKubeHttp(kubeconfigPath: string, options: { requestTim
     throw new KubeHttpError('status', `the Kubernetes API at ${server} answered ${status} to GET ${path}${suffix}`, status);
   }
 
+  const contextNamespace = kc.getContextObject(kc.getCurrentContext())?.namespace;
   return {
     server,
+    namespace: typeof contextNamespace === 'string' && contextNamespace !== '' ? contextNamespace : null,
     async getJson(path, query, signal) {
       const text = await get(path, query, 'application/json', signal);
       try {

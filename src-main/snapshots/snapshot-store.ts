@@ -2,11 +2,12 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { SnapshotLintWarningSchema, SnapshotSummarySchema, type SnapshotSummary } from '../../shared/snapshots';
-import { DIR_MODE, isErrno, isOutOfSpace, writeFileAtomic } from '../store/atomic-file';
+import { DIR_MODE, isErrno, isOutOfSpace, writeFileAtomic, writeFileAtomicPieces } from '../store/atomic-file';
 import { idOfFile, LoadOnce, namesIn, readRecordFile } from '../store/id-files';
 import { Quarantine } from '../store/quarantine';
 import { InsufficientStorageError, type StoreLogger } from '../store/types';
-import { canonicalSnapshot, contentHash, countsOf, sourceHost, SnapshotDocumentError, type CanonicalSnapshot } from './document';
+import { canonicalSnapshotOwned, contentHashSliced, countsOf, logBytesOf, sourceHost, SnapshotDocumentError, type CanonicalSnapshot } from './document';
+import { DocumentTextError, documentText, exportText, readDocumentText } from './document-stream';
 import { lintSentence, lintSnapshot } from './lint';
 
 /**
@@ -22,9 +23,14 @@ export const SNAPSHOTS_DIR = 'snapshots';
 
 /** The stored summary: everything but `used_by`, which is asked of the running app each time. */
 export type StoredSummary = Omit<SnapshotSummary, 'used_by'> & { content_sha256: string };
-/** A summary written before the lint existed has no `lint`: it is rebuilt from its document on the next scan. */
-const StoredSummarySchema = SnapshotSummarySchema.omit({ used_by: true }).extend({ content_sha256: z.string(), lint: z.array(SnapshotLintWarningSchema).optional() });
-type ReadSummary = z.infer<typeof StoredSummarySchema>;
+// Summaries stored before log_bytes existed are completed from their document when first read;
+// one written before the lint existed has no `lint`: it is rebuilt from its document on the next scan.
+const StoredSummarySchema = SnapshotSummarySchema.omit({ used_by: true, log_bytes: true }).extend({
+  content_sha256: z.string(),
+  log_bytes: z.number().int().nonnegative().optional(),
+  lint: z.array(SnapshotLintWarningSchema).optional(),
+});
+type ReadSummary = Omit<z.infer<typeof StoredSummarySchema>, 'log_bytes'> & { log_bytes: number };
 
 export type StoredSnapshot = CanonicalSnapshot & { snapshot_id: string };
 
@@ -77,15 +83,22 @@ export class SnapshotStore {
     return (await this.load()).has(id);
   }
 
-  /** Stores a canonical document under `id` (which must be free) and answers its summary. */
+  /** Stores a canonical document under `id` (which must be free) and answers its summary; written piece by piece. */
   async write(id: string, doc: CanonicalSnapshot, origin: 'recorded' | 'imported', storedAt: Date): Promise<StoredSummary> {
     const summaries = await this.load();
     const stored: StoredSnapshot = { ...doc, snapshot_id: id };
-    const text = JSON.stringify(stored);
-    const summary = summaryOf(stored, { origin, storedAt: storedAt.toISOString(), sizeBytes: Buffer.byteLength(text) });
+    const hash = await contentHashSliced(stored);
+    let sizeBytes: number;
     try {
       await fsp.mkdir(this.dir, { recursive: true, mode: DIR_MODE });
-      await writeFileAtomic(this.docPath(id), text, { fsync: true });
+      sizeBytes = await writeFileAtomicPieces(this.docPath(id), documentText(stored));
+    } catch (err) {
+      await fsp.rm(this.docPath(id), { force: true }).catch(() => undefined);
+      if (isOutOfSpace(err)) throw new InsufficientStorageError(this.dataDir, err);
+      throw err;
+    }
+    const summary = summaryOf(stored, { origin, storedAt: storedAt.toISOString(), sizeBytes, hash });
+    try {
       await writeFileAtomic(this.metaPath(id), JSON.stringify(summary), { fsync: true });
     } catch (err) {
       await fsp.rm(this.docPath(id), { force: true }).catch(() => undefined);
@@ -94,6 +107,23 @@ export class SnapshotStore {
     }
     summaries.set(id, summary);
     return summary;
+  }
+
+  /**
+   * A stored document as export text, read and sanitised piece by piece (exportText); undefined
+   * when there is none. The file is opened before this answers, so a delete after it does not cut the export.
+   */
+  async exportText(id: string): Promise<AsyncGenerator<string, void, void> | undefined> {
+    if (!(await this.has(id))) return undefined;
+    let handle: fsp.FileHandle;
+    try {
+      handle = await fsp.open(this.docPath(id), 'r');
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return undefined;
+      throw err;
+    }
+    const stream = handle.createReadStream({ highWaterMark: 64 * 1024, autoClose: true });
+    return exportText(stream);
   }
 
   /** Removes a snapshot; false when there was none. */
@@ -122,12 +152,11 @@ export class SnapshotStore {
         map.set(id, { ...summary, lint: summary.lint });
         continue;
       }
-      // A document without a readable summary (a crash between the two writes), or with one from
-      // before the lint: rebuild it, keeping what the old one knew.
+      // A document without a readable summary (a crash between the two writes): rebuild it.
       const doc = await this.readDocument(id);
       if (!doc) continue;
       const stat = await fsp.stat(this.docPath(id));
-      const rebuilt = summaryOf(doc, { origin: summary?.origin ?? 'imported', storedAt: summary?.stored_at ?? stat.mtime.toISOString(), sizeBytes: stat.size });
+      const rebuilt = summaryOf(doc, { origin: summary?.origin ?? 'imported', storedAt: summary?.stored_at ?? stat.mtime.toISOString(), sizeBytes: stat.size, hash: await contentHashSliced(doc) });
       await writeFileAtomic(this.metaPath(id), JSON.stringify(rebuilt), { fsync: true }).catch(() => undefined);
       map.set(id, rebuilt);
     }
@@ -142,30 +171,42 @@ export class SnapshotStore {
 
   private async readSummary(id: string): Promise<ReadSummary | undefined> {
     const read = await readRecordFile(this.metaPath(id), StoredSummarySchema, (s) => s.snapshot_id, id);
-    return 'record' in read ? read.record : undefined;
+    if (!('record' in read)) return undefined;
+    const { log_bytes: logBytes, ...rest } = read.record;
+    if (logBytes !== undefined) return { ...rest, log_bytes: logBytes };
+    // Stored before log_bytes existed: counted from the document once, and kept.
+    const doc = await this.readDocument(id);
+    if (!doc) return undefined;
+    const completed: ReadSummary = { ...rest, log_bytes: logBytesOf(doc) };
+    await writeFileAtomic(this.metaPath(id), JSON.stringify(completed), { fsync: true }).catch(() => undefined);
+    return completed;
   }
 
   private async readDocument(id: string): Promise<StoredSnapshot | undefined> {
-    let text: string;
+    let handle: fsp.FileHandle;
     try {
-      text = await fsp.readFile(this.docPath(id), 'utf8');
+      handle = await fsp.open(this.docPath(id), 'r');
     } catch (err) {
       if (isErrno(err, 'ENOENT')) return undefined;
       throw err;
     }
     try {
-      const doc = canonicalSnapshot(JSON.parse(text));
+      const raw = await readDocumentText(handle.createReadStream({ highWaterMark: 64 * 1024, autoClose: false }));
+      const doc = await canonicalSnapshotOwned(raw);
       return { ...doc, snapshot_id: id };
     } catch (err) {
+      if (!(err instanceof SnapshotDocumentError) && !(err instanceof DocumentTextError)) throw err;
       const reason = err instanceof SnapshotDocumentError ? err.message : 'not JSON';
       await this.quarantine.moveAside(this.docPath(id), `snapshot ${id} does not read (${reason.slice(0, 300)})`, { snapshot_id: id });
       await fsp.rm(this.metaPath(id), { force: true }).catch(() => undefined);
       return undefined;
+    } finally {
+      await handle.close().catch(() => undefined);
     }
   }
 }
 
-export function summaryOf(doc: StoredSnapshot, meta: { origin: 'recorded' | 'imported'; storedAt: string; sizeBytes: number }): StoredSummary {
+export function summaryOf(doc: StoredSnapshot, meta: { origin: 'recorded' | 'imported'; storedAt: string; sizeBytes: number; hash: string }): StoredSummary {
   const lint = lintSnapshot(doc);
   return {
     snapshot_id: doc.snapshot_id,
@@ -177,10 +218,11 @@ export function summaryOf(doc: StoredSnapshot, meta: { origin: 'recorded' | 'imp
     counts: countsOf(doc),
     namespaces: doc.objects.namespaces.map((ns) => String(ns.metadata.name)),
     size_bytes: meta.sizeBytes,
+    log_bytes: logBytesOf(doc),
+    lint,
     origin: meta.origin,
     stored_at: meta.storedAt,
     warnings: [...doc.warnings, ...lint.map(lintSentence)],
-    lint,
-    content_sha256: contentHash(doc),
+    content_sha256: meta.hash,
   };
 }

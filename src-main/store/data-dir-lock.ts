@@ -45,7 +45,8 @@ function readBootId(): string | undefined {
   }
 }
 
-function ownIdentity(): Pick<LockContent, 'proc_start' | 'boot_id'> {
+/** This process, as a lock or a lease names it (pid start time and boot id, where /proc has them). */
+export function ownIdentity(): Pick<LockContent, 'proc_start' | 'boot_id'> {
   const info = readProcInfo('self');
   const bootId = readBootId();
   return info && info !== 'gone' ? { proc_start: info.startTime, ...(bootId ? { boot_id: bootId } : {}) } : {};

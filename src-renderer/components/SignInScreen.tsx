@@ -4,13 +4,11 @@ import type { BenchdeskApiError } from '../../shared/client';
 import { useSession } from '../bridge/session';
 import { pastedToken } from '../bridge/token';
 import { CopyButton } from './CopyButton';
+import { defaultDataDirText, tokenFileCommand } from './token-file-command';
 
-/** Where the data dir is by default, for the `cat …/api-token` hint (the server runs on this machine: loopback). */
-function defaultDataDirHint(): string {
-  const p = typeof navigator === 'undefined' ? '' : navigator.platform.toLowerCase();
-  if (p.startsWith('mac')) return '~/Library/Application Support/benchdesk';
-  if (p.startsWith('win')) return '%APPDATA%\\benchdesk';
-  return '~/.config/benchdesk';
+/** This machine's platform, for the data dir hint (the server runs on this machine: loopback). */
+function platformOfBrowser(): string {
+  return typeof navigator === 'undefined' ? '' : navigator.platform;
 }
 
 /** A command on one line with a copy button. */
@@ -27,7 +25,8 @@ function Command({ text, testId }: { text: string; testId?: string }) {
 export function TokenHints({ sources }: { sources: Health['token_sources'] }) {
   const app = !sources || sources.includes('app_token');
   const env = !sources || sources.includes('environment');
-  const dir = defaultDataDirHint();
+  const platform = platformOfBrowser();
+  const dir = defaultDataDirText(platform);
   return (
     <div className="signin-hints" data-testid="signin-hints" data-sources={(sources ?? []).join(' ')}>
       {env ? (
@@ -47,7 +46,7 @@ export function TokenHints({ sources }: { sources: Health['token_sources'] }) {
             The desktop app shows it under Settings → API token. On the machine running benchdesk, this prints it (the data directory is on
             the first line <code>benchdesk serve</code> printed; <code>{dir}</code> by default):
           </p>
-          <Command text={`cat "${dir}/api-token"`} />
+          <Command text={tokenFileCommand(platform)} testId="token-file-command" />
         </section>
       ) : null}
       <p className="muted note-small">

@@ -72,13 +72,15 @@ describe('the screen remembers a connection’s accepted verdict', () => {
     expect(check(socket, { authorization: 'Bearer second-token-1234567890' })).toBe('ok:default');
   });
 
-  it('a locked-out address is refused on a connection that was accepted before', () => {
+  it('a locked-out address: a connection that was accepted keeps its valid token; a guess on it is refused', () => {
     const { check } = setup();
     const socket = {};
     const bearer = { authorization: 'Bearer first-token-1234567890' };
     expect(check(socket, bearer)).toBe('ok:default');
     for (let i = 0; i < LOCKOUT_THRESHOLD; i++) expect(check({}, { authorization: 'Bearer guess' })).toBe('unauthorized');
-    expect(check(socket, bearer)).toBe('auth_blocked');
+    expect(check(socket, bearer)).toBe('ok:default');
+    expect(check(socket, { authorization: 'Bearer another-guess' })).toBe('auth_blocked');
+    expect(check({}, bearer)).toBe('ok:default');
   });
 });
 

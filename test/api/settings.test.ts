@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -98,6 +98,23 @@ describe('settings operations', () => {
     const file = path.join(s.dir, 'api-token');
     expect((await readFile(file, 'utf8')).trim()).toBe(next);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('four rotations at once: each answers 200 in turn, the file holds the token the server accepts, GET shows it (issue 34 item 6)', async () => {
+    const s = await setup();
+    const answers = await Promise.all(Array.from({ length: 4 }, () => call(s, 'POST', '/v1/settings/api-token/rotate', s.token, {})));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const tokens = answers.map((a) => ApiTokenResponseSchema.parse(a.body).token ?? '');
+    expect(new Set(tokens).size).toBe(4);
+    const inFile = (await readFile(path.join(s.dir, 'api-token'), 'utf8')).trim();
+    expect(tokens).toContain(inFile);
+    // Exactly the token in the file is accepted: the last rotation's.
+    const accepted = [];
+    for (const token of tokens) if ((await call(s, 'GET', '/v1/jobs', token)).status === 200) accepted.push(token);
+    expect(accepted).toEqual([inFile]);
+    expect(ApiTokenResponseSchema.parse((await call(s, 'GET', '/v1/settings/api-token', inFile)).body).token).toBe(inFile);
+    // No temporary file is left beside it.
+    expect((await readdir(s.dir)).filter((name) => name.includes('.tmp'))).toEqual([]);
   });
 
   it('the marketplace key: env source, "test key" asks the marketplace; a wrong key is reported, not thrown', async () => {

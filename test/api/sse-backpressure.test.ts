@@ -5,6 +5,7 @@ import { createHttpClient } from '../../shared/client';
 import { bodies } from '../helpers/handlers';
 import { TOKENS, makeBench, removeDir, tmpDir, waitFor, waitForStatus, type BenchOptions, type TestBench } from '../helpers/bench';
 import { openSse, type SseStream } from '../helpers/sse';
+import { DEFAULT_EVENT_STREAM_LIMITS } from '../../src-main/api/sse';
 
 /**
  * Issue 25 item 11: event streams respect backpressure. A client that stops reading is
@@ -115,6 +116,52 @@ describe('event streams and clients that do not read', () => {
     expect(received.map((e) => e.labels.n)).toEqual(Array.from({ length: EVENTS }, (_x, n) => n));
     stop.abort();
     await reader;
+    t.recorder.release(id);
+    await waitForStatus(t.bd, id, 'succeeded');
+  });
+});
+
+describe('stalled readers with the default bounds (issue 34 item 5)', () => {
+  it('60 stalled readers: every one dropped, what the server holds for them bounded by the defaults', { timeout: 120_000 }, async () => {
+    const { t, port } = await bench();
+    const serverSockets = new Set<net.Socket>();
+    t.bd.app.server.on('connection', (s: net.Socket) => serverSockets.add(s));
+    const serverBuffered = () => [...serverSockets].reduce((sum, s) => sum + (s.destroyed ? 0 : s.writableLength), 0);
+    const id = await submit(`http://127.0.0.1:${port}`, bodies.benchmark('hold'));
+    await t.recorder.startedJob(id);
+    const stalled = await Promise.all(Array.from({ length: 60 }, () => stalledClient(port, API_PATHS.events)));
+    await waitFor(() => t.bd.app.eventStreams.openCount === stalled.length, 'the stalled streams to open');
+    // 400 events of 16 KB: 6.4 MB for every stream.
+    const blob = 'x'.repeat(16 * 1024);
+    let peak = 0;
+    for (let i = 0; i < 400; i += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_x, k) => t.bd.engine.emit(id, { event: 'test.blob', status: 'info', message: blob, labels: { n: i + k } })));
+      await new Promise((r) => setImmediate(r));
+      peak = Math.max(peak, serverBuffered(), t.bd.app.eventStreams.bufferedBytes());
+    }
+    // 256 KiB written and unread per stream at most (and a frame past it), whatever was sent.
+    expect(DEFAULT_EVENT_STREAM_LIMITS.maxBufferedBytes).toBeLessThanOrEqual(256 * 1024);
+    expect(peak).toBeLessThanOrEqual(stalled.length * (256 * 1024 + 20 * 1024));
+    await waitFor(() => t.bd.app.eventStreams.closedForBackpressure === stalled.length, 'every stalled reader to be dropped');
+    expect(t.bd.app.eventStreams.openCount).toBe(0);
+    t.recorder.release(id);
+    await waitForStatus(t.bd, id, 'succeeded');
+  });
+
+  it('a reader that takes nothing for the stall bound is dropped, even with little waiting', async () => {
+    // Only the stall bound can drop it here: the others are set far away.
+    const { t, port } = await bench({ extra: { streamLimits: { maxStallMs: 300, maxQueuedBytes: 256 * 1024 * 1024, maxQueuedEvents: 100_000, maxBufferedBytes: 256 * 1024 * 1024 } } });
+    const id = await submit(`http://127.0.0.1:${port}`, bodies.benchmark('hold'));
+    await t.recorder.startedJob(id);
+    const reader = await stalledClient(port, API_PATHS.events);
+    await waitFor(() => t.bd.app.eventStreams.openCount === 1, 'the stream to open');
+    // Enough to fill the kernel's socket buffers (a client that reads nothing takes a few MB there).
+    for (let i = 0; i < 60 && t.bd.app.eventStreams.openCount === 1; i++) await t.bd.engine.emit(id, { event: 'test.blob', status: 'info', message: 'y'.repeat(200 * 1024), labels: { n: i } });
+    await waitFor(() => t.bd.app.eventStreams.openCount === 0, 'the stalled reader to be dropped');
+    expect(t.bd.app.eventStreams.closedForBackpressure).toBe(1);
+    // It reads now: what was in flight, then the end of the connection.
+    reader.socket.resume();
+    await reader.closed;
     t.recorder.release(id);
     await waitForStatus(t.bd, id, 'succeeded');
   });

@@ -17,6 +17,10 @@ import { DEFAULT_FAKE_MODELS } from '../fakes/ollama';
 import { OLLAMA_TEMPLATE_HASH } from '../fakes/vast';
 import { mustK8s, mustVast, startHarness, tempDir, type Harness } from '../workflows/harness';
 import { ANSWER, PROGRESS_LINE, agentScript, buildCliBundle, cliEnv, closedPort, runCli, spawnCli, stdoutJson, waitFor, type CliRun } from './cli-harness';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /**
  * The CLI against the running app: a real headless server (startBenchdesk, listening on a port,

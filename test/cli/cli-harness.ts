@@ -5,6 +5,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { buildWorkers } from '../../scripts/lib/workers.mjs';
 import { SCENARIO } from '../fakes/kubernetes';
+import { trackChild } from '../helpers/children';
 import type { ChatTurn } from '../fakes/ollama';
 
 /**
@@ -59,7 +60,8 @@ export type Spawned = {
 };
 
 export function spawnCli(cliPath: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Spawned {
-  const child = spawn(process.execPath, [cliPath, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Tracked: a test that fails before it stops the child does not leave it running (children.ts).
+  const child = trackChild(spawn(process.execPath, [cliPath, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -7,6 +7,10 @@ import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, PRIVATE_TEMPLATE_HASH, startFakeVa
 import { makeJob } from '../helpers/store';
 import { tempDir } from '../workflows/harness';
 import { buildCliBundle, cliEnv, runCli, stdoutJson, type CliRun } from './cli-harness';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /**
  * `benchdesk jobs list --search/--sort`, `benchdesk agents` and `benchdesk templates`: the real CLI

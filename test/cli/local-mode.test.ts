@@ -7,6 +7,10 @@ import { DEFAULT_FAKE_MODELS, startFakeOllama, type FakeOllama } from '../fakes/
 import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
 import { tempDir } from '../workflows/harness';
 import { ANSWER, PROGRESS_LINE, agentScript, buildCliBundle, cliEnv, closedPort, runCli, spawnCli, stdoutJson, waitFor, type CliRun } from './cli-harness';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /**
  * The CLI without a running app: the engine in the CLI's own process (`--local`, or because

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +17,22 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const OLD_NODE = findOldNode();
 
 describe('the Node version check', () => {
+  it.skipIf(!OLD_NODE || process.platform !== 'linux')('npx benchdesk on an old Node runs under the Node 24 npm start cached (issue 34 item 11)', async () => {
+    const cache = await mkdtemp(path.join(tmpdir(), 'benchdesk-node-cache-'));
+    try {
+      // Where npm start leaves it (scripts/lib/node-runtime.mjs): a stand-in that says how it was run.
+      const bin = path.join(cache, 'node_modules', `node-linux-${process.arch}`, 'bin');
+      await mkdir(bin, { recursive: true });
+      await writeFile(path.join(bin, 'node'), '#!/bin/sh\necho "cached node ran: $*"\nexit 7\n', { mode: 0o755 });
+      const cli = spawnSync(OLD_NODE as string, [path.join(ROOT, 'bin', 'benchdesk.mjs'), 'jobs', 'list', '--json'], { encoding: 'utf8', env: { ...process.env, BENCHDESK_NODE_CACHE: cache } });
+      expect(cli.stdout).toBe(`cached node ran: ${path.join(ROOT, 'bin', 'benchdesk.mjs')} jobs list --json\n`);
+      // Its exit code is the CLI's.
+      expect(cli.status).toBe(7);
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
+
   it('knows which versions are too old', () => {
     expect(nodeTooOld('20.20.2')).toBe(true);
     expect(nodeTooOld('22.11.0')).toBe(true);
@@ -26,11 +43,18 @@ describe('the Node version check', () => {
   // The npm scripts fetch a Node instead: test/setup/with-node.test.ts.
   it.skipIf(!OLD_NODE)(`bin/benchdesk.mjs and the server entry refuse an old Node plainly (${OLD_NODE ?? 'no old Node here'})`, async () => {
     const node = OLD_NODE as string;
-    const cli = spawnSync(node, [path.join(ROOT, 'bin', 'benchdesk.mjs'), 'jobs', 'list'], { encoding: 'utf8' });
-    expect(cli.status).toBe(1);
-    expect(cli.stderr).toMatch(/^benchdesk needs Node\.js >= 22\.12 .*this is Node 2\d\./);
-    expect(cli.stderr).toMatch(/nvm install 24/);
-    expect(cli.stderr).not.toMatch(/TypeError|Cannot read properties/);
+    // No Node 24 in the cache npm start fills (an empty one of its own): the CLI says what to do.
+    const emptyCache = await mkdtemp(path.join(tmpdir(), 'benchdesk-node-cache-'));
+    try {
+      const cli = spawnSync(node, [path.join(ROOT, 'bin', 'benchdesk.mjs'), 'jobs', 'list'], { encoding: 'utf8', env: { ...process.env, BENCHDESK_NODE_CACHE: emptyCache } });
+      expect(cli.status).toBe(1);
+      expect(cli.stderr).toMatch(/^benchdesk needs Node\.js >= 22\.12 .*this is Node 2\d\./);
+      expect(cli.stderr).toMatch(/Run `npm start` .* fetches Node 24 into .*benchdesk-node-cache-.*`npx benchdesk` uses it from then on/);
+      expect(cli.stderr).toMatch(/nvm install 24/);
+      expect(cli.stderr).not.toMatch(/TypeError|Cannot read properties/);
+    } finally {
+      await rm(emptyCache, { recursive: true, force: true });
+    }
 
     // The server entry as scripts/build.mjs builds it: server.js checks, then loads server-app.js.
     const outdir = await mkdtemp(path.join(ROOT, 'node_modules', '.cache', 'benchdesk-node-check-'));

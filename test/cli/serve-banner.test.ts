@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseApiTokens } from '../../src-main/api/auth';
-import { browserUiUrl, defaultTenantToken, serveBanner } from '../../src-main/cli/serve-banner';
+import { browserUiUrl, defaultTenantToken, desktopStatusLine, serveBanner } from '../../src-main/cli/serve-banner';
 import { uiDecision } from '../../src-main/cli/serve';
 
 /** What `serve` prints once it listens: the API address and the browser URL with its token. */
@@ -51,6 +51,17 @@ describe('the lines serve prints', () => {
     const lines = serveBanner({ ...base, token: { value: 'app', source: 'app', file: '/d/api-token' } });
     expect(lines).toContain('Open the browser UI: http://127.0.0.1:8080/ui/#token=app');
     expect(lines).toContain('(The API token is kept in /d/api-token; the CLI reads it from there.)');
+    // The export line the README's curl and CLI lines rely on (issue 34 item 11).
+    expect(lines).toContain('For curl and scripts: export BENCHDESK_TOKEN="$(cat /d/api-token)"');
+    const spaced = serveBanner({ ...base, token: { value: 'app', source: 'app', file: "/Users/ada/Library/Application Support/it's/api-token" } });
+    expect(spaced).toContain(`For curl and scripts: export BENCHDESK_TOKEN="$(cat '/Users/ada/Library/Application Support/it'\\''s/api-token')"`);
+  });
+
+  it('names the log file when the log does not go to stdout, and the desktop app says its one line', () => {
+    expect(serveBanner({ ...base, logFile: '/d/logs/benchdesk.log' })).toContain('Its log: /d/logs/benchdesk.log');
+    expect(desktopStatusLine({ apiUrl: 'http://127.0.0.1:8080', tokenFile: '/d/api-token', logFile: '/d/logs/benchdesk.log' })).toBe(
+      `benchdesk: the app's API is on http://127.0.0.1:8080; for curl and scripts: export BENCHDESK_TOKEN="$(cat /d/api-token)"; its log: /d/logs/benchdesk.log`,
+    );
   });
 
   it('says what to do when the browser could not sign in', () => {

@@ -6,6 +6,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serverEnv } from '../../src-main/bench/processes';
 import { TOKEN, buildServer, startServer } from '../helpers/server-process';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /** The headless server process as `npm run serve` runs it: start-up failures and Ctrl-C. */
 

@@ -5,6 +5,10 @@ import { startFakeOllama, type FakeOllama } from '../fakes/ollama';
 import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
 import { tempDir } from '../workflows/harness';
 import { buildCliBundle, cliEnv, runCli, stdoutJson, type CliRun } from './cli-harness';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /**
  * `benchdesk run-serving-benchmark`, the built CLI in its own process, in-process mode, against the

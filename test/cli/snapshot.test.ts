@@ -6,6 +6,7 @@ import { ProblemSchema, SnapshotListSchema, SnapshotSummarySchema, SNAPSHOT_FORM
 import { SCENARIO, startFakeKubernetes, type FakeKubernetes } from '../fakes/kubernetes';
 import { kubectl, kubectlPath } from '../snapshots/helpers';
 import { startHarness, tempDir, type Harness } from '../workflows/harness';
+import { killChildren } from '../helpers/children';
 import { buildCliBundle, cliEnv, runCli, spawnCli, stdoutJson, waitFor, type CliRun } from './cli-harness';
 
 /** `benchdesk snapshot …` as a child process: in-process (--local) and against a running app. */
@@ -21,6 +22,8 @@ beforeAll(async () => {
   [k8s, dataDir] = [k, dir];
 }, 60_000);
 afterAll(async () => {
+  // A `snapshot serve` a failed test did not stop is stopped here.
+  await killChildren();
   await Promise.all([k8s?.close(), cleanupCli?.(), dataDir && rm(dataDir, { recursive: true, force: true })]);
 });
 
@@ -82,19 +85,30 @@ describe('benchdesk snapshot (in-process)', () => {
 
   it('serve: prints the kubeconfig path, answers kubectl until Ctrl-C, then removes it', async () => {
     const p = spawnCli(cliPath, ['snapshot', 'serve', id, '--local'], env());
-    await waitFor('the kubeconfig path', () => p.stdout().includes('\n'));
-    const kubeconfig = p.stdout().trim();
-    expect(existsSync(kubeconfig)).toBe(true);
-    expect(p.stderr()).toMatch(/serving snapshot .* at https:\/\/127\.0\.0\.1:\d+/);
-    if (kubectlPath()) {
-      const pods = await kubectl(kubeconfig, ['get', 'pods', '-n', 'shop', '--no-headers']);
-      expect(pods.code, pods.stderr).toBe(0);
-      expect(pods.stdout).toMatch(new RegExp(`${SCENARIO.crashLoopPod.name}\\s+0/1\\s+CrashLoopBackOff`));
+    try {
+      // stdout (the path) and stderr (the address) are two pipes: wait for each, not one then the other.
+      await waitFor('the kubeconfig path', () => p.stdout().includes('\n'));
+      await waitFor('the serving line', () => /serving snapshot .* at https:\/\/127\.0\.0\.1:\d+/.test(p.stderr()));
+      const kubeconfig = p.stdout().trim();
+      expect(existsSync(kubeconfig)).toBe(true);
+      if (kubectlPath()) {
+        const pods = await kubectl(kubeconfig, ['get', 'pods', '-n', 'shop', '--no-headers']);
+        expect(pods.code, pods.stderr).toBe(0);
+        expect(pods.stdout).toMatch(new RegExp(`${SCENARIO.crashLoopPod.name}\\s+0/1\\s+CrashLoopBackOff`));
+      }
+      // Served by this process: the snapshot cannot be deleted meanwhile, and the refusal names who serves it (issue 34 item 7).
+      const refused = await cli(['snapshot', 'delete', id, '--local', '--json']);
+      expect(refused.code).toBe(1);
+      expect(ProblemSchema.parse(stdoutJson(refused))).toMatchObject({ status: 409, code: 'snapshot_in_use', detail: expect.stringContaining(`benchdesk snapshot serve (pid ${p.child.pid})`) });
+      p.child.kill('SIGINT');
+      const done = await p.done;
+      expect(done.code).toBe(0);
+      expect(existsSync(kubeconfig)).toBe(false);
+      // The lease went with it.
+      expect(SnapshotSummarySchema.parse(stdoutJson(await cli(['snapshot', 'show', id, '--local', '--json']))).used_by).toEqual([]);
+    } finally {
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
     }
-    p.child.kill('SIGINT');
-    const done = await p.done;
-    expect(done.code).toBe(0);
-    expect(existsSync(kubeconfig)).toBe(false);
   });
 
   it('a job takes --snapshot instead of --kubeconfig, never both', async () => {

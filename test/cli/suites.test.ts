@@ -6,6 +6,10 @@ import { starterSuite } from '../../src-main/suites/starter';
 import { startFakeOllama, type FakeOllama } from '../fakes/ollama';
 import { tempDir } from '../workflows/harness';
 import { buildCliBundle, cliEnv, runCli, stdoutJson, type CliRun } from './cli-harness';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /** `benchdesk suites …` and `benchdesk run-suite` as a child process, in-process (--local). */
 

@@ -6,6 +6,10 @@ import { OLLAMA_TEMPLATE_HASH } from '../fakes/vast';
 import { heldRunner } from '../sweeps/helpers';
 import { mustVast, startHarness, tempDir, type Harness } from '../workflows/harness';
 import { buildCliBundle, cliEnv, runCli, stdoutJson, type CliRun } from './cli-harness';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /**
  * `benchdesk run-sweep` and `sweeps list|show|report|cancel`, the built CLI against a running

@@ -40,7 +40,11 @@ import { RESOURCES, apiVersionOf, groupVersions, type ResourceInfo } from '../..
 import { parseLabelSelector, SelectorError } from '../../src-main/snapshots/selectors';
 import { acceptedForm, tableRow, toTable } from '../../src-main/snapshots/table';
 import { replayCertificate } from '../../src-main/snapshots/replay/tls';
-import type { SnapshotResource } from '../../shared/snapshots';
+import { NAMESPACES, addBulkPods, meta, seedDeployments, seedEvents, seedNodes, seedOthers, seedPods, seedSecrets } from './kubernetes-seed';
+
+export { SCENARIO } from './kubernetes-seed';
+
+type Json = Record<string, unknown>;
 
 export interface RecordedKubeCall {
   method: string;
@@ -57,6 +61,10 @@ export interface FakeKubernetesOptions {
   kubeconfigToken?: string;
   forbidden?: string[];
   latencyMs?: number;
+  /** The kubeconfig context's namespace (none by default). */
+  contextNamespace?: string;
+  /** Adds `count` running pods in the namespace `bulk`, each with a current log of `logBytes` (a large cluster). */
+  bulkPods?: { count: number; logBytes: number };
   /**
    * Serve HTTPS with a self-signed certificate (in the kubeconfig's certificate-authority-data):
    * the real kubectl sends its bearer token only over TLS.
@@ -74,450 +82,6 @@ export interface FakeKubernetes {
   setForbidden(resources: string[]): void;
   close(): Promise<void>;
 }
-
-type Json = Record<string, unknown>;
-type ContainerLogs = { current: string; previous?: string; waiting?: string };
-
-const T0 = Date.parse('2026-08-20T10:00:00Z');
-const at = (minutes: number): string => new Date(T0 + minutes * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-/** Names of the seeded objects, for assertions. */
-export const SCENARIO = {
-  crashLoopPod: { namespace: 'shop', name: 'web-7d9c8b6f5-x2k4q', container: 'web' },
-  imagePullPod: { namespace: 'shop', name: 'api-5f6d7c8b9-p8r2m', container: 'api' },
-  oomPod: { namespace: 'batch', name: 'report-worker-6c8d9f7b5-zzq1p', container: 'worker' },
-  pendingPod: { namespace: 'shop', name: 'search-indexer-0' },
-  multiContainerPod: { namespace: 'shop', name: 'cart-6b7c8d9e0-k3j4h', containers: ['cart', 'envoy'] },
-  notReadyNode: 'node-3',
-  cordonedNode: 'node-2',
-  crashLogLine: 'FATAL: could not connect to database postgres.shop.svc:5432: connection refused',
-  /** Planted in env values, a last-applied annotation, a config map and a Secret: never in a recording. */
-  plantedSecret: 'hunter2-Pl4nted-S3cret-7f3a9c',
-} as const;
-
-function meta(name: string, namespace: string | null, minutes: number, extra: Json = {}): Json {
-  return {
-    name,
-    ...(namespace ? { namespace } : {}),
-    uid: `uid-${name}`,
-    resourceVersion: String(1000 + minutes),
-    creationTimestamp: at(minutes),
-    ...extra,
-  };
-}
-
-function runningStatus(name: string, image: string, extra: Json = {}): Json {
-  return { name, image, imageID: `${image}@sha256:0`, ready: true, started: true, restartCount: 0, state: { running: { startedAt: at(1) } }, ...extra };
-}
-
-function pod(namespace: string, name: string, containers: string[], status: Json, extraSpec: Json = {}): Json {
-  return {
-    metadata: meta(name, namespace, 0, { labels: { app: name.split('-')[0] } }),
-    spec: { nodeName: 'node-1', restartPolicy: 'Always', containers: containers.map((c) => ({ name: c, image: `ghcr.io/acme/${c}:1.0` })), ...extraSpec },
-    status,
-  };
-}
-
-/** The env a real deployment of `web` would carry: a literal password, and a reference to a Secret. */
-function plantedEnv(): Json[] {
-  return [
-    { name: 'DB_HOST', value: 'postgres.shop.svc' },
-    { name: 'DB_PASSWORD', value: SCENARIO.plantedSecret },
-    { name: 'DB_USER', valueFrom: { secretKeyRef: { name: 'db-credentials', key: 'user' } } },
-  ];
-}
-
-function withEnv(p: Json): Json {
-  const spec = p.spec as Json;
-  for (const c of spec.containers as Json[]) c.env = plantedEnv();
-  return p;
-}
-
-function seedPods(): { pods: Json[]; logs: Map<string, ContainerLogs> } {
-  const s = SCENARIO;
-  const logs = new Map<string, ContainerLogs>();
-  const key = (ns: string, p: string, c: string): string => `${ns}/${p}/${c}`;
-  const pods: Json[] = [
-    withEnv(pod(s.crashLoopPod.namespace, s.crashLoopPod.name, ['web'], {
-      phase: 'Running',
-      conditions: [
-        { type: 'PodScheduled', status: 'True' },
-        { type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [web]' },
-      ],
-      containerStatuses: [
-        {
-          name: 'web',
-          image: 'ghcr.io/acme/web:1.4.2',
-          ready: false,
-          started: false,
-          restartCount: 7,
-          state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off 5m0s restarting failed container=web pod=${s.crashLoopPod.name}_shop(uid)` } },
-          lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: at(20), finishedAt: at(21) } },
-        },
-      ],
-    })),
-    pod(s.imagePullPod.namespace, s.imagePullPod.name, ['api'], {
-      phase: 'Pending',
-      conditions: [{ type: 'PodScheduled', status: 'True' }],
-      containerStatuses: [
-        {
-          name: 'api',
-          image: 'ghcr.io/acme/api:9.9.9',
-          ready: false,
-          restartCount: 0,
-          state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "ghcr.io/acme/api:9.9.9"' } },
-        },
-      ],
-    }),
-    pod(s.oomPod.namespace, s.oomPod.name, ['worker'], {
-      phase: 'Running',
-      conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'True' }],
-      containerStatuses: [
-        runningStatus('worker', 'ghcr.io/acme/worker:2.1', {
-          restartCount: 3,
-          // Restarted after the OOM kill: the running instance began after the last one ended.
-          state: { running: { startedAt: at(12.5) } },
-          lastState: { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: at(10), finishedAt: at(12) } },
-        }),
-      ],
-    }),
-    pod(s.pendingPod.namespace, s.pendingPod.name, ['indexer'], {
-      phase: 'Pending',
-      conditions: [
-        { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }, 2 Insufficient cpu.' },
-      ],
-    }, { nodeName: undefined }),
-    pod(s.multiContainerPod.namespace, s.multiContainerPod.name, ['cart', 'envoy'], {
-      phase: 'Running',
-      conditions: [{ type: 'Ready', status: 'True' }],
-      containerStatuses: [runningStatus('cart', 'ghcr.io/acme/cart:3.0'), runningStatus('envoy', 'envoyproxy/envoy:v1.31')],
-    }),
-    pod('default', 'nginx-7c5ddbdf54-2xq9v', ['nginx'], { phase: 'Running', containerStatuses: [runningStatus('nginx', 'nginx:1.27')] }),
-    pod('kube-system', 'coredns-76f75df574-8hk2p', ['coredns'], { phase: 'Running', containerStatuses: [runningStatus('coredns', 'coredns:1.11')] }),
-    pod('batch', 'db-migrate-28734120-5kq7d', ['migrate'], {
-      phase: 'Succeeded',
-      containerStatuses: [{ name: 'migrate', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed', finishedAt: at(3) } } }],
-    }),
-  ];
-  logs.set(key('shop', s.crashLoopPod.name, 'web'), {
-    current: 'starting web 1.4.2\nconnecting to postgres.shop.svc:5432\n',
-    previous: `starting web 1.4.2\nconnecting to postgres.shop.svc:5432\n${s.crashLogLine}\nexiting with status 1\n`,
-  });
-  logs.set(key('shop', s.imagePullPod.name, 'api'), {
-    current: '',
-    waiting: `container "api" in pod "${s.imagePullPod.name}" is waiting to start: trying and failing to pull image`,
-  });
-  logs.set(key('batch', s.oomPod.name, 'worker'), {
-    current: 'loading report batch 1/40\n',
-    previous: Array.from({ length: 30 }, (_, i) => `loading report batch ${i + 1}/40`).join('\n') + '\n',
-  });
-  logs.set(key('shop', s.multiContainerPod.name, 'cart'), { current: 'cart ready on :8080\n' });
-  logs.set(key('shop', s.multiContainerPod.name, 'envoy'), { current: 'envoy started\n' });
-  logs.set(key('default', 'nginx-7c5ddbdf54-2xq9v', 'nginx'), { current: '127.0.0.1 - - "GET / HTTP/1.1" 200\n' });
-  logs.set(key('kube-system', 'coredns-76f75df574-8hk2p', 'coredns'), { current: '.:53\n' });
-  logs.set(key('batch', 'db-migrate-28734120-5kq7d', 'migrate'), { current: 'migrations applied\n' });
-  return { pods, logs };
-}
-
-function event(namespace: string, name: string, involved: Json, reason: string, message: string, type: string, last: string | null, extra: Json = {}): Json {
-  return {
-    metadata: meta(name, namespace, 1),
-    involvedObject: involved,
-    reason,
-    message,
-    source: { component: 'kubelet', host: 'node-1' },
-    // An event seen once was first seen when it was last seen (the snapshot lint checks it).
-    firstTimestamp: last ? (typeof extra.count === 'number' && extra.count > 1 ? at(1) : last) : null,
-    lastTimestamp: last,
-    count: last ? 1 : undefined,
-    type,
-    eventTime: null,
-    reportingComponent: 'kubelet',
-    reportingInstance: 'node-1',
-    ...extra,
-  };
-}
-
-function seedEvents(): Json[] {
-  const s = SCENARIO;
-  const podRef = (p: { namespace: string; name: string }): Json => ({ kind: 'Pod', namespace: p.namespace, name: p.name, apiVersion: 'v1' });
-  return [
-    event('shop', `${s.crashLoopPod.name}.1`, podRef(s.crashLoopPod), 'BackOff', `Back-off restarting failed container web in pod ${s.crashLoopPod.name}_shop(uid)`, 'Warning', at(25), { count: 97 }),
-    event('shop', `${s.imagePullPod.name}.1`, podRef(s.imagePullPod), 'Failed', 'Failed to pull image "ghcr.io/acme/api:9.9.9": manifest unknown', 'Warning', at(24), { count: 12 }),
-    event('shop', `${s.imagePullPod.name}.2`, podRef(s.imagePullPod), 'BackOff', 'Back-off pulling image "ghcr.io/acme/api:9.9.9"', 'Warning', at(23), { count: 40 }),
-    // Created through events.k8s.io/v1 by the scheduler: no lastTimestamp, no count, eventTime set.
-    event('shop', `${s.pendingPod.name}.1`, podRef(s.pendingPod), 'FailedScheduling', '0/3 nodes are available: 2 Insufficient cpu.', 'Warning', null, {
-      eventTime: '2026-08-20T10:26:30.123456Z',
-      reportingComponent: 'default-scheduler',
-      source: {},
-    }),
-    event('batch', `${s.oomPod.name}.1`, podRef(s.oomPod), 'BackOff', `Back-off restarting failed container worker in pod ${s.oomPod.name}`, 'Warning', at(13), { count: 3 }),
-    event('default', 'node-3.1', { kind: 'Node', name: 'node-3', apiVersion: 'v1' }, 'NodeNotReady', 'Node node-3 status is now: NodeNotReady', 'Warning', at(5)),
-    event('default', 'nginx-7c5ddbdf54-2xq9v.1', { kind: 'Pod', namespace: 'default', name: 'nginx-7c5ddbdf54-2xq9v' }, 'Started', 'Started container nginx', 'Normal', at(2)),
-  ];
-}
-
-function seedDeployments(): Json[] {
-  const cond = (type: string, status: string, reason: string, message: string): Json => ({ type, status, reason, message, lastUpdateTime: at(20), lastTransitionTime: at(20) });
-  return [
-    {
-      metadata: meta('web', 'shop', 0, {
-        generation: 3,
-        labels: { app: 'web' },
-        // kubectl apply keeps the whole applied object here, env values included.
-        annotations: {
-          'deployment.kubernetes.io/revision': '3',
-          'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', spec: { template: { spec: { containers: [{ name: 'web', env: plantedEnv() }] } } } }),
-        },
-      }),
-      spec: {
-        replicas: 3,
-        selector: { matchLabels: { app: 'web' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'ghcr.io/acme/web:1.4.2', env: plantedEnv() }] } },
-      },
-      // readyReplicas and availableReplicas omitted: they are 0.
-      status: {
-        observedGeneration: 3,
-        replicas: 3,
-        updatedReplicas: 3,
-        unavailableReplicas: 3,
-        conditions: [
-          cond('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'),
-          cond('Progressing', 'False', 'ProgressDeadlineExceeded', 'ReplicaSet "web-7d9c8b6f5" has timed out progressing.'),
-        ],
-      },
-    },
-    {
-      metadata: meta('api', 'shop', 0, { generation: 1 }),
-      spec: { replicas: 1, selector: { matchLabels: { app: 'api' } } },
-      status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, unavailableReplicas: 1, conditions: [cond('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.')] },
-    },
-    {
-      metadata: meta('nginx', 'default', 0, { generation: 1 }),
-      spec: { replicas: 1, selector: { matchLabels: { app: 'nginx' } } },
-      status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1, conditions: [cond('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.')] },
-    },
-  ];
-}
-
-function seedNodes(): Json[] {
-  const healthy = (reason: string, type: string): Json => ({ type, status: 'False', reason, message: `kubelet has ${reason}`, lastHeartbeatTime: at(25), lastTransitionTime: at(0) });
-  // The node controller sets every condition of a node whose kubelet stopped posting to Unknown,
-  // at least its grace period (40 s) after the last heartbeat.
-  const lost = { status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastHeartbeatTime: at(4), lastTransitionTime: at(5) };
-  const node = (name: string, ready: Json, spec: Json = {}): Json => ({
-    metadata: meta(name, null, 0, { labels: { 'kubernetes.io/hostname': name } }),
-    spec,
-    status: {
-      conditions: [
-        healthy('KubeletHasSufficientMemory', 'MemoryPressure'),
-        healthy('KubeletHasNoDiskPressure', 'DiskPressure'),
-        healthy('KubeletHasSufficientPID', 'PIDPressure'),
-        { lastHeartbeatTime: at(25), lastTransitionTime: at(0), ...ready },
-      ].map((c) => (ready.status === 'Unknown' ? { ...c, ...lost } : c)),
-      capacity: { cpu: '4', memory: '16315452Ki', pods: '110' },
-      allocatable: { cpu: '4', memory: '16213052Ki', pods: '110' },
-      nodeInfo: { kubeletVersion: 'v1.31.0' },
-    },
-  });
-  return [
-    node('node-1', { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }),
-    node('node-2', { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }, {
-      unschedulable: true,
-      taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }],
-    }),
-    node('node-3', { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' }, {
-      taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule' }],
-    }),
-  ];
-}
-
-/** A pod template as controllers carry it, with the planted env (init containers too). */
-function template(app: string, image: string, extra: Json = {}): Json {
-  return { metadata: { labels: { app } }, spec: { containers: [{ name: app, image, env: plantedEnv() }], ...extra } };
-}
-
-/** Every other resource a snapshot records, seeded around the same scenario. */
-function seedOthers(): Partial<Record<SnapshotResource, Json[]>> {
-  const owner = (kind: string, name: string): Json[] => [{ apiVersion: 'apps/v1', kind, name, uid: `uid-${name}`, controller: true, blockOwnerDeletion: true }];
-  return {
-    replicasets: [
-      {
-        metadata: meta('web-7d9c8b6f5', 'shop', 0, { labels: { app: 'web', 'pod-template-hash': '7d9c8b6f5' }, ownerReferences: owner('Deployment', 'web') }),
-        spec: { replicas: 3, selector: { matchLabels: { app: 'web', 'pod-template-hash': '7d9c8b6f5' } }, template: template('web', 'ghcr.io/acme/web:1.4.2') },
-        status: { replicas: 3, fullyLabeledReplicas: 3, observedGeneration: 3 },
-      },
-      {
-        metadata: meta('nginx-7c5ddbdf54', 'default', 0, { labels: { app: 'nginx' }, ownerReferences: owner('Deployment', 'nginx') }),
-        spec: { replicas: 1, selector: { matchLabels: { app: 'nginx' } }, template: template('nginx', 'nginx:1.27') },
-        status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 },
-      },
-    ],
-    statefulsets: [
-      {
-        metadata: meta('search-indexer', 'shop', 0, { labels: { app: 'search' } }),
-        spec: {
-          replicas: 1,
-          serviceName: 'search',
-          selector: { matchLabels: { app: 'search' } },
-          template: template('indexer', 'ghcr.io/acme/indexer:2.0', { initContainers: [{ name: 'init-schema', image: 'ghcr.io/acme/indexer:2.0', env: plantedEnv() }] }),
-          volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast-ssd', resources: { requests: { storage: '50Gi' } } } }],
-        },
-        status: { replicas: 1, currentReplicas: 1, updatedReplicas: 1, availableReplicas: 0 },
-      },
-    ],
-    daemonsets: [
-      {
-        metadata: meta('node-exporter', 'kube-system', 0, { labels: { app: 'node-exporter' } }),
-        spec: { selector: { matchLabels: { app: 'node-exporter' } }, template: template('node-exporter', 'prom/node-exporter:v1.8.2', { nodeSelector: { 'kubernetes.io/os': 'linux' } }) },
-        status: { desiredNumberScheduled: 3, currentNumberScheduled: 3, numberReady: 2, updatedNumberScheduled: 3, numberAvailable: 2, numberUnavailable: 1 },
-      },
-    ],
-    jobs: [
-      {
-        metadata: meta('db-migrate-28734120', 'batch', 0, { labels: { 'job-name': 'db-migrate-28734120' } }),
-        spec: { completions: 1, parallelism: 1, backoffLimit: 6, template: template('migrate', 'ghcr.io/acme/migrate:1.0', { restartPolicy: 'Never' }) },
-        status: { succeeded: 1, startTime: at(1), completionTime: at(3), conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: at(3) }] },
-      },
-    ],
-    cronjobs: [
-      {
-        metadata: meta('db-migrate', 'batch', 0),
-        spec: {
-          schedule: '0 * * * *',
-          suspend: false,
-          jobTemplate: { spec: { template: template('migrate', 'ghcr.io/acme/migrate:1.0', { restartPolicy: 'Never', initContainers: [{ name: 'wait-db', image: 'busybox:1.36', env: plantedEnv() }] }) } },
-        },
-        status: { lastScheduleTime: at(0), lastSuccessfulTime: at(3) },
-      },
-    ],
-    services: [
-      {
-        metadata: meta('web', 'shop', 0, { labels: { app: 'web' } }),
-        spec: { type: 'ClusterIP', clusterIP: '10.96.12.34', clusterIPs: ['10.96.12.34'], selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
-        status: { loadBalancer: {} },
-      },
-      {
-        // Its selector matches no pod.
-        metadata: meta('postgres', 'shop', 0),
-        spec: { type: 'ClusterIP', clusterIP: '10.96.40.2', clusterIPs: ['10.96.40.2'], selector: { app: 'postgresql' }, ports: [{ port: 5432, targetPort: 5432, protocol: 'TCP' }] },
-        status: { loadBalancer: {} },
-      },
-      {
-        metadata: meta('kubernetes', 'default', 0, { labels: { component: 'apiserver', provider: 'kubernetes' } }),
-        spec: { type: 'ClusterIP', clusterIP: '10.96.0.1', clusterIPs: ['10.96.0.1'], ports: [{ name: 'https', port: 443, targetPort: 6443, protocol: 'TCP' }] },
-        status: { loadBalancer: {} },
-      },
-    ],
-    endpoints: [
-      {
-        metadata: meta('web', 'shop', 0, { labels: { app: 'web' } }),
-        subsets: [{ notReadyAddresses: [{ ip: '10.244.1.17', targetRef: { kind: 'Pod', namespace: 'shop', name: SCENARIO.crashLoopPod.name } }], ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }],
-      },
-      { metadata: meta('postgres', 'shop', 0) },
-      { metadata: meta('kubernetes', 'default', 0), subsets: [{ addresses: [{ ip: '10.0.0.10' }], ports: [{ name: 'https', port: 6443, protocol: 'TCP' }] }] },
-    ],
-    persistentvolumeclaims: [
-      {
-        metadata: meta('data-search-indexer-0', 'shop', 0, { labels: { app: 'search' } }),
-        spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast-ssd', volumeMode: 'Filesystem', resources: { requests: { storage: '50Gi' } } },
-        status: { phase: 'Pending' },
-      },
-      {
-        metadata: meta('reports', 'batch', 0),
-        spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'standard', volumeName: 'pv-reports', volumeMode: 'Filesystem', resources: { requests: { storage: '10Gi' } } },
-        status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '10Gi' } },
-      },
-    ],
-    persistentvolumes: [
-      {
-        metadata: meta('pv-reports', null, 0),
-        spec: {
-          capacity: { storage: '10Gi' },
-          accessModes: ['ReadWriteOnce'],
-          persistentVolumeReclaimPolicy: 'Delete',
-          storageClassName: 'standard',
-          volumeMode: 'Filesystem',
-          claimRef: { kind: 'PersistentVolumeClaim', namespace: 'batch', name: 'reports' },
-          hostPath: { path: '/var/lib/reports' },
-        },
-        status: { phase: 'Bound' },
-      },
-    ],
-    storageclasses: [
-      {
-        metadata: meta('standard', null, 0, { annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }),
-        provisioner: 'rancher.io/local-path',
-        reclaimPolicy: 'Delete',
-        volumeBindingMode: 'WaitForFirstConsumer',
-      },
-    ],
-    ingresses: [
-      {
-        metadata: meta('web', 'shop', 0),
-        spec: {
-          ingressClassName: 'nginx',
-          rules: [{ host: 'shop.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
-        },
-        status: { loadBalancer: { ingress: [{ ip: '203.0.113.20' }] } },
-      },
-    ],
-    networkpolicies: [
-      {
-        metadata: meta('db-ingress', 'shop', 0),
-        spec: {
-          podSelector: { matchLabels: { app: 'postgres' } },
-          policyTypes: ['Ingress'],
-          ingress: [{ from: [{ podSelector: { matchLabels: { app: 'web' } } }], ports: [{ protocol: 'TCP', port: 5432 }] }],
-        },
-      },
-    ],
-    resourcequotas: [
-      {
-        metadata: meta('compute', 'shop', 0),
-        spec: { hard: { 'requests.cpu': '4', 'requests.memory': '8Gi', 'limits.memory': '16Gi', pods: '20' } },
-        status: { hard: { 'requests.cpu': '4', 'requests.memory': '8Gi', 'limits.memory': '16Gi', pods: '20' }, used: { 'requests.cpu': '1500m', 'requests.memory': '3Gi', 'limits.memory': '6Gi', pods: '6' } },
-      },
-    ],
-    roles: [
-      {
-        metadata: meta('pod-reader', 'shop', 0),
-        rules: [{ apiGroups: [''], resources: ['pods', 'pods/log'], verbs: ['get', 'list', 'watch'] }],
-      },
-    ],
-    rolebindings: [
-      {
-        metadata: meta('web-pod-reader', 'shop', 0),
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
-        subjects: [{ kind: 'ServiceAccount', name: 'web', namespace: 'shop' }, { kind: 'User', name: 'alice@example.com', apiGroup: 'rbac.authorization.k8s.io' }],
-      },
-    ],
-    configmaps: [
-      {
-        metadata: meta('web-config', 'shop', 0, {
-          annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ data: { DATABASE_URL: `postgres://app:${SCENARIO.plantedSecret}@postgres.shop.svc:5432/shop` } }) },
-        }),
-        data: { DATABASE_URL: `postgres://app:${SCENARIO.plantedSecret}@postgres.shop.svc:5432/shop`, LOG_LEVEL: 'info' },
-        binaryData: { 'cert.der': Buffer.from(SCENARIO.plantedSecret).toString('base64') },
-      },
-      { metadata: meta('kube-root-ca.crt', 'default', 0), data: { 'ca.crt': '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' } },
-    ],
-  };
-}
-
-/** A Secret the recorder must never read (it is served, so a read would be seen in `calls`). */
-function seedSecrets(): Json[] {
-  return [
-    {
-      metadata: meta('db-credentials', 'shop', 0),
-      type: 'Opaque',
-      data: { user: Buffer.from('app').toString('base64'), password: Buffer.from(SCENARIO.plantedSecret).toString('base64') },
-      stringData: { password: SCENARIO.plantedSecret },
-    },
-  ];
-}
-
-const NAMESPACES = ['default', 'kube-system', 'shop', 'batch'];
 
 function getField(obj: unknown, dotted: string): string | undefined {
   let cur: unknown = obj;
@@ -545,7 +109,7 @@ function status(code: number, reason: string, message: string, details?: Json): 
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code };
 }
 
-function kubeconfigYaml(server: string, token: string, caPem?: string): string {
+function kubeconfigYaml(server: string, token: string, caPem?: string, namespace?: string): string {
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -564,6 +128,7 @@ function kubeconfigYaml(server: string, token: string, caPem?: string): string {
     '  context:',
     '    cluster: fake-cluster',
     '    user: fake-user',
+    ...(namespace ? [`    namespace: ${namespace}`] : []),
     '',
   ].join('\n');
 }
@@ -576,8 +141,13 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
   const token = options.token ?? randomBytes(16).toString('hex');
   let forbidden = new Set(options.forbidden ?? []);
   const { pods, logs } = seedPods();
+  const namespaces = [...NAMESPACES];
+  if (options.bulkPods) {
+    namespaces.push('bulk');
+    addBulkPods(pods, logs, options.bulkPods);
+  }
   const objects = new Map<string, Json[]>([
-    ['namespaces', NAMESPACES.map((n) => ({ metadata: meta(n, null, 0), spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }))],
+    ['namespaces', namespaces.map((n) => ({ metadata: meta(n, null, 0), spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }))],
     ['nodes', seedNodes()],
     ['pods', pods],
     ['deployments', seedDeployments()],
@@ -586,6 +156,8 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     ['secrets', seedSecrets()],
   ]);
   const calls: RecordedKubeCall[] = [];
+  // Log reads find their pod by key: thousands of them against thousands of pods (bulkPods).
+  const podsByKey = new Map(pods.map((p) => [`${getField(p, 'metadata.namespace') ?? ''}/${getField(p, 'metadata.name') ?? ''}`, p]));
   let port = 0;
 
   const sendJson = (res: ServerResponse, code: number, body: unknown): void => {
@@ -648,7 +220,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
   };
 
   const podLog = (res: ServerResponse, ns: string, name: string, query: Record<string, string>): void => {
-    const p = pods.find((x) => getField(x, 'metadata.namespace') === ns && getField(x, 'metadata.name') === name);
+    const p = podsByKey.get(`${ns}/${name}`);
     if (!p) return sendJson(res, 404, status(404, 'NotFound', `pods "${name}" not found`, { name, kind: 'pods' }));
     const containers = ((p.spec as Json).containers as Json[]).map((c) => String(c.name));
     let container = query.container;
@@ -766,7 +338,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
   const url = `${certificate ? 'https' : 'http'}://127.0.0.1:${port}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'benchdesk-fake-k8s-'));
   const kubeconfigPath = path.join(dir, 'kubeconfig');
-  await writeFile(kubeconfigPath, kubeconfigYaml(url, options.kubeconfigToken ?? token, certificate?.cert), { mode: 0o600 });
+  await writeFile(kubeconfigPath, kubeconfigYaml(url, options.kubeconfigToken ?? token, certificate?.cert, options.contextNamespace), { mode: 0o600 });
 
   return {
     url,

@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { call, serverEnv } from '../../src-main/bench/processes';
+import { trackChild } from './children';
 
 /**
  * The headless server (src-main/server.ts) as a real child process, for tests that SIGKILL it or
@@ -46,32 +47,74 @@ export type ServerProcess = {
   kill(signal?: NodeJS.Signals): Promise<void>;
 };
 
+/**
+ * The TCP port a process listens on, read from /proc (Linux): for a server whose stdout is not
+ * ours to read (a file on a full disk, /dev/full), which listens on a port the OS chose.
+ */
+export function listeningPortOf(pid: number): number | undefined {
+  let inodes: Set<string>;
+  try {
+    inodes = new Set(
+      fs
+        .readdirSync(`/proc/${pid}/fd`)
+        .map((fd) => {
+          try {
+            return /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+          } catch {
+            return undefined;
+          }
+        })
+        .filter((inode): inode is string => inode !== undefined),
+    );
+  } catch {
+    return undefined;
+  }
+  for (const table of ['tcp', 'tcp6']) {
+    let text: string;
+    try {
+      text = fs.readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // local_address is HEXIP:HEXPORT; state 0A is LISTEN; the inode is the 10th column.
+      if (cols[3] === '0A' && inodes.has(cols[9] ?? '')) return parseInt((cols[1] ?? '').split(':')[1] ?? '', 16);
+    }
+  }
+  return undefined;
+}
+
 export async function startServer(dataDir: string, options: { stdout?: 'pipe' | 'ignore' | number; env?: NodeJS.ProcessEnv } = {}): Promise<ServerProcess> {
   const entry = await buildServer();
-  const child = spawn(process.execPath, [entry], {
-    cwd: ROOT,
-    // Jobs against a silent backend never finish: do not wait for them on SIGTERM.
-    env: serverEnv(dataDir, TOKEN, { BENCHDESK_SHUTDOWN_GRACE_S: '0', ...options.env }),
-    // The port comes from the "listening on" line on stdout; a test that redirects stdout passes a fixed port.
-    stdio: ['ignore', options.stdout ?? 'pipe', 'pipe'],
-  });
+  const child = trackChild(
+    spawn(process.execPath, [entry], {
+      cwd: ROOT,
+      // Jobs against a silent backend never finish: do not wait for them on SIGTERM.
+      env: serverEnv(dataDir, TOKEN, { BENCHDESK_SHUTDOWN_GRACE_S: '0', ...options.env }),
+      // The port comes from the "listening on" line on stdout, or from /proc when stdout goes elsewhere.
+      stdio: ['ignore', options.stdout ?? 'pipe', 'pipe'],
+    }),
+  );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in 15 s; stderr: ${stderr.slice(-2000)}`)), 15_000);
     let out = '';
-    const fixed = options.env?.BENCHDESK_PORT;
-    if (fixed && fixed !== '0') {
-      // stdout is not ours to read: poll /healthz on the fixed port instead.
-      const poll = () =>
-        void fetch(`http://127.0.0.1:${fixed}/healthz`).then(
+    if (options.stdout !== undefined && options.stdout !== 'pipe') {
+      // stdout is not ours to read: find the port the OS gave it, then wait for /healthz.
+      const poll = () => {
+        const port = child.pid === undefined ? undefined : listeningPortOf(child.pid);
+        if (port === undefined) return void setTimeout(poll, 50);
+        void fetch(`http://127.0.0.1:${port}/healthz`).then(
           () => {
             clearTimeout(timer);
-            resolve(`http://127.0.0.1:${fixed}`);
+            resolve(`http://127.0.0.1:${port}`);
           },
           () => setTimeout(poll, 50),
         );
+      };
       poll();
     } else {
       child.stdout?.on('data', (d: Buffer) => {

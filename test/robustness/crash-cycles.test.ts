@@ -5,6 +5,10 @@ import { JobRecordSchema } from '../../shared';
 import { openJobStore } from '../../src-main/store/job-store';
 import { memoryLogger, tempDataDir } from '../helpers/store';
 import { buildServer, request, startServer, startSilentBackend } from '../helpers/server-process';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /**
  * SIGKILL the headless server 20 times in the middle of a flood of job submissions. Every job that

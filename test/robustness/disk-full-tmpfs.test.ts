@@ -6,6 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { request, startServer, startSilentBackend, type ServerProcess } from '../helpers/server-process';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /**
  * The same disk-full behaviour as disk-full-api.test.ts, on a real 4 MB tmpfs (real ENOSPC from
@@ -32,9 +36,9 @@ describe.runIf(mounted)('a real full disk (tmpfs)', () => {
     await fsp.writeFile(filler, Buffer.alloc(1536 * 1024, 1));
     const log = fs.openSync(path.join(mountPoint, 'server.log'), 'a');
     const backend = await startSilentBackend();
-    const port = String(21000 + (process.pid % 20000));
     try {
-      const server = await startServer(dataDir, { stdout: log, env: { BENCHDESK_PORT: port, BENCHDESK_LOG_LEVEL: 'info' } });
+      // The port is the OS's choice (BENCHDESK_PORT=0); startServer reads it from /proc, stdout being the log file.
+      const server = await startServer(dataDir, { stdout: log, env: { BENCHDESK_LOG_LEVEL: 'info' } });
       servers.push(server);
       const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
       const accepted: string[] = [];
@@ -74,7 +78,7 @@ describe.runIf(mounted)('a real full disk (tmpfs)', () => {
       agent.destroy();
 
       await server.kill('SIGKILL');
-      const restarted = await startServer(dataDir, { stdout: log, env: { BENCHDESK_PORT: port } });
+      const restarted = await startServer(dataDir, { stdout: log });
       servers.push(restarted);
       const agent2 = new http.Agent({ keepAlive: true });
       for (const id of accepted) expect((await request(agent2, restarted.url, 'GET', `/v1/jobs/${id}`)).status).toBe(200);

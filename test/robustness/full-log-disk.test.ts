@@ -1,10 +1,14 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createLogDestination } from '../../src-main/app/log-destination';
 import { tempDataDir } from '../helpers/store';
 import { request, startServer, startSilentBackend, type ServerProcess } from '../helpers/server-process';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /** A full log disk must never stop the API: log lines that cannot be written are dropped. */
 
@@ -69,8 +73,8 @@ describe.runIf(process.platform === 'linux' && fs.existsSync('/dev/full'))('the 
     const full = fs.openSync('/dev/full', 'w');
     try {
       // Info level, so every request and job writes log lines that all fail.
-      const port = String(20000 + (process.pid % 20000));
-      const server = await startServer(dir, { stdout: full, env: { BENCHDESK_LOG_LEVEL: 'info', BENCHDESK_PORT: port } });
+      // The port is the OS's choice (BENCHDESK_PORT=0); startServer reads it from /proc, stdout being /dev/full.
+      const server = await startServer(dir, { stdout: full, env: { BENCHDESK_LOG_LEVEL: 'info' } });
       servers.push(server);
       const agent = new http.Agent({ keepAlive: true });
       for (let i = 0; i < 20; i++) {

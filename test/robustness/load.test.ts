@@ -4,6 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/bench';
 import { tempDataDir } from '../helpers/store';
 import { TOKEN, buildServer, request, startServer, startSilentBackend, type ServerProcess } from '../helpers/server-process';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /**
  * 64 connections against the real server process, mixing submits, polls, list pages, cancels and

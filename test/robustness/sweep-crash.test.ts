@@ -7,6 +7,10 @@ import { SweepRecordSchema, type SweepRecord } from '../../shared';
 import { startFakeOllama, type FakeOllama } from '../fakes/ollama';
 import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
 import { request, startServer, type ServerProcess } from '../helpers/server-process';
+import { killChildren } from '../helpers/children';
+
+// Whatever a failed test left running (a server, a CLI) is stopped.
+afterAll(killChildren);
 
 /**
  * SIGKILL of the real headless server in the middle of a sweep (a serving-benchmark job running on

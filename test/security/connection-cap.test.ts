@@ -90,6 +90,49 @@ describe('connections that never authenticate', () => {
   });
 });
 
+/** Connections that authenticated as `tenant` with one request, then stay open: idle keep-alive, or a live event stream. */
+async function tenantConnections(port: number, count: number, tenant: keyof typeof TOKENS, kind: 'idle' | 'stream'): Promise<OpenSocket[]> {
+  const opened = await idle(port, count);
+  const path = kind === 'idle' ? API_PATHS.jobs : API_PATHS.events;
+  const accept = kind === 'stream' ? 'Accept: text/event-stream\r\n' : '';
+  for (const s of opened) s.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKENS[tenant]}\r\nX-Tenant-ID: ${tenant}\r\n${accept}\r\n`);
+  await waitFor(() => opened.every((s) => s.received().includes('\r\n\r\n') || s.socket.destroyed), `the ${count} requests of ${tenant} to be answered`);
+  return opened;
+}
+
+describe('one tenant cannot lock everyone out (issue 34 item 5)', () => {
+  it('128 idle authenticated connections of one tenant: /healthz, another tenant and the same tenant are still served', async () => {
+    const { t, port, base } = await server();
+    const held = await tenantConnections(port, DEFAULT_HTTP_LIMITS.maxConnectionsPerIp, 'acme', 'idle');
+    // Up to its share they were served; past it, its own idle ones made room for the next.
+    expect(held.filter((s) => /^HTTP\/1\.1 200/.test(s.received())).length).toBe(DEFAULT_HTTP_LIMITS.maxConnectionsPerIp);
+    expect(t.bd.app.connections.heldBy('acme')).toBeLessThanOrEqual(DEFAULT_HTTP_LIMITS.maxConnectionsPerTenant);
+    await stillServed(base);
+    const acme = await fetch(`${base}${API_PATHS.jobs}`, { headers: { authorization: `Bearer ${TOKENS.acme}`, 'x-tenant-id': 'acme', connection: 'close' } });
+    expect(acme.status).toBe(200);
+    expect(await serverConnections(t)).toBeLessThanOrEqual(DEFAULT_HTTP_LIMITS.maxConnectionsPerIp);
+  });
+
+  it('128 live event streams of one tenant: it gets its share, the rest a 503; /healthz and another tenant are still served', { timeout: 60_000 }, async () => {
+    const { t, port, base } = await server();
+    const streams = await tenantConnections(port, DEFAULT_HTTP_LIMITS.maxConnectionsPerIp, 'acme', 'stream');
+    const served = streams.filter((s) => /^HTTP\/1\.1 200/.test(s.received()));
+    const refused = streams.filter((s) => /^HTTP\/1\.1 503/.test(s.received()));
+    expect(served).toHaveLength(DEFAULT_HTTP_LIMITS.maxConnectionsPerTenant);
+    expect(refused).toHaveLength(DEFAULT_HTTP_LIMITS.maxConnectionsPerIp - DEFAULT_HTTP_LIMITS.maxConnectionsPerTenant);
+    expect(refused[0]?.received()).toContain('too_many_connections');
+    await stillServed(base);
+    // The other tenant fills the rest with streams too: every connection is busy, /healthz still answers (the reserve).
+    const others = await tenantConnections(port, DEFAULT_HTTP_LIMITS.maxConnectionsPerIp - DEFAULT_HTTP_LIMITS.maxConnectionsPerTenant, 'default', 'stream');
+    expect(others.every((s) => /^HTTP\/1\.1 200/.test(s.received()))).toBe(true);
+    const health = await fetch(`${base}${API_PATHS.health}`, { headers: { connection: 'close' } });
+    expect(health.status).toBe(200);
+    const crowded = await fetch(`${base}${API_PATHS.jobs}`, { headers: { authorization: `Bearer ${TOKENS.default}`, connection: 'close' } });
+    expect(crowded.status).toBe(503);
+    expect(t.bd.app.eventStreams.openCount).toBe(DEFAULT_HTTP_LIMITS.maxConnectionsPerIp);
+  });
+});
+
 describe('the failed-login lockout', () => {
   it('counts all of 127.0.0.0/8 as one source: ten failures spread over ten addresses lock the machine out', async () => {
     const { t } = await server();
@@ -98,7 +141,7 @@ describe('the failed-login lockout', () => {
       expect(res.statusCode).toBe(401);
       expect(json(res).code).toBe('unauthorized');
     }
-    const blocked = await t.req({ method: 'GET', url: API_PATHS.jobs, remoteAddress: '127.0.0.12' });
+    const blocked = await t.req({ method: 'GET', url: API_PATHS.jobs, noAuth: true, remoteAddress: '127.0.0.12' });
     expect(blocked.statusCode).toBe(401);
     expect(json(blocked).code).toBe('auth_blocked');
     // /healthz still answers while locked out.

@@ -100,22 +100,25 @@ describe('stalled request bodies', () => {
     expect(t.bd.store.count()).toBe(0);
   });
 
-  it('caps open connections per address: when every one is an authenticated stream, a 503 problem, and room again once one closes', async () => {
-    const { t, port } = await server({ maxConnectionsPerIp: 4 });
+  it('caps open connections per address: when every one is an authenticated stream, a new request is a 503 problem, /healthz has a reserved place, and there is room again once one closes', async () => {
+    const { t, port } = await server({ maxConnectionsPerIp: 4, maxConnectionsPerTenant: 2, healthReserve: 1 });
+    const streamOf = (tenant: 'default' | 'acme') => `GET /v1/events HTTP/1.1\r\n${host(port)}Authorization: Bearer ${TOKENS[tenant]}\r\nX-Tenant-ID: ${tenant}\r\nAccept: text/event-stream\r\n\r\n`;
     const held = await Promise.all(Array.from({ length: 4 }, () => openSocket(port)));
-    // Live streams of a client with a token: busy, authenticated connections are never pushed out.
-    for (const s of held) s.socket.write(`GET /v1/events HTTP/1.1\r\n${host(port)}${AUTH}Accept: text/event-stream\r\n\r\n`);
+    // Live streams of clients with a token, two tenants at their share each: busy, authenticated connections are never pushed out.
+    held.forEach((s, i) => s.socket.write(streamOf(i < 2 ? 'default' : 'acme')));
     await waitFor(() => t.bd.app.eventStreams.openCount === 4, 'the four streams to open');
-    const refused = await rawExchange(port, `GET /healthz HTTP/1.1\r\n${host(port)}\r\n`);
+    const refused = await rawExchange(port, `GET /v1/jobs HTTP/1.1\r\n${host(port)}${AUTH}\r\n`);
     expect(refused.closed).toBe(true);
     expectProblem(refused, 503, 'too_many_connections');
+    const health = await rawExchange(port, `GET /healthz HTTP/1.1\r\n${host(port)}Connection: close\r\n\r\n`);
+    expect(health.status).toBe(200);
 
     held[0]?.close();
     const ok = await waitFor(async () => {
-      const res = await rawExchange(port, `GET /healthz HTTP/1.1\r\n${host(port)}Connection: close\r\n\r\n`);
+      const res = await rawExchange(port, `GET /v1/jobs HTTP/1.1\r\n${host(port)}${AUTH}Connection: close\r\n\r\n`);
       return res.status === 200 ? res : undefined;
     }, 'a free connection slot');
-    expect(JSON.parse(ok.body)).toMatchObject({ status: 'ok' });
+    expect(JSON.parse(ok.body)).toMatchObject({ jobs: [] });
     for (const s of held) s.close();
   });
 });

@@ -71,9 +71,9 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(getJob.responses['200'])).toContain('#/components/schemas/JobRecord');
   });
 
-  it('/healthz is public; everything else needs a token, for the tenant in X-Tenant-ID', () => {
+  it('/healthz and this document are public; everything else needs a token, for the tenant in X-Tenant-ID', () => {
     for (const { path: p, op } of operations()) {
-      if (p === '/healthz') expect(op.security).toEqual([]);
+      if (p === '/healthz' || p === '/v1/openapi.json') expect(op.security).toEqual([]);
       else {
         expect(op.security, p).toBeUndefined(); // the document-wide bearer / X-API-Key applies
         expect(op.parameters?.some((param) => param.$ref === '#/components/parameters/TenantId'), p).toBe(true);

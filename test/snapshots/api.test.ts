@@ -81,6 +81,10 @@ describe('POST /v1/snapshots records a cluster', () => {
     const missing = await post('/v1/snapshots', { name: 'x', kubeconfig: '/nowhere/kubeconfig' });
     expect(missing.statusCode).toBe(422);
     expect(json(missing)).toMatchObject({ errors: [{ path: 'kubeconfig', message: 'kubeconfig not found: /nowhere/kubeconfig' }] });
+    // A namespace the cluster does not have is the request's mistake: a 422 naming it, never a 502 (issue 34 item 9).
+    const unknownNs = await post('/v1/snapshots', { name: 'x', kubeconfig: k8s.kubeconfigPath, namespaces: ['shop', 'no-such-ns'] });
+    expect(unknownNs.statusCode).toBe(422);
+    expect(json(unknownNs)).toMatchObject({ errors: [{ path: 'namespaces', message: expect.stringContaining('has no namespace no-such-ns') }] });
     const bad = await post('/v1/snapshots', { name: '', kubeconfig: k8s.kubeconfigPath, log_tail_lines: -1, colour: 'red' });
     expect(bad.statusCode).toBe(422);
     expect(json<{ errors: { path: string }[] }>(bad).errors.map((e) => e.path).sort()).toEqual(['', 'log_tail_lines', 'name']);

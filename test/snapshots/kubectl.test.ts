@@ -1,6 +1,11 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCENARIO } from '../fakes/kubernetes';
-import { KUBECTL_MISSING, kubectl, kubectlPath, withFakeSnapshot } from './helpers';
+import { ReplayIndex } from '../../src-main/snapshots/replay/replay-index';
+import { startReplay, type ReplayServer } from '../../src-main/snapshots/replay/server';
+import { SCENARIO, startFakeKubernetes, type FakeKubernetes } from '../fakes/kubernetes';
+import { KUBECTL_MISSING, kubectl, kubectlPath, recordFake, withFakeSnapshot } from './helpers';
 
 /**
  * The real kubectl (v1.32 on these machines) against a replayed snapshot of the fake cluster:
@@ -120,6 +125,62 @@ describe.skipIf(!HAS_KUBECTL)('kubectl against a replayed snapshot', () => {
     const scaled = await run('scale', 'deploy/web', '-n', 'shop', '--replicas=1');
     expect(scaled.code).toBe(1);
     expect(scaled.stderr).toContain('Forbidden');
+  });
+});
+
+describe.skipIf(!HAS_KUBECTL)('kubectl against a replayed snapshot: what a real cluster would say (issue 34 item 8)', () => {
+  let replay: ReplayServer;
+  let fake: FakeKubernetes;
+  let dir: string;
+  beforeAll(async () => {
+    // Recorded from a context whose namespace is shop: the replay's kubeconfig starts there too.
+    fake = await startFakeKubernetes({ contextNamespace: 'shop' });
+    replay = await startReplay(new ReplayIndex(await recordFake(fake)));
+    dir = await mkdtemp(path.join(tmpdir(), 'benchdesk-kubectl-apply-'));
+  });
+  afterAll(async () => {
+    await replay?.close();
+    await fake?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const on = (...args: string[]) => kubectl(replay.kubeconfigPath, args);
+
+  it('kubectl apply gets past validation (the OpenAPI documents are served) to the read-only 403', async () => {
+    const file = path.join(dir, 'pod.yaml');
+    await writeFile(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: debug\n  namespace: shop\nspec:\n  containers:\n  - name: debug\n    image: busybox:1.36\n');
+    const applied = await on('apply', '-f', file);
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).not.toContain('openapi');
+    expect(applied.stderr).toContain('Error from server (Forbidden)');
+    expect(applied.stderr).toContain('read-only snapshot');
+  });
+
+  it('kubectl auth can-i: no for writes and Secrets, yes for reading what it holds', async () => {
+    for (const args of [['create', 'pods'], ['delete', 'pods', '-n', 'shop'], ['get', 'secrets'], ['patch', 'deployments.apps']]) {
+      const answer = await on('auth', 'can-i', ...args);
+      expect(answer.stdout.trim(), `${args.join(' ')}: ${answer.stderr}`).toMatch(/^no - this cluster is a read-only snapshot/);
+      expect(answer.code).toBe(1);
+    }
+    const reads = await on('auth', 'can-i', 'list', 'pods');
+    expect(reads.stdout.trim(), reads.stderr).toBe('yes');
+    const listed = await on('auth', 'can-i', '--list');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^pods\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
+  });
+
+  it("the kubeconfig's namespace is the recorded context's: kubectl get pods lists shop's", async () => {
+    expect(await readFile(replay.kubeconfigPath, 'utf8')).toContain('namespace: "shop"');
+    const pods = await on('get', 'pods', '--no-headers');
+    expect(pods.code, pods.stderr).toBe(0);
+    expect(pods.stdout).toContain(SCENARIO.crashLoopPod.name);
+    expect(pods.stdout).not.toContain(SCENARIO.oomPod.name);
+  });
+
+  it('kubectl get -w --request-timeout=3s lists, then exits when the timeout passes', async () => {
+    const watched = await on('get', 'pods', '-w', '--request-timeout=3s');
+    // It ended by itself (the helper kills it after 30 s, which would fail the next lines).
+    expect(watched.stdout).toContain(SCENARIO.crashLoopPod.name);
+    expect(watched.stderr).not.toContain('killed');
   });
 });
 

@@ -66,7 +66,8 @@ describe('the replay over HTTPS', () => {
     expect((await request('/version')).json()).toMatchObject({ major: '1', minor: '31', gitVersion: 'v1.31.0' });
     expect((await request('/api')).json()).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
     const groups = (await request('/apis')).json().groups as { name: string }[];
-    expect(groups.map((g) => g.name)).toEqual(['apps', 'batch', 'storage.k8s.io', 'networking.k8s.io', 'rbac.authorization.k8s.io']);
+    // authorization.k8s.io: the access reviews kubectl auth can-i creates.
+    expect(groups.map((g) => g.name)).toEqual(['apps', 'batch', 'storage.k8s.io', 'networking.k8s.io', 'rbac.authorization.k8s.io', 'authorization.k8s.io']);
     const core = (await request('/api/v1')).json().resources as { name: string; verbs: string[]; shortNames?: string[]; namespaced: boolean }[];
     expect(core.find((r) => r.name === 'pods')).toMatchObject({ namespaced: true, kind: 'Pod', verbs: ['get', 'list', 'watch'], shortNames: ['po'] });
     expect(core.find((r) => r.name === 'pods/log')).toMatchObject({ verbs: ['get'] });
@@ -75,7 +76,20 @@ describe('the replay over HTTPS', () => {
     expect(((await request('/apis/apps/v1')).json().resources as { name: string }[]).map((r) => r.name)).toEqual(['deployments', 'replicasets', 'statefulsets', 'daemonsets']);
     expect((await request('/apis/batch')).json()).toMatchObject({ kind: 'APIGroup', preferredVersion: { groupVersion: 'batch/v1' } });
     expect((await request('/apis/policy/v1')).status).toBe(404);
-    expect((await request('/openapi/v2')).status).toBe(404);
+    // The OpenAPI documents kubectl downloads before a write: minimal, valid, one path per resource.
+    const v2 = (await request('/openapi/v2')).json() as { swagger: string; paths: Record<string, unknown> };
+    expect(v2.swagger).toBe('2.0');
+    expect(Object.keys(v2.paths)).toContain('/api/v1/namespaces/{namespace}/pods/{name}');
+    const v3 = (await request('/openapi/v3')).json() as { paths: Record<string, { serverRelativeURL: string }> };
+    const appsUrl = v3.paths['apis/apps/v1']?.serverRelativeURL ?? '';
+    expect(appsUrl).toMatch(/^\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]+$/);
+    const apps = (await request(appsUrl)).json() as { openapi: string; paths: Record<string, { patch?: Record<string, unknown> }> };
+    expect(apps.openapi).toBe('3.0.0');
+    expect(apps.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}']?.patch).toMatchObject({
+      'x-kubernetes-group-version-kind': { group: 'apps', version: 'v1', kind: 'Deployment' },
+      parameters: [{ name: 'fieldValidation', in: 'query' }],
+    });
+    expect((await request('/openapi/v3/apis/policy/v1')).status).toBe(404);
   });
 
   it('list and get, cluster-wide and per namespace, with the API server answers for what is not there', async () => {

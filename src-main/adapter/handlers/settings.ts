@@ -116,10 +116,9 @@ export function settingsHandlers(deps: SettingsHandlerDeps): Pick<OperationHandl
 
     async rotateApiToken(_ctx, input) {
       parseInput('rotateApiToken', input);
-      const previous = deps.settings.read().api_token_sha256;
-      const token = await deps.settings.rotateApiToken();
       // The old hash is dropped before this answer leaves: the next request with it gets 401.
-      deps.auth.replaceHashedToken(APP_TENANT, previous, sha256Hex(token));
+      // Inside the rotation's turn, so concurrent rotations swap hashes in the order they wrote files.
+      const token = await deps.settings.rotateApiToken((previous, next) => deps.auth.replaceHashedToken(APP_TENANT, previous, sha256Hex(next)));
       deps.onTokenRotated?.(token);
       return tokenAnswer(token);
     },

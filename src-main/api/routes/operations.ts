@@ -1,3 +1,5 @@
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodObject, z } from 'zod';
 import {
@@ -31,7 +33,34 @@ export type OperationRouteOptions = {
   streamLimits: EventStreamLimits;
   /** The methods a path answers: every 405 says the same. */
   allowedMethods(path: string): readonly string[];
+  /**
+   * Operations whose JSON body is handed to the handler as the request's byte stream, unparsed
+   * (a 64 MiB snapshot is read piece by piece, never as one string): the handler reads and checks it.
+   */
+  streamedBodies?: ReadonlySet<UnaryOperationName>;
+  /**
+   * HTTP answers sent as they are produced instead of the handler's value (a snapshot export is
+   * written piece by piece); IPC and the in-process client still call the handler.
+   */
+  byteResponses?: Partial<Record<UnaryOperationName, ByteResponder>>;
 };
+
+/** Produces an answer's text in pieces; a ProblemError before the first piece is an ordinary problem answer. */
+export type ByteResponder = (ctx: OperationContext, input: unknown) => Promise<AsyncIterable<string>>;
+
+/** A stalled reader of a byte answer is dropped after this long without progress. */
+const BYTE_ANSWER_IDLE_MS = 60_000;
+
+/** Sends a byte answer with backpressure: the producer is pulled only as fast as the client reads. */
+function sendPieces(request: FastifyRequest, reply: FastifyReply, status: number, pieces: AsyncIterable<string>): FastifyReply {
+  const socket = request.raw.socket as Partial<Socket> | undefined;
+  // (A fastify inject has no real socket.)
+  if (typeof socket?.setTimeout === 'function') {
+    socket.setTimeout(BYTE_ANSWER_IDLE_MS, () => socket.destroy?.());
+    reply.raw.once('close', () => socket.setTimeout?.(0));
+  }
+  return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(Readable.from(pieces, { objectMode: false }));
+}
 
 type Route = { path: string; successor?: string; kind?: (typeof JOB_KINDS)[number] };
 
@@ -116,6 +145,32 @@ function docsSchema(name: OperationName, route: Route) {
 }
 
 /**
+ * The JSON "parser" of routes that read their body themselves: the request's stream, unread (its
+ * route reads and checks the limit, the syntax and the depth piece by piece). A body whose
+ * Content-Length is over the route's limit is refused before a byte of it is read.
+ */
+function streamedJsonParser(request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void): void {
+  const limit = request.routeOptions.bodyLimit;
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    done(new ProblemError(413, 'payload_too_large', `the body is ${declared} bytes; this route takes at most ${limit}`));
+    return;
+  }
+  done(null, payload);
+}
+
+type RouteOptions = Parameters<FastifyInstance['route']>[0];
+
+/** Registers `route` in a child context of its own, whose JSON body is handed over unread. */
+function registerStreamedRoute(app: FastifyInstance, route: RouteOptions): void {
+  void app.register(async (child) => {
+    child.removeContentTypeParser('application/json');
+    child.addContentTypeParser('application/json', streamedJsonParser);
+    child.route(route);
+  });
+}
+
+/**
  * Registers one route per operation of the table (plus its documented aliases). Every handler
  * assembles the operation's input and calls the same handler IPC and the in-process client use.
  */
@@ -130,7 +185,7 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
     const ctx: OperationContext = {
       tenantId: request.tenantId,
       signal: abort.signal,
-      streamLimit: { maxQueued: options.streamLimits.maxQueuedEvents, onOverflow: writer.overflow },
+      streamLimit: { maxQueued: options.streamLimits.maxQueuedEvents, maxQueuedBytes: options.streamLimits.maxQueuedBytes, onOverflow: writer.overflow },
     };
     // Opening the stream fails (404, 422) before any byte is written: the caller gets a problem body.
     const source = await handlers[name](ctx, inputOf(name, request, route));
@@ -141,8 +196,10 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
     const op: OperationDef = OPERATIONS[name];
     const sharedStream = streamSharing.get(`${op.method} ${op.path}`);
     const handler = handlers[name] as (c: OperationContext, i: unknown) => Promise<unknown>;
+    const streamed = options.streamedBodies?.has(name) ?? false;
+    const register = (opts: RouteOptions) => (streamed ? registerStreamedRoute(app, opts) : void app.route(opts));
     for (const route of routesOf(name)) {
-      app.route({
+      register({
         method: op.method,
         url: fastifyPath(route.path),
         schema: docsSchema(name, route),
@@ -167,6 +224,8 @@ export function registerOperationRoutes(app: FastifyInstance, options: Operation
             return reply;
           }
           const ctx: OperationContext = { tenantId: request.tenantId, responseHeaders: {} };
+          const bytes = options.byteResponses?.[name];
+          if (bytes) return sendPieces(request, reply, op.status, await bytes(ctx, inputOf(name, request, route)));
           const result = await handler(ctx, inputOf(name, request, route));
           if (op.status === 204) return reply.code(204).headers(ctx.responseHeaders ?? {}).send();
           // An answer that is a document of its own (a report as Markdown or CSV): sent as it is, with the media type the handler set.

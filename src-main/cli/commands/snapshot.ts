@@ -6,9 +6,10 @@ import { DEFAULT_LOG_TAIL_LINES, MAX_LOG_TAIL_LINES, SNAPSHOT_FORMAT, issueInWor
 import { isBenchdeskApiError } from '../../../shared/client';
 import { canonicalSnapshot, SnapshotDocumentError } from '../../snapshots/document';
 import { KubeHttpError } from '../../snapshots/kube-http';
-import { recordCluster, type RecordProgress } from '../../snapshots/record';
+import { recordCluster, UnknownNamespaceError, type RecordProgress } from '../../snapshots/record';
 import { ReplayIndex } from '../../snapshots/replay/replay-index';
 import { startReplay } from '../../snapshots/replay/server';
+import { holdServeLease } from '../../snapshots/serve-leases';
 import { connectionOf, examples, kubeconfigOf, withConnection, withConnectionOpen } from '../common';
 import { CliError, EXIT, UsageError } from '../exit-codes';
 import { onInterrupt } from '../interrupt';
@@ -79,6 +80,7 @@ function printSummary(s: SnapshotSummary): void {
   print(`namespaces ${s.namespaces.join(', ') || '-'}`);
   const counts = Object.entries(s.counts).filter(([, n]) => n > 0);
   print(`holds      ${counts.map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}`);
+  print(`log text   ${formatBytes(s.log_bytes)}`);
   if (s.used_by.length > 0) print(`used by    ${s.used_by.join(', ')}`);
   for (const w of s.warnings) print(out.yellow(`warning    ${w}`));
 }
@@ -137,6 +139,7 @@ export function snapshotCommand(setExit: (code: number) => void) {
             return;
           }
           if (e instanceof KubeHttpError) throw new CliError(e.message, e.kind === 'kubeconfig' ? EXIT.usage : EXIT.failure);
+          if (e instanceof UnknownNamespaceError) throw new CliError(`${e.message} (--namespace ${e.namespace})`, EXIT.usage);
           if (e instanceof SnapshotDocumentError) throw new CliError(`the cluster answered objects that cannot be kept in a snapshot: ${e.message}`);
           throw e;
         } finally {
@@ -146,7 +149,7 @@ export function snapshotCommand(setExit: (code: number) => void) {
         const summary = await withConnectionOpen(connectionOf(o), 'read', (conn) => conn.client.importSnapshot(doc));
         if (o.json) printJson(summary);
         else {
-          print(`recorded ${summary.snapshot_id}: ${summary.counts.pods} pods, ${summary.counts.events} events, ${summary.counts.logs} container logs from ${summary.source} (${formatBytes(summary.size_bytes)})`);
+          print(`recorded ${summary.snapshot_id}: ${summary.counts.pods} pods, ${summary.counts.events} events, ${summary.counts.logs} container logs (${formatBytes(summary.log_bytes)}) from ${summary.source} (${formatBytes(summary.size_bytes)})`);
           for (const w of summary.warnings) note(err.yellow(`warning: ${w}`));
           note(err.dim(`replay it: benchdesk snapshot serve ${summary.snapshot_id}`));
         }
@@ -275,8 +278,13 @@ export function snapshotCommand(setExit: (code: number) => void) {
         ),
       )
       .action(async (id, o) => {
-        // The document is read through the app (or in-process), then served here: the data dir is not held meanwhile.
-        const exported = await withConnectionOpen(connectionOf(o), 'read', (conn) => conn.client.exportSnapshot({ snapshot_id: id }));
+        // The document is read through the app (or in-process), then served here: the data dir is not held meanwhile,
+        // but a lease in it says who serves the snapshot, so it cannot be deleted under us (409 naming this process).
+        const { exported, dataDir } = await withConnectionOpen(connectionOf(o), 'read', async (conn) => ({
+          exported: await conn.client.exportSnapshot({ snapshot_id: id }),
+          dataDir: conn.mode === 'api' ? (await conn.client.getSettings({})).environment.data_dir : conn.dataDir,
+        }));
+        const releaseLease = await holdServeLease(dataDir, id, `benchdesk snapshot serve (pid ${process.pid})`);
         const replay = await startReplay(new ReplayIndex(canonicalSnapshot(exported)), { contextName: `benchdesk-snapshot-${id}` });
         if (o.json) process.stdout.write(`${JSON.stringify({ snapshot_id: id, url: replay.url, kubeconfig: replay.kubeconfigPath })}\n`);
         else print(replay.kubeconfigPath);
@@ -293,6 +301,7 @@ export function snapshotCommand(setExit: (code: number) => void) {
           process.once('SIGTERM', stop);
         });
         await replay.close();
+        await releaseLease();
         note('stopped');
         setExit(EXIT.ok);
       }),
