@@ -16,7 +16,7 @@ import { isOutOfSpace } from '../store/atomic-file';
 import { InsufficientStorageError, type IdempotencyRecord, type JobPatch, type JobStore } from '../store/types';
 import { EventBus } from './event-bus';
 import { JobSecrets, Redactor } from './redact';
-import { roundMs, timed } from './timed';
+import { roundMs, timed } from '../events/timed';
 import { JobFailure, type AnyJobHandler, type EmitInput, type JobContext, type JobHandler, type Logger, type RecoveryContext } from './types';
 
 export type EngineOptions = {

@@ -4,7 +4,7 @@ import type { VastApi } from '../marketplace/vast-client';
 import type { MarketplaceOffer } from '../marketplace/vast-wire';
 import { resolveCatalogModel } from '../marketplace/catalog';
 import { findLabelledInstances, labelsOfJob } from '../marketplace/provisioning';
-import { timed, type EventInput } from '../engine/timed';
+import { timed, type EventInput } from '../events/timed';
 import type { JobContext, Logger } from '../engine/types';
 import { agentBackendUrl, llmClient, type BackendTarget } from '../engine/workflows/backend';
 import { ensureModel } from '../engine/workflows/ensure-model';

@@ -1,6 +1,6 @@
 import type { PhaseRecord } from '../../../shared';
 import type { ReleaseResult, RentRequest } from '../../marketplace/provisioning';
-import { elapsedMs } from '../timed';
+import { elapsedMs } from '../../events/timed';
 import { JobFailure, type JobContext } from '../types';
 import { llmClient, warmupStep, type BackendTarget } from './backend';
 import type { CostMeter } from './cost-meter';

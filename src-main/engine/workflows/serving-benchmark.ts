@@ -1,7 +1,7 @@
 import type { ServingBenchmarkRequest, ServingBenchmarkResult, ServingLevel } from '../../../shared';
 import { runServingLoad } from '../../serving/generator';
 import { bestLevels, levelLabels } from '../../serving/summary';
-import { elapsedMs } from '../timed';
+import { elapsedMs } from '../../events/timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { backendUrlIssues, llmClient, type BackendTarget } from './backend';
 import { runOnMachine } from './machine-phases';

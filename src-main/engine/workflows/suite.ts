@@ -2,7 +2,7 @@ import type { AgentResult, JudgeVerdict, Scenario, ScenarioResult, Suite, SuiteR
 import { judgeAnswer, JudgeOutputError } from '../../suites/judge';
 import { scoreAnswer } from '../../../shared/scoring';
 import { summarise } from '../../suites/summary';
-import { elapsedMs, errorMessageOf } from '../timed';
+import { elapsedMs, errorMessageOf } from '../../events/timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { askAgent, type AgentWorkflowDeps } from './agentic-agent';
 import { agentBackendUrl, backendUrlIssues, llmClient, type BackendTarget } from './backend';
