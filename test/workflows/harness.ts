@@ -109,6 +109,8 @@ export function productEnv(parts: { vast?: FakeVast | null; k8s?: FakeKubernetes
   };
   if (parts.vast) {
     env.MARKETPLACE_API_URL = parts.vast.url;
+    // The fake does not rate-limit unless a test asks it to: no pacing, so tests stay fast.
+    env.BENCHDESK_MARKETPLACE_PACING = '0';
     if (parts.vastKey !== false) env.VAST_API_KEY = FAKE_VAST_KEY;
   }
   if (parts.k8s) env.KUBECONFIG = parts.k8s.kubeconfigPath;
