@@ -30,6 +30,9 @@ import { createAppInstanceService, type InstanceService } from '../app/instances
 import { createSnapshotService, type SnapshotService } from '../app/snapshots';
 import { createSuiteService, type SuiteService } from '../app/suites';
 import { createSweeps, type SweepTuning } from './sweeps';
+import { createLeases } from './leases';
+import type { LeaseTuning } from '../lease/lease-deps';
+import type { Leases } from '../lease/leases';
 import type { SweepEngine } from '../sweeps/sweep-engine';
 
 export const VERSION: string = pkg.version;
@@ -53,8 +56,10 @@ export type BenchdeskOptions = {
   logger?: FastifyServerOptions['logger'] | false;
   /** Replace the workflows (tests register handlers that succeed, fail, hang…). */
   handlers?: readonly AnyJobHandler[];
-  /** Faster marketplace polling against fakes (tests). */
+  /** Faster marketplace polling against fakes (tests); `now` is the ledger's clock. */
   workflowTuning?: { waitTimeoutMs?: number; pollIntervalMs?: number; releaseRetryDelayMs?: number; costUpdateIntervalMs?: number; now?: () => number };
+  /** The leases' retries, hunts and boot window (tests shorten them). */
+  leaseTuning?: LeaseTuning;
   /** Orphan sweep cadence (tests shorten it; default BENCHDESK_ORPHAN_SWEEP_INTERVAL_S or 5 min). */
   instancesTuning?: { sweepIntervalMs?: number; releaseRetryDelayMs?: number };
   /** Marketplace client settings (timeouts, retries, the search limit); tests shorten them. */
@@ -83,6 +88,8 @@ export type Benchdesk = {
   service: BenchdeskService;
   /** Rented marketplace machines: list, release, orphan sweep. */
   instances: InstanceService;
+  /** Every rented machine's lease, and the ledger of what they cost. */
+  leases: Leases;
   /** Recorded clusters: record, store, serve to jobs; the suites register who uses which here. */
   snapshots: SnapshotService;
   suites: SuiteService;
@@ -150,6 +157,29 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
     // Created once per data dir: the labels of its machines tell them from another install's.
     const installId = settings.ensureInstallId();
     const heldKeys = new HeldKeys(path.join(config.dataDir, 'secrets'));
+    // Bound once the engine and the sweeps exist: the leases tell their owners what happened.
+    const late: { engine?: JobEngine; sweeps?: SweepEngine } = {};
+    const tuning = options.workflowTuning ?? {};
+    const leases = createLeases({
+      dataDir: config.dataDir,
+      log,
+      access: providers.marketplaceAccess,
+      heldKeys,
+      installId,
+      store,
+      emitJob: () => (late.engine ? (jobId, input) => late.engine?.emit(jobId, input) ?? Promise.resolve() : null),
+      publishSweep: () => (late.sweeps ? (tenantId, sweepId, e) => late.sweeps?.records.publish({ tenant_id: tenantId, sweep_id: sweepId }, { ...e, message: e.message ?? e.event }) : null),
+      keptLimitDefault: () => settings.appSettings().default_max_cost_usd,
+      // The one clock of costs (tests move it): the jobs' and the sweeps' machines are the ledger's.
+      now: tuning.now ?? options.sweepTuning?.now,
+      tuning: {
+        ...(tuning.waitTimeoutMs !== undefined ? { waitTimeoutMs: tuning.waitTimeoutMs } : {}),
+        ...(tuning.pollIntervalMs !== undefined ? { pollIntervalMs: tuning.pollIntervalMs } : {}),
+        ...(tuning.releaseRetryDelayMs !== undefined ? { releaseRetryDelayMs: tuning.releaseRetryDelayMs } : {}),
+        ...options.leaseTuning,
+      },
+    });
+    await leases.load();
     // One registry: the workflows ask its agents, the Launch form lists them.
     const agents = createAgents({ config, settings, log, env });
     const snapshots = await createSnapshotService({ dataDir: config.dataDir, log, ...(options.now ? { now: options.now } : {}), ...(options.snapshotTuning ? { recordTuning: options.snapshotTuning } : {}) });
@@ -159,7 +189,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       handlers:
         options.handlers ??
-        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, agents, snapshots, suites, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
+        createWorkflows({ config, providers, settings, log, env, leases, agents, snapshots, suites, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
       // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
       concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
       logger: log,
@@ -187,14 +217,12 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       bus: engine.bus,
       service,
       marketplace: {
+        leases,
         access: providers.marketplaceAccess,
-        heldKeys,
-        installId,
         catalog: providers.catalogIndex,
-        dataDir: config.dataDir,
-        logError: (message, fields) => log.error(message, fields),
-        ...(options.workflowTuning ?? {}),
+        ready: { ...(tuning.waitTimeoutMs !== undefined ? { timeoutMs: tuning.waitTimeoutMs } : {}), ...(tuning.pollIntervalMs !== undefined ? { pollIntervalMs: tuning.pollIntervalMs } : {}) },
       },
+      now: tuning.now,
       tuning: options.sweepTuning,
       // A suite sweep names a suite that exists; its scenarios' tags give accuracy per tag.
       checkRequest: async (request) =>
@@ -212,7 +240,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       access: providers.marketplaceAccess,
       heldKeys,
       installId,
-      dataDir: config.dataDir,
+      leases,
       store,
       engine,
       settings,
@@ -220,7 +248,9 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       env,
       tuning: options.instancesTuning,
     });
-    const spend = new SpendCache({ store, subscribe: (tenantId, listener) => service.subscribe(tenantId, null, listener), ...(options.now ? { now: options.now } : {}) });
+    late.engine = engine;
+    late.sweeps = sweeps;
+    const spend = new SpendCache({ store, ledger: leases.ledger, subscribe: (tenantId, listener) => service.subscribe(tenantId, null, listener), ...(options.now ? { now: options.now } : {}) });
     // Filled once the server is built: the settings operations report the address it listens on.
     const listening: { app?: FastifyInstance } = {};
     const handlers = createOperationHandlers({
@@ -270,6 +300,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       service,
       instances,
+      leases,
       snapshots,
       suites,
       sweeps,
@@ -291,6 +322,8 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
         // Before the jobs: the sweeps cancel their jobs, release their machines and stay resumable.
         await sweeps.shutdown();
         await engine.shutdown(config.shutdownGraceMs);
+        // After every owner let go: retries and hunts stop (they resume from the ledger at the next start).
+        await leases.close();
         // The engine's cancel stops each job's agent processes; anything still running is stopped here.
         await stopAllTrees(DEFAULT_KILL_GRACE_MS);
         await snapshots.close();
@@ -320,6 +353,8 @@ export async function startBenchdesk(options: BenchdeskOptions = {}): Promise<Be
     await bd.engine.recover();
     // After the jobs' recovery (interrupted jobs failed): release what interrupted sweeps held, resume them.
     await bd.sweeps.recover();
+    // Whatever lease is still open (no owner settled it): looked for by label, released, or watched if kept.
+    await bd.leases.recover();
     // After recovery (which releases what interrupted jobs held): whatever is still up unaccounted for is an orphan.
     bd.instances.start();
     const address = await bd.app.listen({ host: bd.config.host, port: bd.config.port });

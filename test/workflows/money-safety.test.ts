@@ -8,8 +8,10 @@ import type { Benchdesk } from '../../src-main/composition/start';
 import { SCENARIO } from '../fakes/kubernetes';
 import { DEFAULT_FAKE_MODELS, startFakeOllama, type ChatTurn, type FakeOllama } from '../fakes/ollama';
 import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, defaultOffers, startFakeVast, type FakeOffer, type FakeVast } from '../fakes/vast';
+import { must } from '../marketplace/helpers';
 import {
   ROOT,
+  TUNING,
   destroyCalls,
   ensureCliBuilt,
   expectInOrder,
@@ -18,6 +20,7 @@ import {
   line,
   mustK8s,
   mustVast,
+  pollJob,
   productEnv,
   startHarness,
   submit,
@@ -116,39 +119,42 @@ describe('rented machines as a resource', () => {
     child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
     child.stderr?.on('data', (d: Buffer) => (out += d.toString('utf8')));
     const apiUrl = await waitUntil(() => /benchdesk API listening on (\S+)/.exec(out)?.[1], `the server to listen (output: ${out})`, 20_000);
-    // Two jobs, both held at the rent: each machine exists, neither id is recorded.
-    const held: { jobId: string; instance: number }[] = [];
-    for (let i = 0; i < 2; i++) {
-      const res = await fetch(`${apiUrl}/v1/jobs/llm-instance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(llmInstanceBody()) });
-      expect(res.status).toBe(202);
-      const { job_id: job } = (await res.json()) as { job_id: string };
-      // Labelled with the server's install id (created in its data dir) and the job.
-      const instance = await waitUntil(() => [...vast.state.instances.values()].find((x) => x.label?.startsWith('benchdesk:') && x.label.endsWith(`:${job}`))?.id, 'the rent to reach the marketplace');
-      const before = (await (await fetch(`${apiUrl}/v1/jobs/${job}`)).json()) as JobRecord;
-      expect(before.resources?.marketplace_instance_id ?? null).toBeNull();
-      held.push({ jobId: job, instance });
-    }
+    const res = await fetch(`${apiUrl}/v1/jobs/llm-instance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(llmInstanceBody()) });
+    expect(res.status).toBe(202);
+    const { job_id: heldJob } = (await res.json()) as { job_id: string };
+    // Labelled with the server's install id (created in its data dir) and the job.
+    const lostRent = await waitUntil(() => [...vast.state.instances.values()].find((x) => x.label?.startsWith('benchdesk:') && x.label.endsWith(`:${heldJob}`))?.id, 'the rent to reach the marketplace');
+    const before = (await (await fetch(`${apiUrl}/v1/jobs/${heldJob}`)).json()) as JobRecord;
+    expect(before.resources?.marketplace_instance_id ?? null).toBeNull();
     child.kill('SIGKILL');
     await exited;
     vast.setKnob('rentAnswerDelayMs', 0);
 
-    // 2. Restart while the marketplace listing fails once: recovery finds one machine by its label and
-    // releases it; for the other job the lookup fails, so its machine is left for the sweep.
-    vast.setKnob('failNext', { count: 1, status: 500, endpoints: ['list_v1'] });
-    const h = await harness({ dataDir: dir, start: true, reuse: { ollama, vast }, extra: { instancesTuning: { sweepIntervalMs: 100, releaseRetryDelayMs: 5 } } });
-    const ends = await Promise.all(held.map(async (x) => ({ ...x, ...(await waitForEnd(h, x.jobId)) })));
-    for (const end of ends) expect(end.job).toMatchObject({ status: 'failed', error_code: 'interrupted' });
-    const lost = ends.filter((e) => e.events.map(line).includes('job.recover:error'));
-    const found = ends.filter((e) => !e.events.map(line).includes('job.recover:error'));
-    expect(lost).toHaveLength(1);
-    expect(found).toHaveLength(1);
-    const recovered = found[0] as (typeof ends)[number];
-    expectInOrder(recovered.events, ['job.recover:info', 'marketplace.instance.destroy:ok', 'job.failed:error']);
-    expect(vast.state.instances.get(recovered.instance)?.destroyed).toBe(true);
-    const orphanJob = lost[0]?.jobId ?? '';
-    const orphan = lost[0]?.instance ?? -1;
+    // 2. Restart while the marketplace listing fails (a whole lookup's worth of 500s): the job's lease,
+    // left open while renting, is hunted by its label; the failed lookup is retried, not taken for
+    // "nothing there", and the machine is released, with release_orphans_automatically off.
+    vast.setKnob('failNext', { count: 3, status: 500, endpoints: ['list_v1'] });
+    const h = await harness({
+      dataDir: dir,
+      start: true,
+      reuse: { ollama, vast },
+      extra: { instancesTuning: { sweepIntervalMs: 100 }, marketplaceClient: { retry: { maxAttempts: 3, initialDelayMs: 2, maxDelayMs: 5, jitter: 0 } } },
+    });
+    expect(h.bd.settings.appSettings().release_orphans_automatically).toBe(false);
+    const { job: interrupted } = await waitForEnd(h, heldJob);
+    expect(interrupted).toMatchObject({ status: 'failed', error_code: 'interrupted' });
+    const found = await waitForEvent(h, heldJob, (e) => line(e) === 'marketplace.instance.destroy:ok', 'the lost rent released');
+    expect(vast.state.instances.get(lostRent)?.destroyed).toBe(true);
+    expectInOrder(await getEvents(h, heldJob), ['job.recover:info', 'marketplace.lost_rent:info', 'marketplace.instance.destroy:ok']);
+    expect(found.labels).toMatchObject({ instance_id: lostRent });
+    // Its cost is in the ledger (from the machine's start to its release), and in the spend.
+    expect(h.bd.leases.ledger.get(heldJob)).toMatchObject({ state: 'released', instance_id: lostRent });
 
-    // 3. The sweep finds it: logged, an event on its job, counted in /healthz; not released (the setting is off).
+    // 3. An orphan the ledger never knew: a machine labelled for a job of this install that rented
+    // nothing. The sweep finds it: logged, an event on its job, counted in /healthz; not released (the setting is off).
+    const orphanJob = await submit(h, 'llm-instance', { marketplace: false, backend_url: ollama.url, backend_warmup: false });
+    expect((await waitForEnd(h, orphanJob)).job.status).toBe('succeeded');
+    const orphan = vast.seedInstance(`benchdesk:${h.bd.installId}:${orphanJob}`);
     const orphanEvent = await waitForEvent(h, orphanJob, (e) => e.event === 'marketplace.orphan', 'marketplace.orphan');
     expect(orphanEvent.labels).toMatchObject({ instance_id: orphan, release_automatically: false });
     const health = await waitUntil(async () => {
@@ -175,7 +181,7 @@ describe('rented machines as a resource', () => {
     expect(list.note).toBeNull();
     expect(list.instances.map((e) => e.instance_id).sort()).toEqual([orphan, kept, active].sort());
     expect(entryOf(list, foreign)).toBeUndefined();
-    expect(entryOf(list, orphan)).toMatchObject({ classification: 'orphaned', label: `benchdesk:${h.bd.installId}:${orphanJob}`, job: { job_id: orphanJob, kind: 'llm-instance', status: 'failed' } });
+    expect(entryOf(list, orphan)).toMatchObject({ classification: 'orphaned', label: `benchdesk:${h.bd.installId}:${orphanJob}`, job: { job_id: orphanJob, kind: 'llm-instance', status: 'succeeded' } });
     expect(entryOf(list, kept)).toMatchObject({ classification: 'kept', job: { job_id: keptJob, status: 'succeeded' }, gpu_name: expect.any(String), num_gpus: 1, state: 'running' });
     expect(entryOf(list, active)).toMatchObject({ classification: 'active', job: { job_id: activeJob, status: 'running' } });
     for (const e of list.instances) {
@@ -199,6 +205,8 @@ describe('rented machines as a resource', () => {
     const released = await h.post(`/v1/marketplace/instances/${orphan}/release`, undefined);
     expect(released.status, JSON.stringify(released.body)).toBe(200);
     expect(released.body).toMatchObject({ instance_id: orphan, released: true, verified: true, job_id: orphanJob });
+    // The release's answer says what the machine cost in the end (the ledger's figure).
+    expect(released.body.cost_usd).toEqual(expect.any(Number));
     expect(vast.state.instances.get(orphan)?.destroyed).toBe(true);
     expect(destroyCalls(vast, orphan).readBacksAfterDelete).toBeGreaterThanOrEqual(1);
     expectInOrder(await getEvents(h, orphanJob), ['marketplace.orphan:info', 'marketplace.instance.release:info', 'marketplace.instance.destroy:ok']);
@@ -273,30 +281,33 @@ describe('rented machines as a resource', () => {
 });
 
 describe('the orphan sweep', () => {
-  it('finds a machine whose rent answer was lost (by its label) and, with release_orphans_automatically, releases it', async () => {
+  it("a machine whose create answer was lost appears a moment later: its lease finds it by label and releases it, with release_orphans_automatically off", async () => {
     // Only the start-up sweep runs by itself; the test calls the next one.
-    const h = await harness({ start: true, extra: { instancesTuning: { sweepIntervalMs: 600_000, releaseRetryDelayMs: 5 } } });
+    const h = await harness({ start: true, extra: { instancesTuning: { sweepIntervalMs: 600_000 } } });
     const vast = mustVast(h);
     await waitUntil(async () => (await h.get('/healthz')).body.marketplace, 'the start-up sweep');
-    h.bd.settings.updateAppSettings({ release_orphans_automatically: true });
-    // The rent succeeds on the marketplace but the answer never arrives, and the label lookup right after fails too.
+    expect(h.bd.settings.appSettings().release_orphans_automatically).toBe(false);
+    // The rent succeeds on the marketplace, but the answer never arrives and the machine only shows a moment later.
     vast.setKnob('rentAnswerLost', true);
-    vast.setKnob('failNext', { count: 1, status: 500, endpoints: ['list_v1'] });
+    vast.setKnob('rentVisibleAfterMs', 400);
     const id = await submit(h, 'llm-instance', llmInstanceBody());
     const { job } = await waitForEnd(h, id);
     expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/keeps looking for its label/);
     expect(job.resources?.marketplace_instance_id ?? null).toBeNull();
-    const lost = [...vast.state.instances.values()].find((i) => i.label === `benchdesk:${h.bd.installId}:${id}`);
-    expect(lost?.destroyed).toBe(false);
+    const lost = must([...vast.state.instances.values()].find((i) => i.label === `benchdesk:${h.bd.installId}:${id}`), 'the lost machine');
     vast.setKnob('rentAnswerLost', false);
-
-    const swept = await h.bd.instances.sweep();
-    expect(swept).toEqual({ orphaned: [lost?.id], released: [lost?.id], failed: [] });
-    expect(vast.state.instances.get(lost?.id ?? -1)?.destroyed).toBe(true);
-    const events = await waitForEvent(h, id, (e) => line(e) === 'marketplace.instance.destroy:ok', 'the destroy').then(() => getEvents(h, id));
-    expectInOrder(events, ['job.failed:error', 'marketplace.orphan:info', 'marketplace.instance.release:info', 'marketplace.instance.destroy:ok']);
-    expect(events.find((e) => e.event === 'marketplace.orphan')?.labels).toMatchObject({ instance_id: lost?.id, release_automatically: true });
-    await waitUntil(async () => ((await h.get('/healthz')).body.marketplace as { orphaned_instances: number } | undefined)?.orphaned_instances === 0, 'health to show no orphan');
+    await waitForEvent(h, id, (e) => line(e) === 'marketplace.instance.destroy:ok', 'the lost machine released');
+    expect(vast.state.instances.get(lost.id)?.destroyed).toBe(true);
+    // Only one machine was ever rented for the job; the orphan sweep had nothing left to do.
+    expect(vast.callsTo('asks')).toHaveLength(1);
+    expectInOrder(await getEvents(h, id), ['job.failed:error', 'marketplace.lost_rent:info', 'marketplace.instance.destroy:ok']);
+    expect(await h.bd.instances.sweep()).toEqual({ orphaned: [], released: [], failed: [] });
+    // It billed from the moment Vast created it to its release: the ledger counts it, and the Overview's spend has it.
+    const cost = must(h.bd.leases.ledger.cost(id), 'its cost');
+    expect(cost.running).toBe(false);
+    const spend = await h.get('/v1/spend');
+    expect((spend.body.by_kind as Record<string, { cost_usd: number }>)['llm-instance']?.cost_usd).toBe(cost.cost_usd);
   }, 30_000);
 });
 
@@ -384,23 +395,28 @@ describe('running cost and the spend limit', () => {
     expect(events.find((e) => e.event === 'cost.limit_reached')?.message).toMatch(/spend limit reached after the work finished: .*against a limit of \$0\.001; the result is kept and the machine released/);
   }, 30_000);
 
-  it('a kept machine answers to its job\'s limit: the sweep releases it once its cost reaches max_cost_usd', async () => {
-    const h = await harness({ start: true, extra: { instancesTuning: { sweepIntervalMs: 600_000, releaseRetryDelayMs: 5 } } });
+  it("a kept machine answers to its job's limit: its lease releases it once its cost reaches max_cost_usd (checked at least every 5 s)", async () => {
+    const clock = { t: Date.now() };
+    const h = await harness({ start: true, extra: { workflowTuning: { ...TUNING, now: () => clock.t }, leaseTuning: { spendCheckMs: 20 } } });
     const vast = mustVast(h);
     const id = await submit(h, 'llm-instance', llmInstanceBody({ max_cost_usd: 0.01, estimated_duration_seconds: 60 }));
     const { job } = await waitForEnd(h, id);
     expect(job.status, job.error ?? '').toBe('succeeded');
     const kept = job.resources?.marketplace_instance_id ?? -1;
-    expect(await h.bd.instances.sweep()).toEqual({ orphaned: [], released: [], failed: [] });
     expect(vast.state.instances.get(kept)?.destroyed).toBe(false);
-    // An hour later (the marketplace's start date moved back): about $0.07 at this rate, over the $0.01 limit.
-    const instance = vast.state.instances.get(kept);
-    if (instance) instance.startDate -= 3600;
-    expect(await h.bd.instances.sweep()).toEqual({ orphaned: [], released: [kept], failed: [] });
-    expect(vast.state.instances.get(kept)?.destroyed).toBe(true);
-    const release = (await getEvents(h, id)).find((e) => e.event === 'marketplace.instance.release');
-    expect(release?.labels).toMatchObject({ instance_id: kept, reason: 'budget_exceeded' });
-    expect(release?.message).toMatch(/reaching its spend limit of \$0\.01/);
+    // An hour later on the ledger's clock: about $0.07 at this rate, over the $0.01 limit.
+    clock.t += 3_600_000;
+    await waitUntil(() => vast.state.instances.get(kept)?.destroyed, 'the kept machine to be released at its limit');
+    const events = await waitUntil(async () => {
+      const all = await getEvents(h, id);
+      return all.some((e) => line(e) === 'marketplace.instance.destroy:ok') ? all : null;
+    }, 'the release on the job');
+    const limit = events.find((e) => e.event === 'cost.limit_reached');
+    expect(limit?.labels).toMatchObject({ instance_id: kept, max_cost_usd: 0.01 });
+    expect(limit?.message).toMatch(/reaching its spend limit of \$0\.01/);
+    // The job's record follows, with the machine's final cost.
+    const after = await pollJob(h, id, (j) => j.resources?.marketplace_instance_released === true, 15_000, 'the release on the record');
+    expect(after.resources?.cost_usd).toBeGreaterThanOrEqual(0.01);
   });
 
   it('refuses before renting when the estimate for the offer exceeds the limit (request field, then the settings default)', async () => {

@@ -1,4 +1,5 @@
 import type { AgentResult, JudgeVerdict, Scenario, ScenarioResult, Suite, SuiteRequest, SuiteResult, ValidationIssue } from '../../../shared';
+import { machineUsd } from '../../lease/cost';
 import { judgeAnswer, JudgeOutputError } from '../../suites/judge';
 import { scoreAnswer } from '../../../shared/scoring';
 import { summarise } from '../../suites/summary';
@@ -8,7 +9,8 @@ import { askAgent, type AgentWorkflowDeps } from './agentic-agent';
 import { agentBackendUrl, backendUrlIssues, llmClient, type BackendTarget } from './backend';
 import { runOnMachine } from './machine-phases';
 import { withSnapshotServed } from './cluster';
-import { marketplaceIssues, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+import { marketplaceIssues, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+import { recoverInstances } from './recover-machine';
 
 /** Where the workflow finds a suite by id (the suite service); undefined = no such suite. */
 export type SuiteSource = { find(suiteId: string): Promise<Suite | undefined> };
@@ -182,7 +184,7 @@ async function judgeScenario(ctx: JobContext<'suite'>, scenario: Scenario, answe
       { scenario_id: scenario.scenario_id, model: judge.model },
     );
     // On the suite's rented machine the judge's time is part of its bill: reported as its share.
-    const share = !judge.backend_url && params.instance ? Math.round(params.instance.dphTotal * (usage.duration_ms / 3_600_000) * 1e6) / 1e6 : 0;
+    const share = !judge.backend_url && params.instance ? machineUsd(params.instance.dphTotal, 0, usage.duration_ms) : 0;
     return { ...output, model: judge.model, duration_ms: Math.round(usage.duration_ms * 10) / 10, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cost_usd: share };
   } catch (err) {
     if (ctx.signal.aborted) throw err;
