@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JobEvent, PhaseRecord } from '../../shared';
+import type { PhaseRecord } from '../../shared';
 import { SCENARIO } from '../fakes/kubernetes';
 import { DEFAULT_FAKE_MODELS, type ChatTurn } from '../fakes/ollama';
 import { OLLAMA_TEMPLATE_HASH } from '../fakes/vast';
