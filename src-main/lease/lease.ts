@@ -134,7 +134,7 @@ export class Lease {
     if (!keyed) throw new MarketplaceError('no marketplace key is configured (set VAST_API_KEY)', 'auth');
     await this.deps.heldKeys.hold(this.id, keyed.key);
     await this.update({ state: 'renting' });
-    const rented = await rentCheapestFit({
+    const answered = await rentCheapestFit({
       client: keyed.client,
       request: spec.request,
       model: spec.sizing,
@@ -152,11 +152,13 @@ export class Lease {
       if (this.record.state === 'renting' && this.record.hunt_until === null) await this.#closeEmpty();
       throw err;
     });
+    // Billing starts with the create's answer, on the ledger's clock (the one every cost is read on).
+    const rented = { ...answered, rentedAt: new Date(this.deps.ledger.now()).toISOString() };
     try {
       return await this.#bringUp(spec, keyed, rented);
     } catch (err) {
       const release = this.record.instance_id !== null ? await this.release('provisioning failed', spec.onEvent) : null;
-      throw new ProvisioningFailedError(err, release, rented.instanceId);
+      throw new ProvisioningFailedError(err, release, answered.instanceId);
     }
   }
 

@@ -18,6 +18,8 @@ export type SpendItem = { lease_id: string; kind: string; cost_usd: number; at: 
 export class Ledger {
   readonly #leases = new Map<string, LeaseRecord>();
   readonly #listeners = new Set<LedgerListener>();
+  /** Leases whose last change the book refused (a full disk): written again with the next write and at flush. */
+  readonly #unwritten = new Map<string, LeaseRecord>();
   #loaded = false;
 
   constructor(
@@ -102,10 +104,32 @@ export class Ledger {
         // A listener's failure is its own.
       }
     }
-    await this.book.put(stamped);
+    await this.#persistUnwritten();
+    try {
+      await this.book.put(stamped);
+      this.#unwritten.delete(stamped.lease_id);
+    } catch (err) {
+      this.#unwritten.set(stamped.lease_id, stamped);
+      throw err;
+    }
   }
 
-  flush(): Promise<void> {
-    return this.book.flush();
+  /** Writes again what the book refused before (best effort: still refused, it stays pending). */
+  async #persistUnwritten(): Promise<void> {
+    for (const [id, record] of [...this.#unwritten]) {
+      if (this.#leases.get(id) !== record) continue;
+      try {
+        await this.book.put(record);
+        if (this.#unwritten.get(id) === record) this.#unwritten.delete(id);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** Every change written that can be (what a full disk refused is tried again), then the book's writes awaited. */
+  async flush(): Promise<void> {
+    await this.#persistUnwritten();
+    await this.book.flush();
   }
 }

@@ -92,7 +92,8 @@ export class SweepRecords {
 
   /** A record for a reader: the running machines' costs as of now (not written). */
   withLiveCosts(s: SweepRecord): SweepRecord {
-    if (!s.machines.some((m) => m.status === 'running' || m.status === 'renting')) return s;
+    // Held machines bill, and so does one whose release is not confirmed yet.
+    if (!s.machines.some((m) => m.status === 'running' || m.status === 'renting' || (m.status === 'failed' && m.released === false))) return s;
     const copy = structuredClone(s);
     this.applyCosts(copy);
     return copy;
