@@ -1,5 +1,6 @@
-// Flat config. The two architecture rules live here: only src-main/electron may import
-// 'electron', and shared/ may import nothing but zod (and its own files).
+// Flat config. The architecture rules live here: only src-main/electron may import 'electron',
+// shared/ may import nothing but zod (and its own files), and the folders of src-main/ are layers
+// that never import upward (LAYERS).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
@@ -10,6 +11,46 @@ const noElectron = {
 };
 
 const noTestImports = { regex: '^(\\.\\./)+test/', message: 'Nothing in src-main/ imports from test/ (integration tests and fakes live there).' };
+
+/**
+ * The folders of src-main/ from the bottom up. A folder may import its own layer and the layers
+ * below it, never one above: providers throw their own typed errors and app/ maps them to
+ * problems; the lease owns every rented machine below the engine and the sweeps; only
+ * composition/ wires api/, adapter/ and app/ together; electron/ (the only folder that imports
+ * 'electron') may import anything.
+ */
+const LAYERS = [
+  ['events'],
+  ['store', 'llm', 'marketplace', 'docs', 'desktop'],
+  ['snapshots', 'serving', 'suites', 'agents'],
+  ['lease'],
+  ['engine'],
+  ['app'],
+  ['sweeps'],
+  ['adapter'],
+  ['api'],
+  ['composition'],
+  ['cli', 'bench'],
+];
+
+function layerBlocks() {
+  return LAYERS.map((layer, i) => {
+    const above = [...LAYERS.slice(i + 1).flat(), 'electron'];
+    return {
+      files: layer.map((folder) => `src-main/${folder}/**`),
+      rules: {
+        'no-restricted-imports': ['error', {
+          paths: [noElectron],
+          patterns: [
+            { regex: '^electron/', message: noElectron.message },
+            { regex: `^(\\.\\./)+(${above.join('|')})(/|$)`, message: `${layer.join('/, ')}/ sit below ${above.join('/, ')}/ and never import them (eslint.config.js LAYERS).` },
+            noTestImports,
+          ],
+        }],
+      },
+    };
+  });
+}
 
 // Flat config merges globals across blocks: switch Node's off explicitly for shared/.
 const nodeOnlyGlobalsOff = Object.fromEntries(
@@ -40,36 +81,9 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: [noElectron], patterns: [noTestImports] }],
     },
   },
-  {
-    // Providers and the engine sit below the app: they throw their own typed errors, and app/
-    // maps them to problems. They never import app/, api/, adapter/, cli/ or electron/.
-    files: ['src-main/{llm,marketplace,agents,engine,store,snapshots}/**'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [noElectron],
-        patterns: [
-          { regex: '^electron/', message: noElectron.message },
-          { regex: '^(\\.\\./)+(app|api|adapter|cli|electron)(/|$)', message: 'Providers, the engine and the store never import app/, api/, adapter/, cli/ or electron/.' },
-          noTestImports,
-        ],
-      }],
-    },
-  },
-  {
-    // The service layer (app/) and the operation handlers (adapter/) are below the transports and
-    // the composition root: only composition/ wires api/, adapter/ and app/ together.
-    files: ['src-main/{app,adapter}/**'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [noElectron],
-        patterns: [
-          { regex: '^electron/', message: noElectron.message },
-          { regex: '^(\\.\\./)+(api|cli|composition|electron)(/|$)', message: 'app/ and adapter/ never import api/, cli/, composition/ or electron/.' },
-          noTestImports,
-        ],
-      }],
-    },
-  },
+  // The layers of src-main/, bottom first: a folder imports only from its own layer or the ones
+  // below (shared/ is below them all). One block per layer, generated from LAYERS above.
+  ...layerBlocks(),
   {
     // shared/ runs in main, renderer and CLI alike: zod and its own files only, and only the
     // globals every one of them has (no node:*, no process, no DOM).

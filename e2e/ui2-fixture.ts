@@ -78,6 +78,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       BENCHDESK_SERVE_UI: '1',
       BENCHDESK_SHUTDOWN_GRACE_S: '0',
       MARKETPLACE_API_URL: vast.url,
+      BENCHDESK_MARKETPLACE_PACING: '0',
       VAST_API_KEY: FAKE_VAST_KEY,
       KUBECONFIG: k8s.kubeconfigPath,
       SERVICE_API_TOKENS: '',

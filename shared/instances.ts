@@ -35,12 +35,12 @@ export const MarketplaceInstanceEntrySchema = z.object({
   dph_total: z.number().nullable().describe('$/hour'),
   /** When it was rented (RFC 3339), from the marketplace's start date or the job's record. */
   rented_at: Rfc3339Schema.nullable().describe('when it was rented'),
-  /** dph_total × hours since rented_at, plus download_usd, rounded to 1/1,000,000 $. */
+  /** dph_total × hours since rented_at, plus download_usd, rounded to 1/1,000,000 $ (the ledger's figure when it knows the machine). */
   cost_usd_so_far: z.number().nullable().describe('dph_total × hours since rented_at, plus download_usd ($)'),
   /** What its job's model downloads cost on it ($), billed once; null when not known (another install's machine, or no download recorded). */
   download_usd: z.number().nonnegative().nullable().optional().describe("what its job's model downloads cost on it ($), included in cost_usd_so_far"),
-  /** The machine's state as the marketplace reports it (null while it is being scheduled). */
-  state: z.string().nullable().describe('the state the marketplace reports (loading, running, exited…)'),
+  /** The machine's state as the marketplace reports it (null while it is being scheduled); `release pending` for one the ledger is still releasing that no listing shows. */
+  state: z.string().nullable().describe('the state the marketplace reports (loading, running, exited…); `release pending` while benchdesk retries a release no listing confirms'),
   classification: InstanceClassificationSchema.describe(
     'active: its job is queued or running; kept: left up on purpose; orphaned: ours, its job ended otherwise or is unknown; foreign: rented by another benchdesk install',
   ),
@@ -97,6 +97,10 @@ export const ReleaseInstanceResponseSchema = z.object({
   verified: z.boolean().describe('a read-back confirmed it is gone'),
   message: z.string(),
   job_id: z.string().nullable(),
+  /** What the machine cost in the end: machine time up to its release plus its downloads (the ledger's figure, $). */
+  cost_usd: z.number().nonnegative().nullable().optional().describe('what the machine cost in the end: machine time up to its release plus its downloads ($)'),
+  /** Its downloads' part of cost_usd ($). */
+  download_usd: z.number().nonnegative().nullable().optional().describe('its downloads’ part of cost_usd ($)'),
 });
 export type ReleaseInstanceResponse = z.infer<typeof ReleaseInstanceResponseSchema>;
 

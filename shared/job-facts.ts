@@ -17,6 +17,13 @@ function elapsed(startIso: string, endIso: string): number {
 export function jobCost(job: JobRecord): JobCost {
   // The model's download on a rented machine is billed once, on top of its time.
   const downloadUsd = job.resources?.download_usd ?? 0;
+  const res = job.resources;
+  // Released: the ledger's final figure (machine time up to the release, downloads included), never less than what was shown while it billed.
+  if (res?.marketplace_instance_released && typeof res.cost_usd === 'number') return { type: 'final', usd: res.cost_usd, dph: res.dph_total ?? null };
+  // Kept after the job on request: it bills on until someone releases it, whatever the job's result says.
+  if (isTerminal(job.status) && res?.marketplace_stop_instance === false && res.marketplace_instance_released === false && res.dph_total && res.rented_at) {
+    return { type: 'running', dph: res.dph_total, since: res.rented_at, downloadUsd };
+  }
   if (job.kind === 'benchmark' && job.result) {
     return job.result.cost.dph_total > 0 || job.result.cost.cost_usd > 0 ? { type: 'final', usd: job.result.cost.cost_usd, dph: job.result.cost.dph_total } : null;
   }

@@ -73,6 +73,10 @@ export const JobResourcesSchema = z.object({
   download_usd: z.number().nonnegative().nullable().optional(),
   /** Why the last release of the job's machine failed (e.g. the key was refused); null once one succeeded. */
   marketplace_release_error: z.string().nullable().optional(),
+  /** What the machine cost in the end (the ledger's figure: machine time up to its release and its downloads), once it was released. */
+  cost_usd: z.number().nonnegative().nullable().optional(),
+  /** When the machine stopped billing (its release was confirmed). */
+  released_at: Rfc3339Schema.nullable().optional(),
 });
 export type JobResources = z.infer<typeof JobResourcesSchema>;
 

@@ -330,7 +330,8 @@ export const OPERATIONS = {
   listInstances: {
     summary: 'Marketplace machines labelled `benchdesk:*` with their job, $/h, cost so far and active/kept/orphaned (`orphaned=true`: only orphans)',
     description:
-      'Every machine on the marketplace account whose label starts with `benchdesk:`, with its job, price and cost so far, and why it is still up. ' +
+      'Every machine on the marketplace account whose label starts with `benchdesk:`, with its job, price and cost so far (the ledger\'s figure: machine time plus downloads), and why it is still up. ' +
+      'A machine whose release is not confirmed yet stays listed (`state: "release pending"`, `release_error`) and keeps counting until it is gone. ' +
       'Without a marketplace key the list is empty and `note` says why.',
     tags: ['marketplace'],
     method: 'GET',
@@ -345,7 +346,8 @@ export const OPERATIONS = {
     summary:
       'Destroy one benchdesk machine and confirm it is gone (409 `instance_active` while its job runs: cancel the job instead; 409 `instance_foreign` for another install\'s machine unless the body says `{"force": true}`)',
     description:
-      'Destroys the machine and answers once the marketplace confirms it is gone. A machine whose job is still active answers 409 (cancel the job instead); ' +
+      'Destroys the machine and answers once the marketplace confirms it is gone, with what it cost in the end (`cost_usd`: machine time up to the release plus downloads, `download_usd` its downloads\' part). ' +
+      'A release the marketplace does not confirm answers 502 and is retried by benchdesk until confirmed; the machine keeps counting in the spend meanwhile. A machine whose job is still active answers 409 (cancel the job instead); ' +
       "a machine another benchdesk install rented answers 409 unless the body says `{\"force\": true}` (only the app's own tenant may force); one that is not a benchdesk machine answers 404.",
     tags: ['marketplace'],
     method: 'POST',
@@ -457,8 +459,11 @@ export const OPERATIONS = {
     errors: { 409: 'The key comes from the environment here and cannot be changed (`marketplace_not_configured`)' },
   },
   getSpendSummary: {
-    summary: "Spend today and this month from the tenant's jobs' recorded cost",
-    description: "What the tenant's jobs have spent on rented machines today and this month (UTC), from the cost each job recorded.",
+    summary: "Spend today and this month from the ledger: the tenant's jobs, kept machines, sweeps and downloads",
+    description:
+      "What the tenant has spent on rented machines today and this month (UTC), from the ledger: every machine benchdesk rented for a job, an llm-instance kept after its job (up to its release), " +
+      'a sweep, and every model download (GB × the host\'s $/GB). A machine counts from its rent to its confirmed release; one still running counts up to now (`running_dph`). ' +
+      "Jobs from before the ledger count with the cost they recorded.",
     tags: ['jobs'],
     method: 'GET',
     path: '/v1/spend',
@@ -674,7 +679,8 @@ export const OPERATIONS = {
       'Validates the sweep, stores it (on disk before the 202) and answers its id with a `Location`. In the background, for each GPU name it rents one machine ' +
       '(the cheapest offer of that GPU whose memory fits the largest model that fits at all), runs every model on it in turn (the suite and/or the serving benchmark, as jobs), ' +
       'then releases it; a model no offer of that GPU can hold is a `skipped` cell and nothing is rented for it. `machines_at_once` GPUs run in parallel. ' +
-      'Reaching `max_total_cost_usd` releases every machine and ends the unfinished cells `budget_exceeded`.',
+      'Reaching `max_total_cost_usd` (machine time plus downloads, checked at every cost change and at least every 5 s) releases every machine and ends the unfinished cells `budget_exceeded`. ' +
+      'A sweep whose cells failed or could not be rented, or whose machine is not confirmed released, ends with `outcome.clean` false and says why in `outcome.problems`.',
     tags: ['sweeps'],
     method: 'POST',
     path: '/v1/sweeps',
@@ -698,8 +704,8 @@ export const OPERATIONS = {
   getSweep: {
     summary: 'Get one sweep',
     description:
-      "The sweep's status, spend (`spend_usd`, the sum of its machines' running costs), its cells (model × GPU, each with its status, jobs, score and cost), " +
-      "its machines and `ranking` (cell indexes, best first). Another tenant's sweep answers 404, as a missing one does.",
+      "The sweep's status, spend (`spend_usd`, the ledger's cost of its machines: time plus downloads), its cells (model × GPU, each with its status, jobs, score and cost), " +
+      "its machines, `ranking` (cell indexes, best first) and, once ended, `outcome` (cells succeeded, failed, unrented, skipped, not run; machines not confirmed released; `clean`). Another tenant's sweep answers 404, as a missing one does.",
     tags: ['sweeps'],
     method: 'GET',
     path: '/v1/sweeps/{sweep_id}',

@@ -153,16 +153,17 @@ export const SetMarketplaceKeyInputSchema = z.object({ key: z.string().trim().ma
 
 export const SpendBucketSchema = z.object({
   cost_usd: z.number().nonnegative(),
-  /** Jobs that contributed a cost. */
-  jobs: z.number().int().nonnegative(),
+  /** Rented machines (a job's, a kept llm-instance's, a sweep's) that contributed a cost; the name is older than the ledger. */
+  jobs: z.number().int().nonnegative().describe("rented machines (a job's, a kept machine's, a sweep's) that contributed a cost"),
 });
 export const SpendSummarySchema = z.object({
   tenant_id: z.string(),
   /** Local-day and local-month boundaries are the server's time zone, as RFC 3339. */
   today: SpendBucketSchema.extend({ since: z.string() }),
   this_month: SpendBucketSchema.extend({ since: z.string() }),
-  by_kind: z.record(z.string(), SpendBucketSchema),
-  /** Rented machines still running for this tenant's jobs, cost so far included above. */
+  /** By the kind of job that rented the machine (`benchmark`, `llm-instance`, `suite`…) or `sweep`. */
+  by_kind: z.record(z.string(), SpendBucketSchema).describe('by the kind of job that rented the machine, or `sweep`'),
+  /** Rented machines still billing for this tenant (kept ones and those whose release is not confirmed yet included), cost so far included above. */
   running: SpendBucketSchema.extend({ dph_total: z.number().nonnegative() }),
   computed_at: z.string(),
 });

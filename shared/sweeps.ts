@@ -132,12 +132,12 @@ export const SweepCellSchema = z.object({
   errors: z.number().int().nonnegative().optional(),
   /** Shared by the cells whose interval overlaps the tier leader's (1 = best): ties are ties. */
   rank_tier: z.number().int().positive().optional(),
-  /** The machine's $/h × the suite job's own time ($): what $ per correct answer divides. */
+  /** The machine's $/h × the suite job's own time, plus its model's download ($): what $ per correct answer divides. */
   suite_cost_usd: z.number().nonnegative().optional(),
   /** The serving benchmark failed after the suite succeeded: the cell keeps its suite figures. */
   serving_error: z.string().optional(),
-  /** The machine's $/h × the time the cell held it ($). */
-  cost_usd: z.number().nonnegative().describe('the machine’s $/h × the time this cell held it ($)'),
+  /** The machine's $/h × the time the cell held it, plus its model's download ($). */
+  cost_usd: z.number().nonnegative().describe('the machine’s $/h × the time this cell held it, plus its model’s download ($)'),
   cost_per_correct_usd: z.number().nonnegative().optional().describe('cost_usd ÷ correct answers ($)'),
   output_tokens_per_s: z.number().nonnegative().optional().describe('the serving benchmark’s best level (tokens/s)'),
   ttft_p50_ms: z.number().nonnegative().optional().describe('time to first token at that level, median (ms)'),
@@ -147,6 +147,8 @@ export const SweepCellSchema = z.object({
   tags: z.record(z.string(), TagAccuracySchema).optional(),
   /** The suite job's manifest (or the serving job's when there is no suite): model digest, backend version, hashes. */
   manifest: ManifestSchema.optional(),
+  /** The cell did not run because its GPU's machine could not be rented (a `failed` cell). */
+  unrented: z.boolean().optional().describe('true: the cell did not run because its GPU’s machine could not be rented'),
   started_at: Rfc3339Schema.optional(),
   finished_at: Rfc3339Schema.optional(),
 });
@@ -171,12 +173,30 @@ export const SweepMachineSchema = z.object({
   /** False when a release could not be confirmed: the machine may still bill. */
   released: z.boolean().optional(),
   release_error: z.string().optional(),
-  cost_usd: z.number().nonnegative().describe('$/h × the time it was held ($)'),
+  cost_usd: z.number().nonnegative().describe('$/h × the time it was held, plus the models it downloaded ($, the ledger’s figure)'),
   /** The cell it is running now (index into cells). */
   current_cell: z.number().int().optional(),
   reason: z.string().optional(),
 });
 export type SweepMachine = z.infer<typeof SweepMachineSchema>;
+
+/**
+ * How a finished sweep went beyond its status: a sweep that `succeeded` with cells that failed or
+ * could not rent, or a machine whose release is not confirmed yet, is not a clean success.
+ */
+export const SweepOutcomeSchema = z.object({
+  cells_succeeded: z.number().int().nonnegative(),
+  cells_failed: z.number().int().nonnegative().describe('cells whose jobs failed (those that could not rent included)'),
+  cells_unrented: z.number().int().nonnegative().describe('cells that never ran because their GPU’s machine could not be rented'),
+  cells_skipped: z.number().int().nonnegative(),
+  cells_not_run: z.number().int().nonnegative().describe('cells cancelled or stopped by the spend limit'),
+  machines_unreleased: z.number().int().nonnegative().describe('machines whose release is not confirmed yet (benchdesk keeps trying; they count in spend_usd)'),
+  /** Every cell succeeded or was skipped for a stated reason, and every machine is confirmed released. */
+  clean: z.boolean().describe('true when every cell succeeded (or was skipped for its stated reason) and every machine is confirmed released'),
+  /** One line per problem, for a front end to show. */
+  problems: z.array(z.string()),
+});
+export type SweepOutcome = z.infer<typeof SweepOutcomeSchema>;
 
 export const SweepRecordSchema = z.object({
   sweep_id: z.string(),
@@ -190,8 +210,8 @@ export const SweepRecordSchema = z.object({
   updated_at: Rfc3339Schema,
   /** The request as validated (defaults applied). */
   request: z.looseObject(SweepRequestShape),
-  /** The sum of its machines' running costs ($). */
-  spend_usd: z.number().nonnegative().describe('the sum of its machines’ running costs ($)'),
+  /** The sum of its machines' costs: machine time and the models they downloaded ($, the ledger's figures). */
+  spend_usd: z.number().nonnegative().describe('the sum of its machines’ costs: machine time and the models they downloaded ($)'),
   max_total_cost_usd: z.number().positive(),
   cells: z.array(SweepCellSchema),
   machines: z.array(SweepMachineSchema),
@@ -201,6 +221,8 @@ export const SweepRecordSchema = z.object({
   ranking: z.array(z.number().int().nonnegative()),
   error: z.string().nullable(),
   error_code: z.string().nullable(),
+  /** Set when the sweep ends: its cells and machines counted (null before; absent in records of earlier versions). */
+  outcome: SweepOutcomeSchema.nullable().optional(),
 });
 export type SweepRecord = z.infer<typeof SweepRecordSchema>;
 

@@ -1,4 +1,4 @@
-import type { EventInput } from '../engine/timed';
+import type { EventInput } from '../events/timed';
 
 /** What agents report: the one event-input shape (the engine adds the job id and stores each). */
 export type AgentEvent = EventInput;

@@ -16,7 +16,7 @@ import { askBuiltin, type BuiltinAskOptions } from './builtin';
 import { CommandLineError, splitCommandLine } from './command-line';
 import { agentEnvironment } from './driver-env';
 import { AgentError, errorMessage, formatDuration } from './errors';
-import { roundMs, timed } from '../engine/timed';
+import { roundMs, timed } from '../events/timed';
 import { safeSink, type AgentEventSink } from './events';
 import { HttpDriverTransport } from './http-transport';
 import { IN_PROCESS_DRIVER_NAMES, inProcessDriver } from './in-process-driver';

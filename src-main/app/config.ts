@@ -31,6 +31,8 @@ export type Config = {
   serveUi: boolean;
   driverTimeoutMs: number;
   shutdownGraceMs: number;
+  /** Multiplies the marketplace client's pacing (Vast's thresholds): 0 turns it off, for a fake or a proxy that paces itself. */
+  marketplacePacingScale: number;
 };
 
 export class ConfigError extends Error {
@@ -69,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serveUi: isTruthy(env.BENCHDESK_SERVE_UI),
     driverTimeoutMs: parseEnvNumber(z.coerce.number().int().min(1).max(86_400), 'BENCHDESK_AGENT_TIMEOUT_S', env.BENCHDESK_AGENT_TIMEOUT_S, 300) * 1000,
     shutdownGraceMs: parseEnvNumber(z.coerce.number().int().min(0).max(3600), 'BENCHDESK_SHUTDOWN_GRACE_S', env.BENCHDESK_SHUTDOWN_GRACE_S, 10) * 1000,
+    marketplacePacingScale: parseEnvNumber(z.coerce.number().min(0).max(10), 'BENCHDESK_MARKETPLACE_PACING', env.BENCHDESK_MARKETPLACE_PACING, 1),
   };
 }
 

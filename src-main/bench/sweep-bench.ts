@@ -86,7 +86,7 @@ export async function runSweepBench(report: Report, options: { root: string; mod
     });
     const bd = await createBenchdesk({
       dataDir: dir,
-      env: { SERVICE_API_AUTH_DISABLED: '1', MARKETPLACE_API_URL: addr.vast, VAST_API_KEY: addr.key, PATH: process.env.PATH, HOME: process.env.HOME },
+      env: { SERVICE_API_AUTH_DISABLED: '1', MARKETPLACE_API_URL: addr.vast, VAST_API_KEY: addr.key, BENCHDESK_MARKETPLACE_PACING: '0', PATH: process.env.PATH, HOME: process.env.HOME },
       logger: false,
       port: 0,
       workflowTuning: { pollIntervalMs: 5, waitTimeoutMs: 10_000, releaseRetryDelayMs: 5 },

@@ -36,7 +36,8 @@ export function createMarketplaceKey(
     environmentKey: config.vastApiKey,
     appKey: app.key,
     persist: app.persist,
-    ...(more.clientOptions ? { clientOptions: more.clientOptions } : {}),
+    // BENCHDESK_MARKETPLACE_PACING scales Vast's pacing (0: off, against a fake); tests may set their own.
+    clientOptions: { ...more.clientOptions, pacing: { scale: config.marketplacePacingScale, ...more.clientOptions?.pacing } },
     ...(log ? { warn: (message: string, fields?: Record<string, unknown>) => log.warn(message, fields ?? {}) } : {}),
   });
 }

@@ -1,111 +1,26 @@
 import path from 'node:path';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import pkg from '../../package.json' with { type: 'json' };
-import type { BenchdeskClient } from '../../shared';
 import { stopAllTrees } from '../agents/process-group';
 import { DEFAULT_KILL_GRACE_MS } from '../agents/process-runner';
-import { MIN_TOKEN_CHARS, Authenticator, weakTokenTenants } from '../api/auth';
-import type { HttpLimits } from '../api/http-limits';
-import type { EventStreamLimits } from '../api/sse';
 import { buildApiServer } from '../api/server';
-import { createInProcessClient, createOperationHandlers, type OperationHandlers } from '../adapter';
-import { JobEngine } from '../engine/engine';
-import type { AnyJobHandler, Logger } from '../engine/types';
+import { parseInput } from '../adapter/parse-input';
+import { createInProcessClient, createOperationHandlers } from '../adapter';
 import { openJobStore } from '../store/job-store';
-import type { JobStore } from '../store/types';
-import { ConfigError, isLoopbackHost, loadConfig, type Config } from '../app/config';
+import { isLoopbackHost, loadConfig, type Config } from '../app/config';
 import { processLogDestination } from '../app/log-destination';
 import { createPinoLogger, toLogger } from '../app/logger';
-import type { MarketplaceKeyHolder, PersistMarketplaceKey } from '../app/marketplace-key';
-import { HeldKeys } from '../marketplace/held-keys';
-import { containUncaughtErrors } from './contain-errors';
-import { createMarketplaceKey, createProviders, type MarketplaceClientTuning, type Providers } from './providers';
-import { IDEMPOTENCY_RETENTION_MS, createService } from '../app/service';
-import type { BenchdeskService } from '../app/service-types';
+import { IDEMPOTENCY_RETENTION_MS } from '../app/service';
 import { SettingsStore } from '../app/settings';
 import { SpendCache } from '../app/spend';
-import { createAgents, createWorkflows } from './workflows';
 import { createTemplateSearch } from '../app/templates';
-import { createAppInstanceService, type InstanceService } from '../app/instances';
-import { createSnapshotService, type SnapshotService } from '../app/snapshots';
-import { parseInput } from '../adapter/parse-input';
-import { createSuiteService, type SuiteService } from '../app/suites';
-import { createSweeps, type SweepTuning } from './sweeps';
-import type { SweepEngine } from '../sweeps/sweep-engine';
+import { openAuth, openJobs, openMarketplace, openSweepsAndMachines, type LateParts } from './assemble';
+import { containUncaughtErrors } from './contain-errors';
+import type { Benchdesk, BenchdeskOptions } from './options';
 
 export const VERSION: string = pkg.version;
 
-export type BenchdeskOptions = {
-  env?: NodeJS.ProcessEnv;
-  /** Overrides of the environment's settings. */
-  dataDir?: string;
-  host?: string;
-  port?: number;
-  /** The desktop app: always configures auth with its own token (design §3). */
-  electron?: boolean;
-  /** The app's own token without Electron (`npm start` falling back to the browser UI): as `electron`. */
-  appToken?: boolean;
-  /**
-   * The desktop app's marketplace key: `key` = the stored one (decrypted; used before VAST_API_KEY),
-   * `persist` = saves a new one (safeStorage). Settings changes apply without a restart.
-   */
-  appMarketplaceKey?: { key?: string | undefined; persist?: PersistMarketplaceKey };
-  /** false = silent (tests); default: pino to stdout. */
-  logger?: FastifyServerOptions['logger'] | false;
-  /** Replace the workflows (tests register handlers that succeed, fail, hang…). */
-  handlers?: readonly AnyJobHandler[];
-  /** Faster marketplace polling against fakes (tests). */
-  workflowTuning?: { waitTimeoutMs?: number; pollIntervalMs?: number; releaseRetryDelayMs?: number; costUpdateIntervalMs?: number; now?: () => number };
-  /** Orphan sweep cadence (tests shorten it; default BENCHDESK_ORPHAN_SWEEP_INTERVAL_S or 5 min). */
-  instancesTuning?: { sweepIntervalMs?: number; releaseRetryDelayMs?: number };
-  /** Marketplace client settings (timeouts, retries, the search limit); tests shorten them. */
-  marketplaceClient?: MarketplaceClientTuning;
-  /** Replace provider calls (tests). */
-  providers?: Partial<Providers>;
-  now?: () => Date;
-  authNow?: () => number;
-  uiDir?: string;
-  sseHeartbeatMs?: number;
-  /** Request/header timeouts and the per-IP connection cap of the HTTP API (tests shorten them). */
-  httpLimits?: Partial<HttpLimits>;
-  /** What an event stream may hold for a client that does not read (tests use small bounds). */
-  streamLimits?: Partial<EventStreamLimits>;
-  /** The snapshot recording's time bound and request timeout (tests shorten them). */
-  snapshotTuning?: { deadlineMs?: number; requestTimeoutMs?: number };
-  /** The sweep engine's cost cadence and clock, or replaced jobs/machines (tests). */
-  sweepTuning?: SweepTuning;
-};
-
-export type Benchdesk = {
-  config: Config;
-  app: FastifyInstance;
-  engine: JobEngine;
-  store: JobStore;
-  service: BenchdeskService;
-  /** Rented marketplace machines: list, release, orphan sweep. */
-  instances: InstanceService;
-  /** Recorded clusters: record, store, serve to jobs; the suites register who uses which here. */
-  snapshots: SnapshotService;
-  suites: SuiteService;
-  /** Sweeps: models × GPUs, one rented machine per GPU. */
-  sweeps: SweepEngine;
-  /** Every operation, for every transport (HTTP routes, IPC, in-process clients). */
-  handlers: OperationHandlers;
-  /** The typed client over `handlers`, in this process, as `tenantId` (default: the app's tenant). */
-  client(tenantId?: string): BenchdeskClient;
-  settings: SettingsStore;
-  /** The marketplace key in use; the desktop app sets or clears its own here, without a restart. */
-  marketplaceKey: MarketplaceKeyHolder;
-  /** This data dir's install id (in the labels of the machines it rents). */
-  installId: string;
-  auth: Authenticator;
-  /** The tenant the desktop app acts as over IPC. */
-  tenantId: string;
-  /** The app's API token (plaintext, for Settings → show/copy); undefined headless unless `appToken`. */
-  apiToken: string | undefined;
-  log: Logger;
-  close(): Promise<void>;
-};
+export type { Benchdesk, BenchdeskOptions } from './options';
 
 /**
  * The composition root: opens the data dir, builds store → engine → service → HTTP API. The
@@ -118,114 +33,21 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
   if (options.dataDir) config.dataDir = path.resolve(options.dataDir);
   if (options.host) config.host = options.host;
   if (options.port !== undefined) config.port = options.port;
-
-  const pinoLogger = options.logger === false ? createPinoLogger('silent') : createPinoLogger();
-  const log = toLogger(pinoLogger);
+  const log = toLogger(options.logger === false ? createPinoLogger('silent') : createPinoLogger());
 
   const store = await openJobStore({ dataDir: config.dataDir, logger: log });
   try {
     const settings = new SettingsStore(config.dataDir);
-    let apiToken: string | undefined;
-    if (options.electron || options.appToken) {
-      const ensured = await settings.ensureApiToken();
-      apiToken = ensured.token;
-      if (ensured.created) log.info('created the desktop API token', { file: path.join(config.dataDir, 'api-token') });
-    }
-    const storedHash = settings.read().api_token_sha256;
-    const auth = new Authenticator({
-      apiTokens: config.apiTokens,
-      hashedTokens: storedHash ? [{ tenantId: 'default', sha256Hex: storedHash }] : [],
-      disabled: config.authDisabled,
-      ...(options.authNow ? { now: options.authNow } : {}),
-    });
-    const weak = weakTokenTenants(config.apiTokens);
-    if (weak.length > 0) {
-      log.warn(`SERVICE_API_TOKENS has tokens shorter than ${MIN_TOKEN_CHARS} characters: a guessable token is not protected by the failed-login limit (a valid token always passes it); use random ones (openssl rand -hex 24)`, { tenants: weak });
-    }
-    if (!isLoopbackHost(config.host)) {
-      if (auth.mode !== 'enabled') {
-        throw new ConfigError(`BENCHDESK_HOST=${config.host} is not a loopback address: binding it requires authentication (set SERVICE_API_TOKENS)`);
-      }
-      log.warn('the API is bound to a non-loopback address; anyone who can reach it and holds a token can spend your marketplace credit', { host: config.host });
-    }
-
-    // Tests replace some provider calls; the rest are the real ones (no I/O until called).
-    const marketplaceKey = createMarketplaceKey(config, options.appMarketplaceKey, { log, clientOptions: options.marketplaceClient });
-    const providers: Providers = { ...createProviders({ config, settings, log, marketplaceKey }), ...options.providers };
-    // Created once per data dir: the labels of its machines tell them from another install's.
-    const installId = settings.ensureInstallId();
-    const heldKeys = new HeldKeys(path.join(config.dataDir, 'secrets'));
-    // One registry: the workflows ask its agents, the Launch form lists them.
-    const agents = createAgents({ config, settings, log, env });
-    const snapshots = await createSnapshotService({ dataDir: config.dataDir, log, ...(options.now ? { now: options.now } : {}), ...(options.snapshotTuning ? { recordTuning: options.snapshotTuning } : {}) });
-    // The shipped suite's snapshots are stored here on first start.
-    const suites = await createSuiteService({ dataDir: config.dataDir, log, snapshots, ...(options.now ? { now: options.now } : {}) });
-    const engine = new JobEngine({
-      store,
-      handlers:
-        options.handlers ??
-        createWorkflows({ config, providers, settings, log, env, installId, heldKeys, agents, snapshots, suites, ...(options.workflowTuning ? { marketplace: options.workflowTuning } : {}) }),
-      // BENCHDESK_CONCURRENCY wins; otherwise the Settings page's value (default 4).
-      concurrency: env.BENCHDESK_CONCURRENCY?.trim() ? config.concurrency : settings.appSettings().concurrency,
-      logger: log,
-      ...(options.now ? { now: options.now } : {}),
-    });
-    const engineNow = options.now;
-    const service = createService({
-      engine,
-      store,
-      version: VERSION,
-      authMode: auth.mode,
-      tokenSources: () => auth.tokenSources(),
-      estimate: providers.estimate,
-      catalog: providers.catalog,
-      listLlmModels: providers.listLlmModels,
-      resolveDefaultBackendUrl: (url) => settings.resolveBackendUrl(url),
-      // Idempotency records are aged with the clock that stamped them (the engine's `now`).
-      ...(engineNow ? { now: () => engineNow().getTime() } : options.authNow ? { now: options.authNow } : {}),
-    });
-    const sweeps = createSweeps({
-      dataDir: config.dataDir,
-      log,
-      store,
-      engine,
-      bus: engine.bus,
-      service,
-      marketplace: {
-        access: providers.marketplaceAccess,
-        heldKeys,
-        installId,
-        catalog: providers.catalogIndex,
-        dataDir: config.dataDir,
-        logError: (message, fields) => log.error(message, fields),
-        ...(options.workflowTuning ?? {}),
-      },
-      tuning: options.sweepTuning,
-      // A suite sweep names a suite that exists; its scenarios' tags give accuracy per tag.
-      checkRequest: async (request) =>
-        request.suite_id !== undefined && !(await suites.find(request.suite_id)) ? [{ path: 'suite_id', message: `no suite '${request.suite_id}' (GET /v1/suites lists them)` }] : [],
-      tagsOf: async (suiteId) => {
-        const suite = await suites.find(suiteId);
-        if (!suite) return undefined;
-        const tags = new Map(suite.scenarios.map((s) => [s.scenario_id, s.tags]));
-        return (scenarioId) => tags.get(scenarioId);
-      },
-    });
-    // Rented machines as a resource: list, release and the orphan sweep (started by startBenchdesk).
-    const instances = createAppInstanceService({
-      sweepMachine: (machineId) => sweeps.machineOwner(machineId),
-      access: providers.marketplaceAccess,
-      heldKeys,
-      installId,
-      dataDir: config.dataDir,
-      store,
-      engine,
-      settings,
-      log,
-      env,
-      tuning: options.instancesTuning,
-    });
-    const spend = new SpendCache({ store, subscribe: (tenantId, listener) => service.subscribe(tenantId, null, listener), ...(options.now ? { now: options.now } : {}) });
+    const { auth, apiToken } = await openAuth(config, settings, options, log);
+    const late: LateParts = {};
+    const market = await openMarketplace(config, settings, store, options, log, late);
+    const { providers, leases } = market;
+    const jobs = await openJobs({ config, settings, store, providers, leases, auth, version: VERSION }, options, log);
+    const { engine, service, agents, snapshots, suites } = jobs;
+    const { sweeps, instances } = openSweepsAndMachines({ config, settings, store, ...market, ...jobs }, options, log);
+    late.engine = engine;
+    late.sweeps = sweeps;
+    const spend = new SpendCache({ store, ledger: leases.ledger, subscribe: (tenantId, listener) => service.subscribe(tenantId, null, listener), ...(options.now ? { now: options.now } : {}) });
     // Filled once the server is built: the settings operations report the address it listens on.
     const listening: { app?: FastifyInstance } = {};
     const handlers = createOperationHandlers({
@@ -237,15 +59,7 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       sweeps,
       overview: { spend },
       choices: { agents, templates: createTemplateSearch({ marketplace: providers.marketplace }) },
-      settings: {
-        settings,
-        auth,
-        config,
-        env,
-        setConcurrency: (limit) => engine.setConcurrency(limit),
-        apiAddress: () => apiAddress(listening.app, config),
-        marketplaceKey,
-      },
+      settings: { settings, auth, config, env, setConcurrency: (limit) => engine.setConcurrency(limit), apiAddress: () => apiAddress(listening.app, config), marketplaceKey: market.marketplaceKey },
     });
     const app = await buildApiServer({
       handlers,
@@ -277,14 +91,15 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
       store,
       service,
       instances,
+      leases,
       snapshots,
       suites,
       sweeps,
       handlers,
       client: (tenantId = 'default') => createInProcessClient(handlers, tenantId, (message, err) => log.error(message, { err: String(err) })),
       settings,
-      marketplaceKey,
-      installId,
+      marketplaceKey: market.marketplaceKey,
+      installId: market.installId,
       auth,
       tenantId: 'default',
       apiToken,
@@ -298,6 +113,8 @@ export async function createBenchdesk(options: BenchdeskOptions = {}): Promise<B
         // Before the jobs: the sweeps cancel their jobs, release their machines and stay resumable.
         await sweeps.shutdown();
         await engine.shutdown(config.shutdownGraceMs);
+        // After every owner let go: retries and hunts stop (they resume from the ledger at the next start).
+        await leases.close();
         // The engine's cancel stops each job's agent processes; anything still running is stopped here.
         await stopAllTrees(DEFAULT_KILL_GRACE_MS);
         await snapshots.close();
@@ -328,6 +145,8 @@ export async function startBenchdesk(options: BenchdeskOptions = {}): Promise<Be
     await bd.engine.recover();
     // After the jobs' recovery (interrupted jobs failed): release what interrupted sweeps held, resume them.
     await bd.sweeps.recover();
+    // Whatever lease is still open (no owner settled it): looked for by label, released, or watched if kept.
+    await bd.leases.recover();
     // After recovery (which releases what interrupted jobs held): whatever is still up unaccounted for is an orphan.
     bd.instances.start();
     const address = await bd.app.listen({ host: bd.config.host, port: bd.config.port });

@@ -1,7 +1,7 @@
 import type { EventBus } from '../engine/event-bus';
 import type { JobEngine } from '../engine/engine';
 import type { Logger } from '../engine/types';
-import type { MarketplaceDeps } from '../engine/workflows/marketplace-instance';
+import type { MarketplaceMachinesDeps } from '../sweeps/marketplace-machines';
 import type { BenchdeskService } from '../app/service-types';
 import type { JobStore } from '../store/types';
 import { createEngineJobRunner } from '../sweeps/engine-runner';
@@ -19,8 +19,8 @@ export type SweepTuning = {
 };
 
 /**
- * The sweep engine wired to the app: its records in the data dir, its machines through the
- * marketplace provisioning, its jobs through the job engine, its events on the tenant feed (each
+ * The sweep engine wired to the app: its records in the data dir, its machines as leases (their
+ * costs the ledger's), its jobs through the job engine, its events on the tenant feed (each
  * with a global seq from the job store, so a feed resumes across both).
  */
 export function createSweeps(parts: {
@@ -30,13 +30,14 @@ export function createSweeps(parts: {
   engine: JobEngine;
   bus: EventBus;
   service: BenchdeskService;
-  marketplace: MarketplaceDeps;
+  marketplace: Omit<MarketplaceMachinesDeps, 'log'>;
+  now?: (() => number) | undefined;
   tagsOf?: SweepEngineOptions['tagsOf'];
   checkRequest?: SweepEngineOptions['checkRequest'];
   tuning?: SweepTuning | undefined;
 }): SweepEngine {
   const tuning = parts.tuning ?? {};
-  const now = tuning.now ?? parts.marketplace.now;
+  const now = tuning.now ?? parts.now;
   return new SweepEngine({
     store: new SweepStore(parts.dataDir, parts.log),
     runner:

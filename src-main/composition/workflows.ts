@@ -9,7 +9,7 @@ import { servingBenchmarkWorkflow } from '../engine/workflows/serving-benchmark'
 import { suiteWorkflow } from '../engine/workflows/suite';
 import type { SuiteSource } from '../engine/workflows/suite';
 import type { MarketplaceDeps } from '../engine/workflows/marketplace-instance';
-import type { HeldKeys } from '../marketplace/held-keys';
+import type { Leases } from '../lease/leases';
 import type { Config } from '../app/config';
 import type { Providers } from './providers';
 import type { SettingsStore } from '../app/settings';
@@ -31,12 +31,10 @@ export type WorkflowDeps = {
   settings: SettingsStore;
   log: Logger;
   env: NodeJS.ProcessEnv;
-  /** This data dir's install id (the labels of rented machines). */
-  installId: string;
-  /** The key each job rented with, until its machine is confirmed gone. */
-  heldKeys: HeldKeys;
+  /** Every rented machine's lease, and the ledger of what they cost. */
+  leases: Leases;
   /** Test seams: faster polling against fakes. */
-  marketplace?: Partial<Pick<MarketplaceDeps, 'waitTimeoutMs' | 'pollIntervalMs' | 'releaseRetryDelayMs' | 'costUpdateIntervalMs' | 'now'>>;
+  marketplace?: Partial<Pick<MarketplaceDeps, 'waitTimeoutMs' | 'pollIntervalMs' | 'costUpdateIntervalMs'>>;
   agents?: AgentRegistry;
   /** Serves recorded clusters to jobs that name a `snapshot`. */
   snapshots?: SnapshotLeases;
@@ -63,15 +61,15 @@ export function createAgents(deps: Pick<WorkflowDeps, 'config' | 'settings' | 'l
 export function createWorkflows(deps: WorkflowDeps): AnyJobHandler[] {
   const agents = deps.agents ?? createAgents(deps);
   const marketplace: MarketplaceDeps = {
+    leases: deps.leases,
     access: deps.providers.marketplaceAccess,
-    heldKeys: deps.heldKeys,
-    installId: deps.installId,
     catalog: deps.providers.catalogIndex,
     logError: (message, fields) => deps.log.error(message, fields),
-    dataDir: deps.config.dataDir,
     // Read when a job rents, so a changed setting applies to the next job.
     maxCostDefault: () => deps.settings.appSettings().default_max_cost_usd,
-    ...deps.marketplace,
+    ...(deps.marketplace?.waitTimeoutMs !== undefined ? { waitTimeoutMs: deps.marketplace.waitTimeoutMs } : {}),
+    ...(deps.marketplace?.pollIntervalMs !== undefined ? { pollIntervalMs: deps.marketplace.pollIntervalMs } : {}),
+    ...(deps.marketplace?.costUpdateIntervalMs !== undefined ? { costUpdateIntervalMs: deps.marketplace.costUpdateIntervalMs } : {}),
   };
   const agentDeps = { agents, env: deps.env, snapshots: deps.snapshots };
   const workflows: AnyJobHandler[] = [llmInstanceWorkflow(marketplace), agenticAgentWorkflow(agentDeps), benchmarkWorkflow({ ...agentDeps, ...marketplace }), servingBenchmarkWorkflow(marketplace)];

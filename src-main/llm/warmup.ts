@@ -3,7 +3,7 @@ import type { OllamaGenerateResponse } from './ollama-wire';
 import { DEFAULT_WARMUP_TIMEOUT_S } from '../../shared/requests';
 import { LlmAbortedError, WarmupTimeoutError } from './errors';
 import { sameModel } from './model-name';
-import { roundMs } from '../engine/timed';
+import { roundMs } from '../events/timed';
 
 export interface WarmupOptions {
   /** Ollama keep_alive for the loaded model; default "30m". Negative: keep loaded. */

@@ -8,6 +8,8 @@ export type MarketplaceErrorCode =
   | 'rate_limited'
   | 'not_found'
   | 'offer_unavailable'
+  /** A 200 `{success: false, msg}` on create: Vast refused (credit, the offer...), in its own words. */
+  | 'create_refused'
   | 'upstream_unavailable'
   | 'http_error'
   | 'bad_response'

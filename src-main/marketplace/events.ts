@@ -1,5 +1,5 @@
 import type { EventLabels } from '../../shared/jobs';
-import { timed, type EventInput } from '../engine/timed';
+import { timed, type EventInput } from '../events/timed';
 
 /**
  * Events the provisioning functions report. The engine turns each into a job event (design §3):

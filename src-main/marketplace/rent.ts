@@ -4,19 +4,22 @@ import type { CatalogEntry } from '../../shared/models';
 import type { OfferSummary } from '../../shared/requests';
 import { modelDownloadGb } from './catalog';
 import { MarketplaceError, MarketplaceProvisioningError, isNotThere } from './errors';
+import { templateFilters } from './offer-query';
 import { MARKETPLACE_EVENTS, emit, errorMessage, timedStep, type MarketplaceEventSink } from './events';
 import { isGone } from './instance-status';
-import { jobLabel, labelsOfJob } from './labels';
+import { jobLabel } from './labels';
 import { describeCriteria, downloadUsd, selectOffers, toOfferSummary, type CostBasis, type OfferCriteria } from './offer-selection';
-import { releaseInstance } from './release';
+import { backoffDelay, sleep } from './sleep';
 import { OLLAMA_CONTAINER_PORT, templateAccess, type TemplateAccess } from './template';
 import type { VastApi } from './vast-client';
 
 /**
- * Renting the cheapest fitting offer for a job: template lookup, offer search, rent with fallback
- * to the next offer. "Cheapest" is the expected total: the hours at `dph_total` plus the model's
- * download at the host's `inet_down_cost`. The instance is the caller's to release, except when a
- * cancel interrupts the rent call itself (then it is found by label and released here).
+ * Renting the cheapest fitting offer: template lookup, offer search among the hosts that can run
+ * the template, rent with fallback to the next offer (taken, or refused in Vast's words).
+ * "Cheapest" is the whole expected cost over every fitting offer: the hours at `dph_total` plus
+ * the model's download at the host's `inet_down_cost`. The instance is the caller's (the lease's)
+ * to release; a create whose outcome is unknown is reported through `onLostRent`, for the lease to
+ * keep looking for its label.
  */
 
 /** The request fields that drive renting; the llm-instance and benchmark requests both fit. */
@@ -39,10 +42,17 @@ export type RentCheapestFitOptions = {
   installId: string;
   signal?: AbortSignal;
   onEvent?: MarketplaceEventSink;
-  /** Rent attempts across offers when they are taken under us (default 4). */
+  /** Rent attempts across offers when they are taken under us or refused (default 4). */
   maxRentAttempts?: number;
-  /** Offers fetched per search (default 64: ranked here by total cost, not only by the hourly price). */
+  /** Offers fetched per search (default 1000: every fitting offer is ranked here by its whole expected cost, not only the cheapest per hour). */
   searchLimit?: number;
+  /**
+   * A create whose outcome is unknown (a timeout, a 5xx, an unreadable answer, a cancel while it
+   * ran): the label is looked up `lookups` times, `delayMs` apart (doubling), before the rent gives
+   * up; then `onLostRent` hears of it (the lease keeps looking, for minutes) and the rent fails.
+   */
+  lostRent?: { lookups?: number; delayMs?: number };
+  onLostRent?: (info: { label: string; reason: string }) => void;
   /** Sent as OLLAMA_MODEL (default model.name), e.g. the user's spelling "qwen3". */
   ollamaModel?: string;
   /** The proxy token; random by default. */
@@ -87,6 +97,8 @@ function sameGpuName(a: string, b: string): boolean {
 }
 
 const DEFAULT_ESTIMATE_SECONDS = 3600;
+/** Every fitting offer, ranked here: the server's order is by price per hour, not by the whole cost. */
+const DEFAULT_RENT_SEARCH_LIMIT = 1000;
 
 /** What the offers are ranked and pre-flighted by: the job's expected hours and the model's download. */
 function costBasisOf(opts: RentCheapestFitOptions): CostBasis {
@@ -112,7 +124,7 @@ async function lookupTemplate(opts: RentCheapestFitOptions, hash: string): Promi
   );
 }
 
-async function searchFitting(opts: RentCheapestFitOptions, criteria: OfferCriteria, exclude: ReadonlySet<number>): Promise<MarketplaceOffer[]> {
+async function searchFitting(opts: RentCheapestFitOptions, template: MarketplaceTemplate, criteria: OfferCriteria, exclude: ReadonlySet<number>): Promise<MarketplaceOffer[]> {
   const labels = {
     min_dph: criteria.minDph,
     max_dph: criteria.maxDph ?? null,
@@ -135,7 +147,9 @@ async function searchFitting(opts: RentCheapestFitOptions, criteria: OfferCriter
           minGpuTotalRamMb: opts.model.vram_mb,
           allocatedStorageGb: opts.model.required_disk_gb,
           minDiskGb: opts.model.required_disk_gb,
-          limit: opts.searchLimit ?? 64,
+          limit: opts.searchLimit ?? DEFAULT_RENT_SEARCH_LIMIT,
+          // Hosts that can run the template (its driver, CUDA...): the SDK's template_id and its extra_filters.
+          template: { id: template.id, extraFilters: templateFilters(template.extra_filters) },
           ...(opts.request.gpu_name ? { extraFilters: { gpu_name: { eq: opts.request.gpu_name } } } : {}),
         },
         { signal: opts.signal },
@@ -190,7 +204,7 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
 
   const maxAttempts = Math.max(1, opts.maxRentAttempts ?? 4);
   const tried = new Set<number>();
-  let candidates = await searchFitting(opts, criteria, tried);
+  let candidates = await searchFitting(opts, template, criteria, tried);
   if (candidates.length === 0) {
     throw new MarketplaceProvisioningError(
       `No offer fits (${describeCriteria(criteria)}, for ${model.name}). Raise Max $/h, lower the reliability, or pick a smaller model.`,
@@ -199,12 +213,13 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
   }
   let researched = false;
   let lastTaken = '';
+  let lastRefusal = '';
   while (tried.size < maxAttempts) {
     let offer = candidates.shift();
     if (!offer) {
       if (researched) break;
       researched = true;
-      candidates = await searchFitting(opts, criteria, tried);
+      candidates = await searchFitting(opts, template, criteria, tried);
       offer = candidates.shift();
       if (!offer) break;
     }
@@ -238,10 +253,17 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
         authToken,
       };
     } catch (err) {
-      if (!isNotThere(err)) throw err;
+      const refused = err instanceof MarketplaceError && err.code === 'create_refused';
+      if (!isNotThere(err) && !refused) throw err;
       lastTaken = errorMessage(err);
-      emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceCreate, status: 'info', message: `offer ${offer.id} was taken before we could rent it; trying the next one`, labels });
+      // Vast's own words (credit, an offer gone...) are shown, then the next offer is tried.
+      const why = refused ? `${lastTaken}; trying the next offer` : `offer ${offer.id} was taken before we could rent it; trying the next one`;
+      lastRefusal = refused ? lastTaken : lastRefusal;
+      emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceCreate, status: 'info', message: why, labels });
     }
+  }
+  if (lastRefusal) {
+    throw new MarketplaceProvisioningError(`Vast.ai refused every fitting offer we tried (${tried.size}); the last answer: ${lastRefusal}`, 'create_refused');
   }
   throw new MarketplaceProvisioningError(
     `Every fitting offer we tried (${tried.size}) was taken before it could be rented (last: ${lastTaken}). Try again, or widen the price range.`,
@@ -276,37 +298,56 @@ async function rentOrRecover(
   params: { templateHashId: string; diskGb: number; label: string; env: Record<string, string> },
 ): Promise<number> {
   try {
-    return (await opts.client.rentOffer(offer.id, params, { signal: opts.signal })).instanceId;
+    return (
+      await opts.client.rentOffer(offer.id, params, {
+        signal: opts.signal,
+        onWait: (ms) => {
+          if (ms >= 1000) emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceCreate, status: 'info', message: `waiting ${Math.round(ms / 1000)} s for the marketplace's create pacing`, labels: { offer_id: offer.id, wait_ms: Math.round(ms) } });
+        },
+      })
+    ).instanceId;
   } catch (err) {
+    // A cancel while the create ran may land after Vast created the machine: the lease looks for it.
     if (opts.signal?.aborted) {
-      await releaseAfterAbortedRent(opts);
+      opts.onLostRent?.({ label: params.label, reason: 'cancelled while the create ran' });
       throw err;
     }
-    const ambiguous = err instanceof MarketplaceError && ['timeout', 'network', 'bad_response', 'upstream_unavailable'].includes(err.code);
-    if (!ambiguous) throw err;
-    // The instance may exist although we never saw its id: find it by label (v1 list) so it is not leaked.
-    const found = await findLabelledInstances(opts.client, [params.label], opts.signal).catch(() => []);
-    const mine = found.find((i) => i.label === params.label);
-    if (mine) {
-      emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceCreate, status: 'info', message: `rent answer lost (${errorMessage(err)}); found instance ${mine.id} by its label ${params.label}`, labels: { instance_id: mine.id } });
-      return mine.id;
+    if (!mayHaveCreated(err)) throw err;
+    // The instance may exist although we never saw its id: look for its label (v1 list) for a moment.
+    const found = await lookForLabel(opts, params.label);
+    if (found) {
+      emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceCreate, status: 'info', message: `rent answer lost (${errorMessage(err)}); found instance ${found.id} by its label ${params.label}`, labels: { instance_id: found.id } });
+      return found.id;
     }
-    throw err;
+    opts.onLostRent?.({ label: params.label, reason: errorMessage(err) });
+    throw new MarketplaceError(
+      `${errorMessage(err)}; the marketplace may still create the machine: benchdesk keeps looking for its label ${params.label} and releases it if it appears`,
+      err instanceof MarketplaceError ? err.code : 'network',
+      err instanceof MarketplaceError ? err.status : null,
+      err instanceof MarketplaceError ? err.endpoint : null,
+      { cause: err },
+    );
   }
 }
 
-/** Bound on the clean-up after a cancel that interrupted a rent call. */
-const ABORTED_RENT_CLEANUP_MS = 60_000;
+/** A create whose outcome is unknown: it may have made a machine (a timeout, a lost or unreadable answer, a 5xx). */
+export function mayHaveCreated(err: unknown): boolean {
+  return err instanceof MarketplaceError && ['timeout', 'network', 'bad_response', 'upstream_unavailable'].includes(err.code);
+}
 
-/**
- * A cancel during the rent call may land after Vast created the instance: look for it by label
- * (with a fresh time bound, the job's signal being aborted) and release it, so nothing is leaked.
- */
-async function releaseAfterAbortedRent(opts: RentCheapestFitOptions): Promise<void> {
-  const signal = AbortSignal.timeout(ABORTED_RENT_CLEANUP_MS);
-  const found = await findLabelledInstances(opts.client, labelsOfJob(opts.installId, opts.jobId), signal).catch(() => []);
-  for (const instance of found) {
-    emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceCreate, status: 'info', message: `cancelled while renting; releasing instance ${instance.id}`, labels: { instance_id: instance.id } });
-    await releaseInstance({ client: opts.client, instanceId: instance.id, signal, ...(opts.onEvent ? { onEvent: opts.onEvent } : {}) });
+/** A few quick looks for the label after a create whose answer was lost; a failed look counts as "not seen yet". */
+async function lookForLabel(opts: RentCheapestFitOptions, label: string): Promise<MarketplaceInstance | null> {
+  const lookups = Math.max(1, opts.lostRent?.lookups ?? 3);
+  const delay = { initialMs: opts.lostRent?.delayMs ?? 2_000, factor: 2, maxMs: 10_000 };
+  for (let attempt = 1; attempt <= lookups; attempt++) {
+    const found = await findLabelledInstances(opts.client, [label], opts.signal).catch((err: unknown) => {
+      emit(opts.onEvent, { event: MARKETPLACE_EVENTS.instanceCreate, status: 'info', message: `could not look for the label ${label} yet: ${errorMessage(err)}`, labels: { attempt } });
+      return [];
+    });
+    const mine = found.find((i) => i.label === label);
+    if (mine) return mine;
+    if (attempt < lookups) await sleep(backoffDelay(attempt, delay), opts.signal).catch(() => undefined);
+    if (opts.signal?.aborted) return null;
   }
+  return null;
 }

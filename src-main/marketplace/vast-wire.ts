@@ -56,13 +56,16 @@ export type MarketplaceOffer = z.infer<typeof MarketplaceOfferSchema>;
 export const OffersResponseSchema = z.object({ offers: z.array(z.unknown()) });
 export type OffersResponse = z.infer<typeof OffersResponseSchema>;
 
-/** `PUT /asks/{id}/` success. `new_contract` is the instance id. */
-export const RentResponseSchema = z.object({
+/**
+ * Any 200 of `PUT /asks/{id}/`: a success with `new_contract` (the instance id), or a refusal `{success: false, error,
+ * msg}` (credit, an offer no longer there...) that Vast answers with a 200 too.
+ */
+export const RentAnswerSchema = z.object({
   success: z.boolean().optional(),
-  new_contract: z.number().int(),
-  instance_api_key: optStr,
+  new_contract: z.number().int().nullable().optional(),
+  error: optStr,
+  msg: optStr,
 });
-export type RentResponse = z.infer<typeof RentResponseSchema>;
 
 /** Docker-style port binding; `HostPort` is a string on the wire (a number is tolerated). */
 export const PortBindingSchema = z.object({
@@ -147,6 +150,8 @@ export const MarketplaceTemplateSchema = z.object({
   recommended: z.boolean().nullable().optional().catch(null),
   /** Instances created from it (popularity). */
   count_created: optNum,
+  /** The offer filters the template needs (driver, CUDA, memory...), as operator objects; offer-query.ts reads them. */
+  extra_filters: z.unknown().optional(),
 });
 export type MarketplaceTemplate = z.infer<typeof MarketplaceTemplateSchema>;
 

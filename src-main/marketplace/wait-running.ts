@@ -17,6 +17,11 @@ export type WaitForRunningOptions = {
   containerPort?: number;
   /** Overall bound (default 10 min). */
   timeoutMs?: number;
+  /**
+   * `exited` or `unknown` (without an "Error" message) this soon after the create is a host still
+   * settling, as the official CLI reads it: waited on, not a failure (default 5 min).
+   */
+  bootWindowMs?: number;
   /** First poll interval (default 3 s), growing by `backoffFactor` (1.5) up to `maxPollIntervalMs` (15 s). */
   pollIntervalMs?: number;
   maxPollIntervalMs?: number;
@@ -40,16 +45,24 @@ export type RunningInstance = {
   waitedMs: number;
 };
 
-/** Consecutive read failures tolerated while waiting (the client has already retried each). */
+/**
+ * Consecutive failed reads tolerated while waiting (the client has already retried each). Reads the
+ * marketplace refused for pacing (429), or that timed out or met a 5xx, are not failures of the
+ * machine: they are waited out until the overall bound, never a reason to release it.
+ */
 const MAX_POLL_FAILURES = 3;
+const TRANSIENT_READS = new Set(['rate_limited', 'timeout', 'network', 'upstream_unavailable']);
+/** Statuses a host may show while it settles right after the create. */
+const BOOT_HICCUPS = new Set(['exited', 'unknown']);
 /** `instances: null` right after creation may only mean "not visible yet". */
 const MAX_UNSEEN_POLLS = 3;
 
 /**
  * Polls the instance until it runs with the Ollama port mapped. Ends early with
- * MarketplaceProvisioningError: `instance_failed` (exited/offline/unknown, or a status_msg with
- * "Error"), `instance_gone`, `wait_timeout`; an abort rejects with code `aborted`. It does not
- * destroy the instance: the caller releases it.
+ * MarketplaceProvisioningError: `instance_failed` (offline; exited/unknown past the boot window; a
+ * status_msg with "Error"), `instance_gone`, `wait_timeout`; an abort rejects with code `aborted`.
+ * Reads refused for pacing or lost to a timeout are waited out. It does not destroy the instance:
+ * the caller releases it.
  */
 export async function waitForRunning(opts: WaitForRunningOptions): Promise<RunningInstance> {
   const port = opts.containerPort ?? OLLAMA_CONTAINER_PORT;
@@ -68,6 +81,7 @@ async function pollUntilRunning(opts: WaitForRunningOptions, port: number, timeo
   const started = Date.now();
   const deadline = started + timeoutMs;
   const delay = { initialMs: opts.pollIntervalMs ?? 3_000, factor: opts.backoffFactor ?? 1.5, maxMs: opts.maxPollIntervalMs ?? 15_000 };
+  const bootWindowMs = opts.bootWindowMs ?? 5 * 60_000;
   let polls = 0;
   let failures = 0;
   let seen = false;
@@ -89,11 +103,16 @@ async function pollUntilRunning(opts: WaitForRunningOptions, port: number, timeo
       if (isGoneAnswer(err)) {
         phase = { kind: 'gone', detail: 'the marketplace answers 404 for this instance' };
       } else {
-        failures++;
+        const transient = err instanceof MarketplaceError && TRANSIENT_READS.has(err.code);
+        if (!transient) failures++;
         lastDetail = errorMessage(err);
         if (failures >= MAX_POLL_FAILURES) throw err;
         phase = { kind: 'pending', status: lastStatus ?? 'unknown', detail: `read failed: ${lastDetail}` };
       }
+    }
+    // The official CLI waits out `exited`/`unknown` right after the create; so do we, for the boot window.
+    if (phase.kind === 'failed' && BOOT_HICCUPS.has(phase.status) && !(instance?.status_msg ?? '').includes('Error') && Date.now() - started < bootWindowMs) {
+      phase = { kind: 'pending', status: phase.status, detail: `${phase.detail} (waited on: the host may still be settling after the create)` };
     }
 
     if (phase.kind === 'ready' && instance) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ManifestSchema, type Manifest } from '../../shared/manifest';
 import { wilsonInterval } from '../../shared/stats';
 import type { SweepCell, TagAccuracy } from '../../shared/sweeps';
+import { machineUsd } from '../lease/cost';
 import type { SweepJobEnd, SweepJobKind } from './ports';
 
 /**
@@ -142,7 +143,12 @@ function endFailure(kind: SweepJobKind, end: SweepJobEnd): string {
  * suite succeeded leaves the suite figures standing, with `serving_error`; a failed suite (or a
  * failed serving job in a serving-only sweep) fails the cell.
  */
-export function cellOutcome(ends: readonly JobEndOf[], opts: { dph: number; tagsOf?: ((scenarioId: string) => readonly string[] | undefined) | undefined }): { figures: Partial<SweepCell>; failure: string | null } {
+/**
+ * A cell's figures from its jobs' ends. $ per correct answer divides the suite's own cost: the
+ * machine's $/h × the suite job's time (the serving benchmark's time is reported apart), plus the
+ * model's download, which the cell paid for whatever it ran (design §12b and §15).
+ */
+export function cellOutcome(ends: readonly JobEndOf[], opts: { dph: number; downloadUsd?: number; tagsOf?: ((scenarioId: string) => readonly string[] | undefined) | undefined }): { figures: Partial<SweepCell>; failure: string | null } {
   const figures: Partial<SweepCell> = {};
   const suite = ends.find((e) => e.kind === 'suite');
   if (suite) {
@@ -153,7 +159,7 @@ export function cellOutcome(ends: readonly JobEndOf[], opts: { dph: number; tags
     } catch (err) {
       return { figures, failure: err instanceof Error ? err.message : String(err) };
     }
-    const suiteCost = round6(opts.dph * (s.suite_seconds / 3600));
+    const suiteCost = round6(machineUsd(opts.dph, 0, s.suite_seconds * 1000) + (opts.downloadUsd ?? 0));
     const perCorrect = costPerCorrect(suiteCost, s.passed);
     Object.assign(figures, {
       accuracy: s.accuracy,

@@ -1,40 +1,44 @@
 import type { JobRecord, SweepRequest } from '../../shared';
-import type { KeyedClient } from '../marketplace/access';
+import type { CatalogEntry } from '../../shared/models';
+import { timed, type EventInput } from '../events/timed';
+import type { Lease } from '../lease/lease';
+import type { Leases } from '../lease/leases';
+import { resolveCatalogModel, type Catalog } from '../marketplace/catalog';
+import type { MarketplaceAccess } from '../marketplace/access';
+import { isGone } from '../marketplace/instance-status';
+import { templateFilters } from '../marketplace/offer-query';
+import { findLabelledInstances, labelsOfJob } from '../marketplace/provisioning';
 import type { VastApi } from '../marketplace/vast-client';
 import type { MarketplaceOffer } from '../marketplace/vast-wire';
-import { resolveCatalogModel } from '../marketplace/catalog';
-import { findLabelledInstances, labelsOfJob } from '../marketplace/provisioning';
-import { timed, type EventInput } from '../engine/timed';
 import type { JobContext, Logger } from '../engine/types';
-import { agentBackendUrl, llmClient, type BackendTarget } from '../engine/workflows/backend';
-import { ensureModel } from '../engine/workflows/ensure-model';
-import { provisionInstance, releaseJobInstance, type MarketplaceDeps } from '../engine/workflows/marketplace-instance';
-import type { MachineEvent, ReleaseOutcome, RentedMachine, SweepMachines } from './ports';
-import { sameGpu } from './planner';
+import { agentBackendUrl, llmClient } from '../engine/workflows/backend';
+import { downloadOf, ensureModel, type PullTotals } from '../engine/workflows/ensure-model';
+import { waitForOllama } from '../engine/workflows/llm-ready';
+import type { MachineEvent, Prepared, ReleaseOutcome, RentedMachine, SweepMachines } from './ports';
+import { plannedDiskGb, sameGpu } from './planner';
 
 /**
- * The sweep's machines on the marketplace, through the same provisioning the benchmark uses
- * (template lookup, offer search with the GPU name, rent with fallback, wait for Ollama, the key
- * held for crash recovery) and the same destroy-and-verify. The machine's label carries its
- * machine id (`benchdesk:<install>:<sweep>-g<n>-a<attempt>`), which is how the machines list and
- * a recovery after a crash find it.
+ * The sweep's machines on the marketplace, each one a lease (src-main/lease): the same search
+ * (the hosts that can run the template), rent with fallback, wait, key held for crash recovery,
+ * destroy-and-verify retried until confirmed, and costs in the ledger, downloads included. The
+ * machine's label carries its machine id (`benchdesk:<install>:<sweep>-g<n>-a<attempt>`), which is
+ * how the machines list and a recovery after a crash find it.
  */
 
-/**
- * The job-shaped context the provisioning steps report through, for a machine that belongs to a
- * sweep rather than a job: events go to the sweep's feed, the rent's id to the sweep record.
- */
-function machineContext(
-  machineId: string,
-  signal: AbortSignal,
-  log: Logger,
-  onEvent: (e: MachineEvent) => void,
-  onResources: (patch: { marketplace_instance_id?: number | null | undefined; dph_total?: number | null | undefined; rented_at?: string | null | undefined }) => Promise<void>,
-): JobContext {
+export type MarketplaceMachinesDeps = {
+  leases: Leases;
+  access: MarketplaceAccess;
+  catalog(): Catalog;
+  log: Logger;
+  /** Bounds of the wait for a machine's Ollama (tests make them small). */
+  ready?: { timeoutMs?: number; pollIntervalMs?: number };
+};
+
+/** The job-shaped context a model's pull reports through, for a machine that belongs to a sweep: events go to its feed. */
+function machineContext(signal: AbortSignal, log: Logger, onEvent: (e: MachineEvent) => void): JobContext {
   const emit = (input: EventInput): void => onEvent({ event: input.event, status: input.status, message: input.message ?? null, duration_ms: input.duration_ms ?? null, labels: input.labels ?? {} });
   const ctx = {
-    // Only the id is read: it names the held key and the label.
-    job: { job_id: machineId } as Pick<JobRecord, 'job_id'>,
+    job: { job_id: 'sweep-machine' } as Pick<JobRecord, 'job_id'>,
     request: {},
     signal,
     logger: log,
@@ -45,29 +49,32 @@ function machineContext(
     setCost: async () => undefined,
     // The sweep enforces its own spend limit over all its machines.
     stop: () => undefined,
-    setResources: onResources,
+    setResources: async () => undefined,
   };
   return ctx as unknown as JobContext;
 }
 
-type Held = { target: BackendTarget; keyed: KeyedClient };
-
-function search(client: VastApi, request: SweepRequest, signal: AbortSignal): Promise<MarketplaceOffer[]> {
+/** The planning search: every GPU of the sweep, the hosts that can run the template, priced at the disk the sweep rents. */
+async function search(client: VastApi, request: SweepRequest, diskGb: number, signal: AbortSignal): Promise<MarketplaceOffer[]> {
+  const template = request.template_hash ? await client.getTemplateByHash(request.template_hash, { signal }) : null;
   return client.searchOffers(
     {
       minDph: request.min_dph,
       maxDph: request.max_dph ?? request.max_total_cost_usd,
       minReliability: request.reliability,
+      allocatedStorageGb: diskGb,
+      minDiskGb: diskGb,
+      ...(template ? { template: { id: template.id, extraFilters: templateFilters(template.extra_filters) } } : {}),
       extraFilters: { gpu_name: { in: [...request.gpus] } },
-      limit: 256,
+      limit: 1000,
     },
     { signal, maxAgeMs: 60_000 },
   );
 }
 
-export function createMarketplaceMachines(deps: MarketplaceDeps & { log: Logger }): SweepMachines {
-  /** Per instance: how to reach its Ollama and the key it was rented with (released with that key). */
-  const held = new Map<number, Held>();
+export function createMarketplaceMachines(deps: MarketplaceMachinesDeps): SweepMachines {
+  /** Per machine id: its lease and how to reach its Ollama. */
+  const held = new Map<string, { lease: Lease; backendUrl: string; headers: Record<string, string>; inetDownCost: number | null; sizing: CatalogEntry }>();
   const searches = new Map<string, { at: number; offers: Promise<MarketplaceOffer[]> }>();
   const catalogEntry = (model: string) => resolveCatalogModel(model, deps.catalog()) ?? undefined;
 
@@ -78,89 +85,85 @@ export function createMarketplaceMachines(deps: MarketplaceDeps & { log: Logger 
     async offers(gpu: string, request: SweepRequest) {
       const keyed = deps.access.current();
       if (!keyed) throw new Error('no marketplace key is configured (set VAST_API_KEY)');
+      // Priced at the disk a machine holding all the sweep's models rents (dph_total includes storage).
+      const diskGb = plannedDiskGb(request.models.map(catalogEntry).filter((e): e is CatalogEntry => e !== undefined));
       // One search for every GPU of the sweep, shared by its machines (they plan at the same
-      // moment) and cached a minute: the marketplace allows about ten searches a minute, and each
-      // machine's rent needs one of its own.
-      const key = JSON.stringify([request.gpus, request.min_dph, request.max_dph ?? request.max_total_cost_usd, request.reliability]);
+      // moment) and cached a minute: the marketplace allows about ten searches a minute.
+      const key = JSON.stringify([request.gpus, request.min_dph, request.max_dph ?? request.max_total_cost_usd, request.reliability, request.template_hash, diskGb]);
       let shared = searches.get(key);
       if (!shared || Date.now() - shared.at > 60_000) {
         // Not the sweep's signal: another sweep may share this search; it is bounded on its own.
-        shared = { at: Date.now(), offers: search(keyed.client, request, AbortSignal.timeout(60_000)) };
+        shared = { at: Date.now(), offers: search(keyed.client, request, diskGb, AbortSignal.timeout(60_000)) };
         searches.set(key, shared);
         shared.offers.catch(() => searches.delete(key));
       }
-      const offers = await shared.offers;
-      return offers.filter((o) => sameGpu(o.gpu_name, gpu));
+      return (await shared.offers).filter((o) => sameGpu(o.gpu_name, gpu));
     },
 
     async rent(spec, hooks, signal): Promise<RentedMachine> {
-      let recorded = false;
-      const ctx = machineContext(spec.machineId, signal, deps.log, hooks.onEvent, async (patch) => {
-        if (recorded || patch.marketplace_instance_id == null || patch.dph_total == null || !patch.rented_at) return;
-        recorded = true;
-        await hooks.onRented({ instanceId: patch.marketplace_instance_id, dphTotal: patch.dph_total, rentedAt: patch.rented_at });
-      });
+      const lease = await deps.leases.open({ owner: { kind: 'sweep', sweep_id: spec.sweepId, machine_id: spec.machineId, gpu: spec.gpu }, tenantId: spec.tenantId, releaseWhenInterrupted: true });
       const { request } = spec;
-      const instance = await provisionInstance(
-        ctx,
-        // The sweep meters its machines itself: no per-machine limit from the settings.
-        { ...deps, maxCostDefault: () => null },
-        {
-          model: spec.sizing.name,
-          template_hash: request.template_hash,
-          min_dph: request.min_dph,
-          max_dph: request.max_dph ?? request.max_total_cost_usd,
-          reliability: request.reliability,
-          gpu_name: spec.gpu,
-          // The pre-rent check: a machine whose first minute (and downloads) would exceed the whole budget is not rented.
-          max_cost_usd: request.max_total_cost_usd,
-          estimated_duration_seconds: 60,
-        },
-        true,
-        spec.sizing,
-      );
-      instance.meter.stop();
-      held.set(instance.instanceId, { target: instance.target, keyed: instance.keyed });
+      const machine = await lease.provision({
+        request: { template_hash: request.template_hash, min_dph: request.min_dph, max_dph: request.max_dph ?? request.max_total_cost_usd, reliability: request.reliability, gpu_name: spec.gpu },
+        sizing: spec.sizing,
+        // The pre-rent check: a machine whose first minute (and downloads) would exceed the whole budget is not rented.
+        budget: { maxCostUsd: request.max_total_cost_usd, durationSeconds: 60 },
+        signal,
+        onEvent: (e) => hooks.onEvent({ event: e.event, status: e.status, message: e.message ?? null, duration_ms: e.duration_ms ?? null, labels: e.labels ?? {} }),
+        onRented: (r) => hooks.onRented({ instanceId: r.instanceId, dphTotal: r.dphTotal, rentedAt: r.rentedAt }),
+        ready: (m, s) =>
+          timed((e) => hooks.onEvent({ event: e.event, status: e.status, message: e.message ?? null, duration_ms: e.duration_ms ?? null, labels: e.labels ?? {} }), 'llmserver.ready', () =>
+            waitForOllama({ backendUrl: m.backendUrl, headers: m.headers }, { signal: s, ...deps.ready }),
+          ),
+      });
+      held.set(spec.machineId, { lease, backendUrl: machine.backendUrl, headers: machine.headers, inetDownCost: machine.inetDownCost, sizing: spec.sizing });
       return {
-        instanceId: instance.instanceId,
-        dphTotal: instance.dphTotal,
-        rentedAt: instance.rentedAt,
-        offerId: instance.offer.id,
-        numGpus: instance.offer.num_gpus,
-        gpuRamMb: instance.offer.gpu_ram,
-        backendUrl: agentBackendUrl(instance.target),
+        machineId: spec.machineId,
+        instanceId: machine.instanceId,
+        dphTotal: machine.dphTotal,
+        rentedAt: machine.rentedAt,
+        offerId: machine.offer.id,
+        numGpus: machine.offer.num_gpus,
+        gpuRamMb: machine.offer.gpu_ram,
+        backendUrl: agentBackendUrl({ backendUrl: machine.backendUrl, headers: machine.headers }),
       };
     },
 
-    async prepare(machine, model, onEvent, signal) {
-      const target = held.get(machine.instanceId)?.target ?? { backendUrl: machine.backendUrl };
-      const ctx = machineContext(`instance-${machine.instanceId}`, signal, deps.log, onEvent, async () => undefined);
-      await ensureModel(ctx, llmClient(target), model);
+    async prepare(machine, model, onEvent, signal): Promise<Prepared> {
+      const own = held.get(machine.machineId);
+      const target = own ? { backendUrl: own.backendUrl, headers: own.headers } : { backendUrl: machine.backendUrl };
+      let pulled: PullTotals | null = null;
+      const models = await ensureModel(machineContext(signal, deps.log, onEvent), llmClient(target), model, { onPulled: (totals) => (pulled = totals) });
+      if (!own) return { model, downloadGb: 0, downloadUsd: null };
+      const download = downloadOf(model, models, (pulled as PullTotals | null)?.bytes ?? 0, catalogEntry(model) ?? own.sizing, own.inetDownCost);
+      await own.lease.addDownload(download);
+      return { model, downloadGb: download.gb, downloadUsd: download.usd };
     },
 
     async release(machineId, instanceId, onEvent): Promise<ReleaseOutcome> {
-      const ctx = { job: { job_id: machineId }, emit: async (input: EventInput) => onEvent({ event: input.event, status: input.status, message: input.message ?? null, labels: input.labels ?? {} }), setResources: async () => undefined };
-      let ids = instanceId !== undefined ? [instanceId] : [];
-      if (ids.length === 0) {
-        // The rent's answer was never recorded (a stop during the rent): find the machine by its label.
-        const keyed = deps.access.current();
-        if (!keyed) return { released: false, verified: false, message: 'no marketplace key is configured to look for the machine' };
-        const found = await findLabelledInstances(keyed.client, labelsOfJob(deps.installId, machineId), AbortSignal.timeout(60_000)).catch(() => null);
-        if (found === null) return { released: false, verified: false, message: `could not look up the machine labelled ${machineId}` };
-        if (found.length === 0) {
-          await deps.heldKeys.drop(machineId).catch(() => undefined);
-          return { released: true, verified: true, message: 'nothing was rented' };
-        }
-        ids = found.map((i) => i.id);
-      }
-      let outcome: ReleaseOutcome = { released: true, verified: true, message: 'released' };
-      for (const id of ids) {
-        const result = await releaseJobInstance(ctx, deps, id, held.get(id)?.keyed ?? null);
-        held.delete(id);
-        if (!result.verified) outcome = { released: result.released, verified: false, message: result.message };
-        else if (ids.length === 1) outcome = { released: result.released, verified: true, message: result.message };
-      }
-      return outcome;
+      held.delete(machineId);
+      const sink = (e: { event: string; status: MachineEvent['status']; message?: string | null; labels?: MachineEvent['labels'] }) => onEvent({ event: e.event, status: e.status, message: e.message ?? null, labels: e.labels ?? {} });
+      const lease = (await deps.leases.get(machineId)) ?? (await adoptBeforeLedger(deps, machineId, instanceId));
+      if (!lease) return { released: true, verified: true, message: 'nothing was rented', costUsd: 0 };
+      const outcome = await lease.release('sweep', sink);
+      return { released: outcome.released, verified: outcome.verified, message: outcome.message, costUsd: outcome.cost.cost_usd };
     },
+
+    cost: (machineId) => deps.leases.ledger.cost(machineId)?.cost_usd ?? null,
   };
+}
+
+/**
+ * A sweep machine recorded by an earlier version, with no lease: found by its id (or its label),
+ * and taken into the ledger to be released like any other. null when nothing is there.
+ */
+async function adoptBeforeLedger(deps: MarketplaceMachinesDeps, machineId: string, instanceId: number | undefined): Promise<Lease | null> {
+  const keyed = deps.access.current();
+  if (!keyed) return null;
+  const signal = AbortSignal.timeout(60_000);
+  const found = instanceId !== undefined ? [await keyed.client.showInstance(instanceId, { signal })] : await findLabelledInstances(keyed.client, labelsOfJob(deps.leases.deps.installId, machineId), signal);
+  const instance = found.find((i) => i !== null && !isGone(i));
+  if (!instance) return null;
+  const sweepId = /^(sw-[a-z0-9]+)-g\d+-a\d+$/.exec(machineId)?.[1] ?? machineId;
+  return deps.leases.adopt(instance, { owner: { kind: 'sweep', sweep_id: sweepId, machine_id: machineId, gpu: instance.gpu_name ?? '' }, tenantId: 'default', keyed });
 }

@@ -30,6 +30,16 @@ export function sameGpu(a: string, b: string): boolean {
   return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
 
+/**
+ * The disk one machine rents for these models (GB): every model is pulled onto the same disk, so
+ * their downloads with slack, plus the image and OS, and never less than the largest one needs.
+ */
+export function plannedDiskGb(models: readonly CatalogEntry[]): number {
+  const downloads = models.reduce((sum, m) => sum + modelDownloadGb(m), 0);
+  const largest = models.reduce((max, m) => Math.max(max, m.required_disk_gb), 0);
+  return Math.max(largest, Math.ceil(downloads * 1.15) + BASE_DISK_GB);
+}
+
 export function planMachine(
   gpu: string,
   models: readonly string[],
@@ -58,10 +68,8 @@ export function planMachine(
   }
   if (fitting.length === 0) return { gpu, models: [], skipped, sizing: null, cheapestDph: null };
   const biggest = fitting.reduce((a, b) => (b.vram_mb > a.vram_mb ? b : a));
-  // Every model is pulled onto the same disk: their downloads with slack, plus the image and OS.
   const downloads = fitting.reduce((sum, m) => sum + modelDownloadGb(m), 0);
-  const diskGb = Math.max(biggest.required_disk_gb, Math.ceil(downloads * 1.15) + BASE_DISK_GB);
-  const sizing: CatalogEntry = { name: biggest.name, vram_mb: biggest.vram_mb, required_disk_gb: diskGb, download_gb: Math.round(downloads * 10) / 10 };
+  const sizing: CatalogEntry = { name: biggest.name, vram_mb: biggest.vram_mb, required_disk_gb: plannedDiskGb(fitting), download_gb: Math.round(downloads * 10) / 10 };
   const fits = candidates.filter((o) => offerTotalVramMb(o) >= biggest.vram_mb);
   const cheapestDph = fits.reduce<number | null>((min, o) => (min === null || o.dph_total < min ? o.dph_total : min), null);
   return { gpu, models: names, skipped, sizing, cheapestDph };

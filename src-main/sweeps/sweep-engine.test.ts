@@ -6,6 +6,8 @@ import { SweepRecordSchema, type SweepRecord } from '../../shared/sweeps';
 import type { CatalogEntry } from '../../shared/models';
 import type { MarketplaceOffer } from '../marketplace/vast-wire';
 import { ProblemError } from '../app/problem-error';
+import { costOf } from '../lease/cost';
+import type { LeaseDownload } from '../lease/lease-record';
 import type { RentedMachine, SweepJobEnd, SweepJobKind, SweepJobRunner, SweepMachines } from './ports';
 import { SweepEngine, type SweepFeedEvent } from './sweep-engine';
 import { SweepStore } from './sweep-store';
@@ -29,11 +31,20 @@ const OFFERS = [offer(1, 'RTX 3090', 24_576, 0.2), offer(2, 'RTX 3090', 24_576, 
 
 type Clock = { t: number };
 
-function fakeMachines(clock: Clock) {
+/**
+ * In-test machines: offers of two GPUs, renting and releasing recorded, each model's download
+ * priced at `downloadUsdPerGb` (the catalog's size), costs with the ledger's formula on the test clock.
+ */
+function fakeMachines(clock: Clock, options: { downloadUsdPerGb?: number } = {}) {
   const rents: { gpu: string; sizing: CatalogEntry; instanceId: number; machineId: string }[] = [];
   const releases: { machineId: string; instanceId: number | undefined }[] = [];
   const pulls: string[] = [];
+  const held = new Map<string, { dph: number; rentedAtMs: number; releasedAtMs: number | null; downloads: LeaseDownload[] }>();
   let next = 100;
+  const costNow = (machineId: string): number | null => {
+    const m = held.get(machineId);
+    return m ? costOf({ dphTotal: m.dph, rentedAtMs: m.rentedAtMs, releasedAtMs: m.releasedAtMs, downloads: m.downloads }, clock.t).cost_usd : null;
+  };
   const machines: SweepMachines = {
     ready: () => true,
     catalogEntry: (m) => CATALOG[m],
@@ -44,16 +55,24 @@ function fakeMachines(clock: Clock) {
       const instanceId = next++;
       rents.push({ gpu: spec.gpu, sizing: spec.sizing, instanceId, machineId: spec.machineId });
       const rentedAt = new Date(clock.t).toISOString();
+      held.set(spec.machineId, { dph: fit.dph_total, rentedAtMs: clock.t, releasedAtMs: null, downloads: [] });
       await hooks.onRented({ instanceId, dphTotal: fit.dph_total, rentedAt });
-      return { instanceId, dphTotal: fit.dph_total, rentedAt, offerId: fit.id, numGpus: 1, gpuRamMb: fit.gpu_ram, backendUrl: `http://machine-${instanceId}:11434` };
+      return { machineId: spec.machineId, instanceId, dphTotal: fit.dph_total, rentedAt, offerId: fit.id, numGpus: 1, gpuRamMb: fit.gpu_ram, backendUrl: `http://machine-${instanceId}:11434` };
     },
-    async prepare(_m, model) {
+    async prepare(m, model) {
       pulls.push(model);
+      const gb = CATALOG[model]?.download_gb ?? 0;
+      const usd = options.downloadUsdPerGb === undefined ? null : Math.round(gb * options.downloadUsdPerGb * 1e6) / 1e6;
+      held.get(m.machineId)?.downloads.push({ model, gb, usd, source: 'pull' });
+      return { model, downloadGb: gb, downloadUsd: usd };
     },
     async release(machineId, instanceId) {
       releases.push({ machineId, instanceId });
-      return { released: true, verified: true, message: `instance ${instanceId} destroyed` };
+      const m = held.get(machineId);
+      if (m && m.releasedAtMs === null) m.releasedAtMs = clock.t;
+      return { released: true, verified: true, message: `instance ${instanceId} destroyed`, costUsd: costNow(machineId) ?? 0 };
     },
+    cost: costNow,
   };
   return { machines, rents, releases, pulls };
 }
@@ -116,11 +135,11 @@ afterEach(async () => {
 
 const log = { info: () => undefined, warn: () => undefined, error: (m: string, f?: unknown) => console.error(m, f) };
 
-async function setup(opts: { runner?: ReturnType<typeof fakeRunner>; dir?: string; clock?: Clock; costIntervalMs?: number } = {}) {
+async function setup(opts: { runner?: ReturnType<typeof fakeRunner>; dir?: string; clock?: Clock; costIntervalMs?: number; downloadUsdPerGb?: number } = {}) {
   const dir = opts.dir ?? (await mkdtemp(path.join(os.tmpdir(), 'bd-sweep-')));
   if (!opts.dir) dirs.push(dir);
   const clock = opts.clock ?? { t: Date.parse('2026-01-01T00:00:00Z') };
-  const m = fakeMachines(clock);
+  const m = fakeMachines(clock, opts.downloadUsdPerGb !== undefined ? { downloadUsdPerGb: opts.downloadUsdPerGb } : {});
   const r = opts.runner ?? fakeRunner(clock);
   const events: SweepFeedEvent[] = [];
   const store = new SweepStore(dir, log);

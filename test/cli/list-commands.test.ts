@@ -78,7 +78,7 @@ afterAll(async () => {
 });
 
 const cli = (args: readonly string[], extra: NodeJS.ProcessEnv = {}): Promise<CliRun> =>
-  runCli(cliPath, [...args, '--local'], cliEnv({ BENCHDESK_DATA_DIR: dataDir, MARKETPLACE_API_URL: vast.url, VAST_API_KEY: FAKE_VAST_KEY, ...extra }));
+  runCli(cliPath, [...args, '--local'], cliEnv({ BENCHDESK_DATA_DIR: dataDir, MARKETPLACE_API_URL: vast.url, VAST_API_KEY: FAKE_VAST_KEY, BENCHDESK_MARKETPLACE_PACING: '0', ...extra }));
 const ids = (run: CliRun): string[] => JobListResponseSchema.parse(stdoutJson(run)).jobs.map((j) => j.job_id);
 
 describe('jobs list --sort', () => {

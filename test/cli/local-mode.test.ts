@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return cliEnv({ BENCHDESK_DATA_DIR: dataDir, MARKETPLACE_API_URL: vast.url, VAST_API_KEY: FAKE_VAST_KEY, KUBECONFIG: k8s.kubeconfigPath, ...extra });
+  return cliEnv({ BENCHDESK_DATA_DIR: dataDir, MARKETPLACE_API_URL: vast.url, VAST_API_KEY: FAKE_VAST_KEY, BENCHDESK_MARKETPLACE_PACING: '0', KUBECONFIG: k8s.kubeconfigPath, ...extra });
 }
 const cli = (args: readonly string[], extra: NodeJS.ProcessEnv = {}): Promise<CliRun> => runCli(cliPath, args, env(extra));
 

@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 const cli = (args: readonly string[]): Promise<CliRun> =>
-  runCli(cliPath, args, cliEnv({ BENCHDESK_DATA_DIR: dataDir, MARKETPLACE_API_URL: vast.url, VAST_API_KEY: FAKE_VAST_KEY }), 60_000);
+  runCli(cliPath, args, cliEnv({ BENCHDESK_DATA_DIR: dataDir, MARKETPLACE_API_URL: vast.url, VAST_API_KEY: FAKE_VAST_KEY, BENCHDESK_MARKETPLACE_PACING: '0' }), 60_000);
 const small = ['--concurrency', '1,2', '--requests', '4', '--output-tokens', '8', '--prompt-tokens', '32', '--warmup', '0'];
 
 describe('benchdesk run-serving-benchmark', () => {

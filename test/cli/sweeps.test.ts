@@ -101,6 +101,24 @@ describe('benchdesk run-sweep', () => {
     expect(cancel.stderr).toContain('has already ended');
   });
 
+  it('a sweep whose machines could not be rented does not read as clean: the record counts them, show says so', async () => {
+    mustVast(h).setKnob('rentRefused', { offers: 'all', error: 'insufficient_credit', msg: 'Your account balance is too low to rent this machine' });
+    try {
+      const run = await cli([...SWEEP, '--json']);
+      const sweep = SweepRecordSchema.parse(stdoutJson(run));
+      expect(sweep.outcome?.clean).toBe(false);
+      expect(sweep.outcome?.cells_unrented).toBe(4);
+      expect(sweep.outcome?.cells_succeeded).toBe(0);
+      expect(sweep.cells.every((c) => c.unrented === true)).toBe(true);
+      expect(mustVast(h).liveInstances()).toHaveLength(0);
+      const show = await cli(['sweeps', 'show', sweep.sweep_id]);
+      expect(show.code).toBe(0);
+      expect(show.stdout).toMatch(/not a clean run: 4 cells could not run: no machine could be rented/);
+    } finally {
+      mustVast(h).setKnob('rentRefused', null);
+    }
+  });
+
   it('usage errors exit 2 with a clear message; --help has examples', async () => {
     const noKind = await cli(SWEEP.filter((a, i) => a !== '--suite' && SWEEP[i - 1] !== '--suite'));
     expect(noKind.code).toBe(2);

@@ -10,6 +10,8 @@ export function clientFor(vast: FakeVast, overrides: Partial<VastClientOptions> 
     timeoutMs: 2_000,
     retry: { maxAttempts: 4, initialDelayMs: 5, factor: 1.5, maxDelayMs: 20, jitter: 0 },
     ...overrides,
+    // The fake rate-limits only when a test asks it to: no pacing unless the test sets some.
+    pacing: { scale: 0, ...overrides.pacing },
   });
 }
 

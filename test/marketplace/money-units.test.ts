@@ -7,7 +7,12 @@ import { HeldKeys } from '../../src-main/marketplace/held-keys';
 import type { VastApi } from '../../src-main/marketplace/vast-client';
 import { parseLabel } from '../../src-main/marketplace/labels';
 import type { EmitInput, JobFailure } from '../../src-main/engine/types';
-import { CostMeter, costBetween } from '../../src-main/engine/workflows/cost-meter';
+import { CostMeter } from '../../src-main/engine/workflows/cost-meter';
+import { costOf, machineUsd, type LeaseCost } from '../../src-main/lease/cost';
+import type { LeaseDownload } from '../../src-main/lease/lease-record';
+import { Leases } from '../../src-main/lease/leases';
+import { Ledger } from '../../src-main/lease/ledger';
+import { MemoryLeaseBook } from '../../src-main/lease/lease-book';
 
 /** The pure parts of money safety: classification, labels, cost arithmetic and the spend-limit trigger. */
 
@@ -19,7 +24,9 @@ describe('classifyInstance', () => {
   it('active while the job is queued or running; kept when left up on purpose; orphaned otherwise', () => {
     expect(classifyInstance(job({ status: 'queued' }))).toBe('active');
     expect(classifyInstance(job({ status: 'running' }))).toBe('active');
-    expect(classifyInstance(job({ kind: 'llm-instance', status: 'succeeded' }))).toBe('kept');
+    expect(classifyInstance(job({ kind: 'llm-instance', status: 'succeeded', request: { marketplace: true } }))).toBe('kept');
+    // One that ran on an existing backend rented nothing: a machine with its label is an orphan.
+    expect(classifyInstance(job({ kind: 'llm-instance', status: 'succeeded', request: { marketplace: false } }))).toBe('orphaned');
     expect(classifyInstance(job({ kind: 'llm-instance', status: 'failed' }))).toBe('orphaned');
     expect(classifyInstance(job({ status: 'succeeded', request: { marketplace_stop_instance: false } }))).toBe('kept');
     expect(classifyInstance(job({ status: 'failed', request: { marketplace_stop_instance: false } }))).toBe('kept');
@@ -55,15 +62,22 @@ describe('classifyInstance', () => {
   });
 });
 
+/** A lease's cost on a test clock: $3.6/h from `rentedAt`, plus its downloads (the ledger's formula). */
+function clockLease(clock: { t: number }, dph = 3.6): { cost(): LeaseCost; downloads: LeaseDownload[] } {
+  const rentedAtMs = clock.t;
+  const downloads: LeaseDownload[] = [];
+  return { downloads, cost: () => costOf({ dphTotal: dph, rentedAtMs, releasedAtMs: null, downloads }, clock.t) };
+}
+
 describe('CostMeter', () => {
   it('costs dph × hours', () => {
-    expect(costBetween(0.36, 0, 3_600_000)).toBe(0.36);
-    expect(costBetween(0.36, 0, 10_000)).toBe(0.001);
-    expect(costBetween(0.36, 10_000, 0)).toBe(0);
+    expect(machineUsd(0.36, 0, 3_600_000)).toBe(0.36);
+    expect(machineUsd(0.36, 0, 10_000)).toBe(0.001);
+    expect(machineUsd(0.36, 10_000, 0)).toBe(0);
   });
 
   it('reports growing cost, and stops the job once when the limit is reached', async () => {
-    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const clock = { t: Date.parse('2026-01-01T00:00:00Z') };
     const events: EmitInput[] = [];
     const costs: number[] = [];
     const stops: JobFailure[] = [];
@@ -74,15 +88,16 @@ describe('CostMeter', () => {
         stop: (f) => void stops.push(f),
         logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
       },
-      { instanceId: 7, dphTotal: 3.6, rentedAt: new Date(clock).toISOString(), maxCostUsd: 0.01, now: () => clock },
+      clockLease(clock),
+      { instanceId: 7, maxCostUsd: 0.01 },
     );
     await meter.tick('rented');
-    clock += 5_000; // $0.005
+    clock.t += 5_000; // $0.005
     await meter.tick('phase:analysis:started');
     expect(stops).toEqual([]);
-    clock += 5_000; // $0.01: the limit
+    clock.t += 5_000; // $0.01: the limit
     await meter.tick('interval');
-    clock += 5_000;
+    clock.t += 5_000;
     await meter.tick('interval');
     expect(costs).toEqual([0, 0.005, 0.01, 0.015]);
     expect(events.map((e) => [e.event, e.status, e.labels?.cost_usd, e.labels?.dph_total, e.labels?.reason])).toEqual([
@@ -100,7 +115,7 @@ describe('CostMeter', () => {
     expect(events).toHaveLength(4);
   });
   it('once the work is done, reaching the limit releases the machine but does not stop the job', async () => {
-    let clock = Date.parse('2026-01-01T00:00:00Z');
+    const clock = { t: Date.parse('2026-01-01T00:00:00Z') };
     const events: EmitInput[] = [];
     const stops: JobFailure[] = [];
     const meter = new CostMeter(
@@ -110,24 +125,27 @@ describe('CostMeter', () => {
         stop: (f) => void stops.push(f),
         logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
       },
-      { instanceId: 7, dphTotal: 3.6, rentedAt: new Date(clock).toISOString(), maxCostUsd: 0.01, now: () => clock },
+      clockLease(clock),
+      { instanceId: 7, maxCostUsd: 0.01 },
     );
     meter.workDone();
-    clock += 20_000; // $0.02
+    clock.t += 20_000; // $0.02
     await meter.tick('phase:analysis:ok');
     await meter.tick('interval');
     expect(stops).toEqual([]);
     expect(meter.exceeded?.code).toBe('budget_exceeded');
-    expect(events.map((e) => e.event)).toEqual(['cost.update', 'cost.limit_reached', 'cost.update']);
-    expect(events[1]?.message).toBe('spend limit reached after the work finished: instance 7 cost $0.020000 (20 s at $3.6/h) against a limit of $0.01; the result is kept and the machine released');
+    // The limit is checked before the cost is written: the limit's event comes first.
+    expect(events.map((e) => e.event)).toEqual(['cost.limit_reached', 'cost.update', 'cost.update']);
+    expect(events[0]?.message).toBe('spend limit reached after the work finished: instance 7 cost $0.020000 (20 s at $3.6/h) against a limit of $0.01; the result is kept and the machine released');
   });
 });
 
 describe('background work is supervised: a failure is logged, never thrown into the process', () => {
-  it('the cost meter: a tick whose stop throws is logged by the timer, and the download joins the running cost', async () => {
-    let clock = Date.parse('2026-01-01T00:00:00Z');
+  it('the cost meter: a check whose stop throws is logged by the timer, and the download joins the running cost', async () => {
+    const clock = { t: Date.parse('2026-01-01T00:00:00Z') };
     const logged: string[] = [];
     const events: EmitInput[] = [];
+    const lease = clockLease(clock);
     const meter = new CostMeter(
       {
         emit: async (e) => void events.push(e),
@@ -137,15 +155,16 @@ describe('background work is supervised: a failure is logged, never thrown into 
         },
         logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
       },
-      { instanceId: 7, dphTotal: 3.6, rentedAt: new Date(clock).toISOString(), maxCostUsd: 0.01, intervalMs: 10, now: () => clock, logError: (m, f) => void logged.push(`${m}: ${String(f.error)}`) },
+      lease,
+      { instanceId: 7, maxCostUsd: 0.01, intervalMs: 10, logError: (m, f) => void logged.push(`${m}: ${String(f.error)}`) },
     );
-    meter.addDownload(0.004);
-    clock += 6_000; // $0.006 of machine time + $0.004 of download: the limit
+    lease.downloads.push({ model: 'm', gb: 0.1, usd: 0.004, source: 'pull' });
+    clock.t += 6_000; // $0.006 of machine time + $0.004 of download: the limit
     meter.start();
     const deadline = Date.now() + 2_000;
     while (logged.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     meter.stop();
-    expect(logged[0]).toBe('the cost meter failed a tick: stop failed');
+    expect(logged[0]).toBe('the spend check failed: stop failed');
     expect(events[0]?.labels).toMatchObject({ cost_usd: 0.01, download_usd: 0.004 });
   });
 
@@ -153,20 +172,22 @@ describe('background work is supervised: a failure is logged, never thrown into 
     const errors: string[] = [];
     let calls = 0;
     const client = { listInstances: async () => [] } as unknown as VastApi;
+    const access = { current: () => ({ key: 'k', client }), clientFor: () => client };
+    const heldKeys = new HeldKeys(path.join(tmpdir(), `benchdesk-nothing-${process.pid}`));
+    const log = { info: () => undefined, warn: () => undefined, error: (m: string, f?: Record<string, unknown>) => void errors.push(`${m}: ${String(f?.error)}`) };
+    const leases = new Leases({ ledger: new Ledger(new MemoryLeaseBook()), access, heldKeys, installId: 'a1b2c3d4e5f6', dataDir: tmpdir(), log });
     const service = createInstanceService({
-      access: { current: () => ({ key: 'k', client }), clientFor: () => client },
-      heldKeys: new HeldKeys(path.join(tmpdir(), `benchdesk-nothing-${process.pid}`)),
+      access,
+      heldKeys,
       installId: 'a1b2c3d4e5f6',
-      dataDir: tmpdir(),
+      leases,
       getJob: async () => undefined,
-      recordRelease: async () => undefined,
       emit: async () => undefined,
       releaseOrphansAutomatically: () => {
         calls++;
         throw new Error('settings file settings.json is invalid');
       },
-      maxCostDefault: () => null,
-      log: { info: () => undefined, warn: () => undefined, error: (m, f) => void errors.push(`${m}: ${String(f?.error)}`) },
+      log,
     });
     await expect(service.sweep()).resolves.toEqual({ orphaned: [], released: [], failed: [] });
     await expect(service.sweep()).resolves.toEqual({ orphaned: [], released: [], failed: [] });

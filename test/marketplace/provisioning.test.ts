@@ -4,17 +4,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveCatalogModel } from '../../src-main/marketplace/catalog';
 import type { MarketplaceEvent } from '../../src-main/marketplace/events';
 import {
-  ProvisioningFailedError,
   findLabelledInstances,
   jobLabel,
-  provisionLlmServer,
-  releaseInstance,
   rentCheapestFit,
   waitForRunning,
   type RentRequest,
 } from '../../src-main/marketplace/provisioning';
 import type { VastClient } from '../../src-main/marketplace/vast-client';
-import { DEAR_DOWNLOAD_OFFER, NO_PORT_TEMPLATE_HASH, OLLAMA_TEMPLATE_HASH, OPEN_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
+import { DEAR_DOWNLOAD_OFFER, NO_PORT_TEMPLATE_HASH, OLD_CUDA_OFFER, OLLAMA_TEMPLATE_HASH, OPEN_TEMPLATE_HASH, defaultOffers, incompatibleOffers, startFakeVast, type FakeVast } from '../fakes/vast';
 import { clientFor, expectKeyOnlyInHeader, must } from './helpers';
 
 let vast: FakeVast;
@@ -26,7 +23,6 @@ const onEvent = (e: MarketplaceEvent): void => {
 const model = must(resolveCatalogModel('llama3.1:8b'));
 const request: RentRequest = { template_hash: OLLAMA_TEMPLATE_HASH, min_dph: 0, max_dph: 1, reliability: 0.99 };
 const fastWait = { pollIntervalMs: 5, maxPollIntervalMs: 20, timeoutMs: 5_000 };
-const fastRelease = { retryDelayMs: 5, maxRetryDelayMs: 20 };
 /** This test's install id: labels are `benchdesk:<install>:<job>`. */
 const INSTALL = 'inst0test0aa';
 
@@ -209,8 +205,9 @@ describe('rentCheapestFit + waitForRunning', () => {
     expect((await findLabelledInstances(client, [jobLabel(INSTALL, 'lost')])).map((i) => i.id)).toEqual([30000001]);
   });
 
-  it('releases an instance created by a rent call that the cancel interrupted', async () => {
+  it('a cancel while the create runs is reported as a possible lost rent (the lease looks for it by label)', async () => {
     const ac = new AbortController();
+    const lost: { label: string; reason: string }[] = [];
     const sink = (e: MarketplaceEvent): void => {
       events.push(e);
       if (e.event === 'marketplace.instance.create' && e.status === 'started') {
@@ -218,11 +215,48 @@ describe('rentCheapestFit + waitForRunning', () => {
         setTimeout(() => ac.abort(), 30);
       }
     };
-    const err = await rentCheapestFit({ client, request, model, jobId: 'cancelled', installId: INSTALL, signal: ac.signal, onEvent: sink }).catch((e: unknown) => e);
+    const err = await rentCheapestFit({ client, request, model, jobId: 'cancelled', installId: INSTALL, signal: ac.signal, onEvent: sink, onLostRent: (i) => void lost.push(i) }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'aborted' });
-    expect(must(vast.state.instances.get(30000001)).destroyed).toBe(true);
-    expect(events.some((e) => e.status === 'info' && /cancelled while renting; releasing instance 30000001/.test(e.message ?? ''))).toBe(true);
-    expect(events.slice(-2).map(eventLine)).toEqual(['marketplace.instance.destroy:ok', 'marketplace.instance.create:error']);
+    expect(lost).toEqual([{ label: jobLabel(INSTALL, 'cancelled'), reason: 'cancelled while the create ran' }]);
+  });
+
+  it('a lost create answer whose machine is not there yet: a few quick looks, then the rent fails and the hunt is handed over', async () => {
+    vast.setKnob('rentAnswerLost', true);
+    vast.setKnob('rentVisibleAfterMs', 60_000);
+    const lost: { label: string; reason: string }[] = [];
+    const err = await rentCheapestFit({ client, request, model, jobId: 'lost', installId: INSTALL, lostRent: { lookups: 3, delayMs: 5 }, onLostRent: (i) => void lost.push(i) }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'network' });
+    expect((err as Error).message).toContain(`keeps looking for its label ${jobLabel(INSTALL, 'lost')}`);
+    expect(lost).toHaveLength(1);
+    expect(vast.callsTo('list_v1')).toHaveLength(3);
+    // Only one create: an answer lost is never a reason to rent a second machine.
+    expect(vast.callsTo('asks')).toHaveLength(1);
+  });
+
+  it("a 200 {success: false, msg} shows Vast's message and tries the next offer", async () => {
+    // The cheapest fitting offer (the 12 GB RTX 3060) is refused.
+    vast.setKnob('rentRefused', { offers: [20000001], error: 'insufficient_credit', msg: 'Insufficient credit for this offer' });
+    const rented = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL, onEvent });
+    expect(vast.callsTo('asks').map((c) => c.path)).toEqual(['/api/v0/asks/20000001/', `/api/v0/asks/${rented.offer.id}/`]);
+    expect(rented.offer.id).not.toBe(20000001);
+    expect(events.some((e) => e.status === 'info' && e.message === 'Vast.ai refused to rent offer 20000001: Insufficient credit for this offer; trying the next offer')).toBe(true);
+    vast.setKnob('rentRefused', { offers: 'all', error: 'insufficient_credit', msg: 'Insufficient credit' });
+    const err = await rentCheapestFit({ client, request, model, jobId: 'k', installId: INSTALL }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'create_refused' });
+    expect((err as Error).message).toMatch(/^Vast\.ai refused every fitting offer we tried \(4\); the last answer: Vast\.ai refused to rent offer \d+: Insufficient credit$/);
+  });
+
+  it("searches only the hosts that can run the template (the SDK's template_id and its extra_filters), and ranks every one returned", async () => {
+    await vast.close();
+    vast = await startFakeVast({ offers: [...defaultOffers(), ...incompatibleOffers()] });
+    client = clientFor(vast);
+    const small = must(resolveCatalogModel('llama3.2:3b'));
+    const rented = await rentCheapestFit({ client, request, model: small, jobId: 'fit', installId: INSTALL });
+    const search = must(vast.callsTo('bundles').at(-1));
+    expect(search.body).toMatchObject({ template_id: 334548, cuda_max_good: { gte: 12 }, limit: 1000 });
+    // The cheapest 3060 of all runs CUDA 11.8: the template cannot run there, so it is never rented.
+    expect(rented.offer.id).not.toBe(OLD_CUDA_OFFER);
+    expect(vast.callsTo('asks').map((c) => c.path)).not.toContain(`/api/v0/asks/${OLD_CUDA_OFFER}/`);
   });
 
   it('keeps polling while running without ports', async () => {
@@ -237,14 +271,32 @@ describe('rentCheapestFit + waitForRunning', () => {
     ['exited', /will not start: instance is exited: Error response from daemon/],
     ['offline', /instance is offline/],
     ['unknown', /instance is unknown/],
-  ] as const)('ends early when the instance is %s', async (outcome, message) => {
+  ] as const)('ends when the instance is %s (past the boot window for exited/unknown)', async (outcome, message) => {
     vast.setKnob('outcome', outcome);
     const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
-    const err = await waitForRunning({ client, instanceId, onEvent, ...fastWait }).catch((e: unknown) => e);
+    const err = await waitForRunning({ client, instanceId, onEvent, ...fastWait, bootWindowMs: 0 }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'instance_failed', instanceId });
     expect((err as Error).message).toMatch(message);
     expect(vast.callsTo('show')).toHaveLength(4);
     expect(events.at(-1)).toMatchObject({ event: 'marketplace.instance.wait_running', status: 'error', error_type: 'instance_failed' });
+  });
+
+  it.each(['exited', 'unknown'] as const)("waits out `%s` right after the create, as the official CLI does, and goes on to running", async (status) => {
+    vast.setKnob('bootHiccup', { status, polls: 3 });
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
+    const running = await waitForRunning({ client, instanceId, onEvent, ...fastWait, bootWindowMs: 60_000 });
+    expect(running.backendUrl).toBe('http://127.0.0.1:41234');
+    expect(events.some((e) => e.status === 'info' && e.labels?.actual_status === status && /waited on/.test(e.message ?? ''))).toBe(true);
+  });
+
+  it('a read refused for pacing (429) is not a failure of the machine: it is waited out, never a reason to give it up', async () => {
+    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
+    // Each read answers 429 until the client's retries are spent, five reads in a row.
+    vast.setKnob('rateLimit', { count: 20, variant: 'cycle', endpoints: ['show'] });
+    const limited = clientFor(vast, { retry: { maxAttempts: 4, initialDelayMs: 1 } });
+    const running = await waitForRunning({ client: limited, instanceId, ...fastWait });
+    expect(running.backendUrl).toBe('http://127.0.0.1:41234');
+    expect(vast.callsTo('show').filter((c) => c.status === 429)).toHaveLength(20);
   });
 
   it('times out when the instance never becomes ready', async () => {
@@ -286,116 +338,5 @@ describe('rentCheapestFit + waitForRunning', () => {
     vast.setKnob('rateLimit', { count: 3, variant: 'cycle', endpoints: ['show'] });
     const running = await waitForRunning({ client, instanceId, ...fastWait });
     expect(running.backendUrl).toBe('http://127.0.0.1:41234');
-  });
-});
-
-describe('releaseInstance', () => {
-  it('destroys and verifies (instances: null)', async () => {
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
-    const result = await releaseInstance({ client, instanceId, onEvent, ...fastRelease });
-    expect(result).toEqual({ released: true, verified: true, attempts: 1, message: `Instance ${instanceId} destroyed and confirmed gone` });
-    expect(vast.callsTo('destroy').map((c) => c.path)).toEqual([`/api/v0/instances/${instanceId}/`]);
-    expect(events.map(eventLine)).toEqual(['marketplace.instance.destroy:started', 'marketplace.instance.destroy:ok']);
-    expect(must(events[1]).duration_ms).toBeGreaterThanOrEqual(0);
-  });
-
-  it('verifies through a 404 as well, and reports an already-gone instance', async () => {
-    vast.setKnob('goneAs', '404');
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
-    expect(await releaseInstance({ client, instanceId, ...fastRelease })).toMatchObject({ released: true, verified: true });
-    const again = await releaseInstance({ client, instanceId, ...fastRelease });
-    expect(again).toMatchObject({ released: true, verified: true, message: `Instance ${instanceId} was already gone` });
-  });
-
-  it('retries, then reports an unverified release without throwing', async () => {
-    vast.setKnob('destroyIgnored', true);
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
-    const result = await releaseInstance({ client, instanceId, attempts: 3, onEvent, ...fastRelease });
-    expect(result).toMatchObject({ released: true, verified: false, attempts: 3 });
-    expect(result.message).toMatch(/accepted but not confirmed.*Vast\.ai console/);
-    expect(vast.callsTo('destroy')).toHaveLength(3);
-    expect(events.at(-1)).toMatchObject({ status: 'error', error_type: 'unverified' });
-  });
-
-  it('reports a destroy that keeps failing', async () => {
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
-    vast.setKnob('failNext', { count: 1000, status: 500, endpoints: ['destroy'] });
-    const result = await releaseInstance({ client, instanceId, attempts: 2, ...fastRelease });
-    expect(result).toMatchObject({ released: false, verified: false });
-    expect(result.message).toMatch(/Could not destroy instance .*may still be billing/);
-  });
-
-  it('a revoked key (404 auth_error) is never read as "gone": the release fails saying why, and the machine stays', async () => {
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
-    vast.revokeKey(vast.state.apiKey);
-    const result = await releaseInstance({ client, instanceId, onEvent, ...fastRelease });
-    expect(result).toMatchObject({ released: false, verified: false, authFailed: true });
-    expect(result.message).toMatch(/Could not destroy instance 30000001: Vast\.ai rejected the API key \(HTTP 404 on DELETE .*Invalid user key\).*set a working marketplace key/);
-    expect(vast.liveInstances().map((i) => i.id)).toEqual([instanceId]);
-    expect(events.at(-1)).toMatchObject({ event: 'marketplace.instance.destroy', status: 'error', error_type: 'auth' });
-  });
-
-  it('when the key is refused, another key takes over only if it can see the machine', async () => {
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
-    vast.addKey('key-of-another-account-0001', 'other');
-    vast.addKey('rotated-key-same-account-01');
-    const otherAccount = clientFor(vast, { apiKey: 'key-of-another-account-0001' });
-    const rotated = clientFor(vast, { apiKey: 'rotated-key-same-account-01' });
-    vast.revokeKey(vast.state.apiKey);
-    // The other account's key would answer "not found" for a machine that bills: it must not be believed.
-    const result = await releaseInstance({ client, fallbackClients: [otherAccount, rotated], instanceId, ...fastRelease });
-    expect(result).toMatchObject({ released: true, verified: true });
-    expect(result.message).toMatch(/destroyed and confirmed gone \(with another marketplace key/);
-    expect(vast.callsTo('destroy').map((c) => [c.headers.authorization, c.status])).toEqual([
-      [`Bearer ${vast.state.apiKey}`, 404],
-      ['Bearer rotated-key-same-account-01', 200],
-    ]);
-    expect(vast.liveInstances()).toEqual([]);
-  });
-
-  it('a destroy answered {"success": false} is not a release', async () => {
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
-    vast.setKnob('destroyAnswer', 'success_false');
-    const result = await releaseInstance({ client, instanceId, attempts: 2, ...fastRelease });
-    expect(result).toMatchObject({ released: false, verified: false });
-    expect(result.message).toMatch(/Could not destroy instance 30000001: .*success: false/);
-    expect(vast.callsTo('destroy')).toHaveLength(2);
-    expect(vast.liveInstances().map((i) => i.id)).toEqual([instanceId]);
-  });
-
-  it('gets through rate limits on destroy', async () => {
-    const { instanceId } = await rentCheapestFit({ client, request, model, jobId: 'j', installId: INSTALL });
-    vast.setKnob('rateLimit', { count: 2, variant: 'json', endpoints: ['destroy'] });
-    expect(await releaseInstance({ client, instanceId, ...fastRelease })).toMatchObject({ released: true, verified: true });
-  });
-});
-
-describe('provisionLlmServer', () => {
-  it('rents, records the instance early, and returns the running server', async () => {
-    const recorded: number[] = [];
-    const { rented, running } = await provisionLlmServer({ client, request, model, jobId: 'p', installId: INSTALL, onRented: (r) => void recorded.push(r.instanceId), wait: fastWait });
-    expect(recorded).toEqual([rented.instanceId]);
-    expect(running.headers.Authorization).toBe(`Bearer ${rented.authToken}`);
-  });
-
-  it('releases the instance when the wait fails, and says so', async () => {
-    vast.setKnob('outcome', 'exited');
-    const err = await provisionLlmServer({ client, request, model, jobId: 'p', installId: INSTALL, onEvent, wait: fastWait }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ProvisioningFailedError);
-    expect(err).toMatchObject({ code: 'instance_failed', instanceId: 30000001, release: { released: true, verified: true } });
-    expect((err as Error).message).toMatch(/will not start.*destroyed and confirmed gone/);
-    expect(must(vast.state.instances.get(30000001)).destroyed).toBe(true);
-    expect(events.at(-1)).toMatchObject({ event: 'marketplace.instance.destroy', status: 'ok' });
-  });
-
-  it('releases the instance when cancelled during the wait', async () => {
-    vast.setKnob('outcome', 'never_ready');
-    const ac = new AbortController();
-    const p = provisionLlmServer({ client, request, model, jobId: 'p', installId: INSTALL, onEvent, signal: ac.signal, wait: { pollIntervalMs: 20, timeoutMs: 60_000 } });
-    // Cancel once the wait for the rented machine is under way (a fixed delay could fire before the rent under load).
-    while (!events.some((e) => e.event === 'marketplace.instance.wait_running' && e.status === 'started')) await new Promise((r) => setTimeout(r, 5));
-    ac.abort();
-    await expect(p).rejects.toMatchObject({ code: 'aborted', release: { released: true, verified: true } });
-    expect(must(vast.state.instances.get(30000001)).destroyed).toBe(true);
   });
 });

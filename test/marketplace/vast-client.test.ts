@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MarketplaceAuthError, MarketplaceError, MarketplaceRateLimitError, MarketplaceResponseError } from '../../src-main/marketplace/errors';
-import { DEFAULT_CREATE_TIMEOUT_MS, VastClient, type RetryInfo } from '../../src-main/marketplace/vast-client';
+import { DEFAULT_CREATE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, VastClient, type FieldFilter, type RetryInfo } from '../../src-main/marketplace/vast-client';
 import { EXTERNAL_OFFER, FAKE_VAST_KEY, NO_DIRECT_PORTS_OFFER, OLLAMA_TEMPLATE_HASH, PRIVATE_TEMPLATE_HASH, PYTORCH_TEMPLATE_HASH, SMALL_DISK_OFFER, startFakeVast, type FakeVast } from '../fakes/vast';
 import { clientFor, expectKeyOnlyInHeader, must } from './helpers';
 
@@ -116,30 +116,42 @@ describe('VastClient against the fake', () => {
     expectKeyOnlyInHeader(vast, secret);
   });
 
-  it.each(['text', 'detail', 'json'] as const)('retries a 429 (%s body, no Retry-After) and succeeds', async (variant) => {
+  it.each(['text', 'detail', 'json'] as const)('retries a 429 (%s body, no Retry-After) after the route\'s penalty, and succeeds', async (variant) => {
     vast.setKnob('rateLimit', { count: 2, variant });
     const retries: RetryInfo[] = [];
-    const client = clientFor(vast, { onRetry: (r) => retries.push(r) });
+    const client = clientFor(vast, { onRetry: (r) => retries.push(r), pacing: { routes: { user: { intervalMs: 0, penaltyMs: 5 } } } });
     expect(await client.currentUser()).toMatchObject({ id: 123456 });
-    expect(retries.map((r) => r.reason)).toEqual(['HTTP 429', 'HTTP 429']);
-    expect(retries.map((r) => r.delayMs)).toEqual([5, 7.5]);
+    expect(retries).toEqual([
+      { endpoint: 'GET /users/current/', attempt: 1, delayMs: 5, reason: 'HTTP 429' },
+      { endpoint: 'GET /users/current/', attempt: 2, delayMs: 5, reason: 'HTTP 429' },
+    ]);
+    const [first, , third] = vast.callsTo('user');
+    expect(must(third).at - must(first).at).toBeGreaterThanOrEqual(10);
   });
 
-  it('paces creates after a 429 (no Retry-After): the next create waits at least 4.5 s', async () => {
+  it("paces creates after a 429 (no Retry-After): the next create waits the penalty (Vast's 12 s, scaled down here)", async () => {
     vast.setKnob('rateLimit', { count: 1, variant: 'detail', endpoints: ['asks'] });
     const retries: RetryInfo[] = [];
-    const client = clientFor(vast, { onRetry: (r) => retries.push(r) });
+    const client = clientFor(vast, { onRetry: (r) => retries.push(r), pacing: { routes: { create: { intervalMs: 45, penaltyMs: 120 } } } });
+    expect(client.pacer.pacing('create')).toEqual({ intervalMs: 45, penaltyMs: 120, serial: true });
     expect(await rent(client)).toEqual({ instanceId: 30000001 });
     const [first, second] = vast.callsTo('asks');
     expect(first?.status).toBe(429);
     expect(second?.status).toBe(200);
-    expect(must(second).at - must(first).at).toBeGreaterThanOrEqual(4_500);
-    expect(retries).toEqual([{ endpoint: 'PUT /asks/20000003/', attempt: 1, delayMs: 4_500, reason: 'HTTP 429' }]);
-  }, 15_000);
+    expect(must(second).at - must(first).at).toBeGreaterThanOrEqual(120);
+    expect(retries).toEqual([{ endpoint: 'PUT /asks/20000003/', attempt: 1, delayMs: 120, reason: 'HTTP 429' }]);
+  });
+
+  it("uses Vast's documented thresholds by default: creates one at a time, 5 s apart (4.5 s and a margin), 12 s after a 429", () => {
+    const client = new VastClient({ baseUrl: vast.url, apiKey: FAKE_VAST_KEY });
+    expect(client.pacer.pacing('create')).toEqual({ intervalMs: 5_000, penaltyMs: 12_000, serial: true });
+    expect(client.pacer.pacing('show')).toMatchObject({ intervalMs: 2_000 });
+    expect(client.pacer.pacing('destroy')).toMatchObject({ intervalMs: 3_000 });
+  });
 
   it('gives up on a rate-limited create after a bounded number of attempts', async () => {
     vast.setKnob('rateLimit', { count: 100, variant: 'cycle', endpoints: ['asks'] });
-    const client = clientFor(vast, { createRateLimitDelayMs: 20 });
+    const client = clientFor(vast, { createMaxAttempts: 3, pacing: { routes: { create: { intervalMs: 0, penaltyMs: 20 } } } });
     const err = await rent(client).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MarketplaceRateLimitError);
     expect((err as Error).message).toMatch(/PUT \/asks\/20000003\/.*3 attempts/);
@@ -157,8 +169,53 @@ describe('VastClient against the fake', () => {
     expect(vast.callsTo('user')).toHaveLength(4);
   });
 
-  it('allows 120 s for an instance creation, which is slow on Vast\'s side', async () => {
+  it('8 creates at once against a service that allows one per interval, with a penalty when crossed: all succeed, one at a time', async () => {
+    // Vast: one create per 4.5 s, then 12 s of 429s; here a service stricter than the client's
+    // spacing, scaled down 100 times. Each answer takes a moment, so overlapping creates would show.
+    vast.setKnob('rateLimits', { asks: { intervalMs: 120, penaltyMs: 120 } });
+    vast.setKnob('latencyMs', 5);
+    const client = clientFor(vast, { pacing: { routes: { create: { intervalMs: 45, penaltyMs: 120 } } } });
+    const offers = [20000001, 20000002, 20000003, 20000004, 20000005, 20000006, 20000007, 20000008];
+    const rented = await Promise.all(offers.map((id) => rent(client, id)));
+    expect(new Set(rented.map((r) => r.instanceId)).size).toBe(8);
+    const creates = vast.callsTo('asks');
+    // Every offer was rented in the end, whatever was refused on the way.
+    expect(new Set(creates.filter((c) => c.status === 200).map((c) => c.path)).size).toBe(8);
+    // Serialised per key: each create was sent after the one before it was answered.
+    for (let i = 1; i < creates.length; i++) expect(must(creates[i]).at).toBeGreaterThanOrEqual(must(must(creates[i - 1]).answeredAt));
+  });
+
+  it("a 200 {success: false, msg} on create is Vast refusing, in its own words (not a lost answer)", async () => {
+    vast.setKnob('rentRefused', { offers: 'all', error: 'insufficient_credit', msg: 'Your account balance is too low to rent this machine' });
+    const client = clientFor(vast);
+    const err = await rent(client).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'create_refused', status: 200, upstreamError: 'insufficient_credit' });
+    expect((err as Error).message).toBe('Vast.ai refused to rent offer 20000003: Your account balance is too low to rent this machine');
+    expect(vast.liveInstances()).toHaveLength(0);
+  });
+
+  it("accepts the official CLI's base URL form (https://console.vast.ai) and finds v0 and v1 beside it", async () => {
+    expect(new VastClient({ baseUrl: 'https://console.vast.ai', apiKey: 'k' })).toMatchObject({ baseUrl: 'https://console.vast.ai/api/v0', v1BaseUrl: 'https://console.vast.ai/api/v1' });
+    expect(new VastClient({ baseUrl: 'https://console.vast.ai/', apiKey: 'k' }).baseUrl).toBe('https://console.vast.ai/api/v0');
+    expect(new VastClient({ baseUrl: 'https://console.vast.ai/api', apiKey: 'k' }).baseUrl).toBe('https://console.vast.ai/api/v0');
+    const root = vast.url.replace(/\/api\/v0$/, '');
+    const client = clientFor(vast, { baseUrl: root });
+    vast.seedInstance('benchdesk:aaaaaaaaaaaa:j');
+    expect(await client.listInstances()).toHaveLength(1);
+    expect(must(vast.callsTo('list_v1')[0]).path).toBe('/api/v1/instances/');
+  });
+
+  it('sends the template as the SDK does (template_id) with its extra_filters; an unknown filter field is a 400 as on the real service', async () => {
+    const client = clientFor(vast);
+    const template = must(await client.getTemplateByHash(OLLAMA_TEMPLATE_HASH));
+    await client.searchOffers({ maxDph: 1, template: { id: template.id, extraFilters: template.extra_filters as Record<string, FieldFilter> } });
+    expect(must(vast.callsTo('bundles').at(-1)).body).toMatchObject({ template_id: 334548, cuda_max_good: { gte: 12 } });
+    await expect(client.searchOffers({ extraFilters: { colour: { eq: 'blue' } } })).rejects.toMatchObject({ status: 400, code: 'http_error' });
+  });
+
+  it('allows 120 s for a call, as the official CLI does (an instance creation is slow on Vast\'s side)', async () => {
     expect(DEFAULT_CREATE_TIMEOUT_MS).toBe(120_000);
+    expect(DEFAULT_TIMEOUT_MS).toBe(120_000);
     // Other calls get 100 ms here; the create answers after 400 ms and is still read.
     const client = clientFor(vast, { timeoutMs: 100, retry: { maxAttempts: 1 } });
     vast.setKnob('rentAnswerDelayMs', 400);
@@ -248,7 +305,7 @@ describe('VastClient against the fake', () => {
   it('maps a refused connection to a network error', async () => {
     const port = vast.port;
     await vast.close();
-    const client = new VastClient({ baseUrl: `http://127.0.0.1:${port}/api/v0`, apiKey: FAKE_VAST_KEY, retry: { maxAttempts: 2, initialDelayMs: 1 } });
+    const client = new VastClient({ baseUrl: `http://127.0.0.1:${port}/api/v0`, apiKey: FAKE_VAST_KEY, retry: { maxAttempts: 2, initialDelayMs: 1 }, pacing: { scale: 0 } });
     const err = await client.listInstances().catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'network' });
     expect((err as Error).message).toMatch(/could not reach 127\.0\.0\.1/);
@@ -286,7 +343,7 @@ describe('VastClient against the fake', () => {
         : new Response(JSON.stringify({ id: 1 }), { status: 200, headers: { 'Content-Type': 'application/json' } });
     };
     const delays: number[] = [];
-    const client = new VastClient({ baseUrl: 'http://example.test/api/v0', apiKey: 'k', fetch: fakeFetch, retry: { initialDelayMs: 5, jitter: 0 }, onRetry: (r) => delays.push(r.delayMs) });
+    const client = new VastClient({ baseUrl: 'http://example.test/api/v0', apiKey: 'k', fetch: fakeFetch, retry: { initialDelayMs: 5, jitter: 0 }, pacing: { scale: 0 }, onRetry: (r) => delays.push(r.delayMs) });
     expect(await client.currentUser()).toMatchObject({ id: 1 });
     expect(delays).toEqual([200]);
   });

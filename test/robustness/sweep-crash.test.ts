@@ -47,7 +47,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const env = (): NodeJS.ProcessEnv => ({ MARKETPLACE_API_URL: vast.url, VAST_API_KEY: FAKE_VAST_KEY });
+const env = (): NodeJS.ProcessEnv => ({ MARKETPLACE_API_URL: vast.url, VAST_API_KEY: FAKE_VAST_KEY, BENCHDESK_MARKETPLACE_PACING: '0' });
 
 async function sweepOf(server: ServerProcess, id: string): Promise<SweepRecord> {
   const res = await request(agent, server.url, 'GET', `/v1/sweeps/${id}`);

@@ -1,5 +1,6 @@
 import type { CatalogEntry } from '../../shared';
 import type { MarketplaceOffer } from '../../src-main/marketplace/vast-wire';
+import { machineUsd } from '../../src-main/lease/cost';
 import { resolveCatalogModel } from '../../src-main/marketplace/catalog';
 import type { SweepMachines } from '../../src-main/sweeps/ports';
 
@@ -13,6 +14,11 @@ export function inTestMachines(offers: readonly { gpu: string; ramMb: number; dp
 ]) {
   const rented: number[] = [];
   const released: number[] = [];
+  const costs = new Map<string, { dph: number; from: number; to: number | null }>();
+  const cost = (machineId: string): number | null => {
+    const c = costs.get(machineId);
+    return c ? machineUsd(c.dph, c.from, c.to ?? Date.now()) : null;
+  };
   let next = 5000;
   const list = offers.map(
     (o, i) => ({ id: 9000 + i, gpu_name: o.gpu, gpu_ram: o.ramMb, num_gpus: 1, dph_total: o.dph, reliability2: 0.999, direct_port_count: 2, disk_space: 500, rentable: true }) as MarketplaceOffer,
@@ -28,13 +34,17 @@ export function inTestMachines(offers: readonly { gpu: string; ramMb: number; dp
       rented.push(instanceId);
       const rentedAt = new Date().toISOString();
       await hooks.onRented({ instanceId, dphTotal: offer.dph_total, rentedAt });
-      return { instanceId, dphTotal: offer.dph_total, rentedAt, offerId: offer.id, numGpus: 1, gpuRamMb: offer.gpu_ram, backendUrl: `http://127.0.0.1:9/${instanceId}` };
+      costs.set(spec.machineId, { dph: offer.dph_total, from: Date.now(), to: null });
+      return { machineId: spec.machineId, instanceId, dphTotal: offer.dph_total, rentedAt, offerId: offer.id, numGpus: 1, gpuRamMb: offer.gpu_ram, backendUrl: `http://127.0.0.1:9/${instanceId}` };
     },
-    prepare: async () => undefined,
-    async release(_machineId, instanceId) {
+    prepare: async (_m, model) => ({ model, downloadGb: 0, downloadUsd: null }),
+    async release(machineId, instanceId) {
       if (instanceId !== undefined) released.push(instanceId);
-      return { released: true, verified: true, message: `instance ${instanceId} destroyed` };
+      const c = costs.get(machineId);
+      if (c) c.to ??= Date.now();
+      return { released: true, verified: true, message: `instance ${instanceId} destroyed`, costUsd: cost(machineId) ?? 0 };
     },
+    cost,
   };
   return { machines, rented, released };
 }

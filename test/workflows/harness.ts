@@ -34,6 +34,8 @@ export const FAKE_AGENT_BIN = path.join(ROOT, 'test', 'fakes', 'agent-bin');
 
 /** Fast polling against the fakes; the bounds stay generous so a busy machine does not flake. */
 export const TUNING = { waitTimeoutMs: 8_000, pollIntervalMs: 5, releaseRetryDelayMs: 5 } as const;
+/** The leases' own cadences, scaled down: a failed release retried within 50 ms, a lost rent looked for every 20 ms. */
+export const LEASE_TUNING = { bootWindowMs: 50, releaseRetryMs: 50, maxReleaseRetryMs: 500, quickLookups: 2, quickLookupDelayMs: 5, huntDelayMs: 20 } as const;
 
 export type HarnessOptions = {
   /** Start a fake Vast.ai (default: no). */
@@ -109,6 +111,8 @@ export function productEnv(parts: { vast?: FakeVast | null; k8s?: FakeKubernetes
   };
   if (parts.vast) {
     env.MARKETPLACE_API_URL = parts.vast.url;
+    // The fake does not rate-limit unless a test asks it to: no pacing, so tests stay fast.
+    env.BENCHDESK_MARKETPLACE_PACING = '0';
     if (parts.vastKey !== false) env.VAST_API_KEY = FAKE_VAST_KEY;
   }
   if (parts.k8s) env.KUBECONFIG = parts.k8s.kubeconfigPath;
@@ -137,7 +141,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const dir = options.dataDir ?? (await tempDir());
     if (!options.dataDir) cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const env = productEnv({ vast, k8s, vastKey: options.vastKey ?? true, env: options.env ?? {} });
-    const bdOptions: BenchdeskOptions = { dataDir: dir, env, logger: false, port: 0, workflowTuning: { ...TUNING }, ...options.extra };
+    const bdOptions: BenchdeskOptions = {
+      dataDir: dir,
+      env,
+      logger: false,
+      port: 0,
+      workflowTuning: { ...TUNING },
+      ...options.extra,
+      leaseTuning: { ...LEASE_TUNING, ...options.extra?.leaseTuning },
+    };
     const bd: Benchdesk = options.start ? await startBenchdesk(bdOptions) : await createBenchdesk(bdOptions);
     let productClosed = false;
     const closeProduct = async (): Promise<void> => {

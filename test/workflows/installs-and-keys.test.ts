@@ -8,7 +8,7 @@ import { SettingsStore } from '../../src-main/app/settings';
 import { HeldKeys } from '../../src-main/marketplace/held-keys';
 import { DEFAULT_FAKE_MODELS, startFakeOllama, type FakeOllama } from '../fakes/ollama';
 import { FAKE_VAST_KEY, OLLAMA_TEMPLATE_HASH, startFakeVast, type FakeVast } from '../fakes/vast';
-import { getEvents, getJob, line, marketplaceLlmResult, productEnv, startHarness, submit, tempDir, waitForEnd, waitForEvent, type Harness, type HarnessOptions } from './harness';
+import { TUNING, getEvents, getJob, line, marketplaceLlmResult, productEnv, startHarness, submit, tempDir, waitForEnd, waitForEvent, waitUntil, type Harness, type HarnessOptions } from './harness';
 
 /**
  * Whose machine is whose (each data dir has an install id, in the labels of its machines), and which
@@ -187,21 +187,27 @@ describe('a job keeps the key it rented with', () => {
 
   it('the machines list and the orphan sweep use every key that still holds a machine', async () => {
     const shared = await fakes();
-    const h = await harness(shared, { extra: { appMarketplaceKey: { persist: async () => undefined } } });
+    const clock = { t: Date.now() };
+    const h = await harness(shared, {
+      extra: { appMarketplaceKey: { persist: async () => undefined }, workflowTuning: { ...TUNING, now: () => clock.t }, leaseTuning: { spendCheckMs: 20 } },
+    });
     const kept = await keptMachine(h);
     // Another account's key: it cannot see the machine at all.
     shared.vast.addKey('key-of-another-account', 'other');
     await h.bd.marketplaceKey.store('key-of-another-account');
     expect((await machines(h)).instances.map((e) => [e.instance_id, e.classification])).toEqual([[kept.instanceId, 'kept']]);
-    // Its spend limit still applies: an hour later the sweep releases it with the key it was rented with.
+    // Its spend limit still applies (the setting, read at every check): an hour later its lease
+    // releases it with the key it was rented with.
     h.bd.settings.updateAppSettings({ default_max_cost_usd: 0.01 });
-    const instance = shared.vast.state.instances.get(kept.instanceId);
-    if (instance) instance.startDate -= 3600;
-    expect(await h.bd.instances.sweep()).toEqual({ orphaned: [], released: [kept.instanceId], failed: [] });
-    expect(shared.vast.liveInstances()).toEqual([]);
+    clock.t += 3_600_000;
+    await waitUntil(() => shared.vast.liveInstances().length === 0, 'the kept machine to be released at its limit');
     expect(shared.vast.callsTo('destroy').map((c) => c.headers.authorization)).toEqual([`Bearer ${FAKE_VAST_KEY}`]);
-    expect((await getEvents(h, kept.jobId)).find((e) => e.event === 'marketplace.instance.release')?.labels).toMatchObject({ reason: 'budget_exceeded' });
-    expect(existsSync(path.join(h.dir, 'secrets', `rent-key-${kept.jobId}.json`))).toBe(false);
+    const events = await waitUntil(async () => {
+      const all = await getEvents(h, kept.jobId);
+      return all.some((e) => e.event === 'marketplace.instance.destroy' && e.status === 'ok') ? all : null;
+    }, 'the release on the job');
+    expect(events.find((e) => e.event === 'cost.limit_reached')?.labels).toMatchObject({ max_cost_usd: 0.01, instance_id: kept.instanceId });
+    await waitUntil(() => !existsSync(path.join(h.dir, 'secrets', `rent-key-${kept.jobId}.json`)), 'the held key to be removed');
   });
 
   it('after a crash, recovery releases the machine with the sealed key although another key is in use now', async () => {

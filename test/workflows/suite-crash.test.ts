@@ -30,6 +30,8 @@ describe('a crash mid-suite', () => {
     const ollama = await startFakeOllama({ models: DEFAULT_FAKE_MODELS, scripts: { 'llama3.1:8b': SCRIPT } });
     const vast = await startFakeVast();
     vast.setKnob('ollamaPort', Number(new URL(ollama.url).port));
+    // The server polls at its own pace (3 s, then longer): the machine runs at the first poll, so the test is not a wait.
+    vast.setKnob('pollsPerPhase', { scheduling: 0, created: 0, loading: 0 });
     const dir = await tempDir('benchdesk-suite-crash-');
     cleanups.push(async () => {
       await vast.close();

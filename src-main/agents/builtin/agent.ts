@@ -2,7 +2,7 @@ import type { AgentResult } from '../../../shared/results';
 import type { ChatMessage, ChatModelOptions, ChatResult, ChatToolCall, ChatToolDefinition, LlmChat } from '../../llm/chat-types';
 import { ToolsUnsupportedError } from '../../llm/errors';
 import { AgentError } from '../errors';
-import { elapsedMs, timed } from '../../engine/timed';
+import { elapsedMs, timed } from '../../events/timed';
 import { safeSink, type AgentEventSink } from '../events';
 import type { KubeReader } from './kube-client';
 import { EMPTY_ANSWER_NUDGE, FALLBACK_SYSTEM_PROMPT, FINAL_ANSWER_PROMPT, SYSTEM_PROMPT, fallbackUserPrompt } from './prompts';

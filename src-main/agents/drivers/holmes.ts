@@ -9,7 +9,7 @@ import { agentEnvironment } from '../driver-env';
 import { AgentError } from '../errors';
 import { exitFailure } from '../process-runner';
 import { DEFAULT_CLI_TIMEOUT_MS, runCli, type CliDriverOptions } from './cli';
-import { roundMs } from '../../engine/timed';
+import { roundMs } from '../../events/timed';
 
 /**
  * The HolmesGPT driver (reference §C.1): runs

@@ -157,6 +157,10 @@ async function followSweep(conn: Connection, sweepId: string, options: { json: b
       note(err.yellow(`sweep ${sweepId} ${sweep.status}; ${money}`));
       return EXIT.interrupted;
     }
+    if (sweep.status === 'succeeded' && sweep.outcome?.clean === false) {
+      note(err.yellow(`sweep ${sweepId} succeeded for ${formatUsd(sweep.spend_usd)}, but not cleanly: ${sweep.outcome.problems.join('; ')}; ${money}. Report: benchdesk sweeps report ${sweepId} --format md`));
+      return EXIT.ok;
+    }
     if (sweep.status === 'succeeded') {
       note(err.dim(`sweep ${sweepId} succeeded for ${formatUsd(sweep.spend_usd)}; ${money}. Report: benchdesk sweeps report ${sweepId} --format md`));
       return EXIT.ok;
@@ -309,7 +313,9 @@ export function sweepsCommand(setExit: (code: number) => void) {
         await withConnectionOpen(connectionOf(o), 'read', async (conn) => {
           const sweep = await conn.client.getSweep({ sweep_id: sweepId });
           if (o.json) return printJson(sweep);
-          print(`${out.bold(sweep.name)}  (${sweep.sweep_id})`);
+          print(`${out.bold(sweep.name)}  (${sweep.sweep_id})  ${sweep.status}, ${formatUsd(sweep.spend_usd)} of ${formatUsd(sweep.max_total_cost_usd)}`);
+          // A sweep that ended with failed or unrented cells, or a machine not confirmed released, is not a clean success.
+          if (sweep.outcome && !sweep.outcome.clean) print(out.yellow(`not a clean run: ${sweep.outcome.problems.join('; ')}`));
           for (const line of matrixLines(sweep)) print(line);
           print('');
           const machines = [...sweep.earlier_machines, ...sweep.machines];

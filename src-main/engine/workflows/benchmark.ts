@@ -4,7 +4,8 @@ import { agentRequestIssues, askAgent, type AgentWorkflowDeps } from './agentic-
 import { agentBackendUrl, backendUrlIssues, llmClient } from './backend';
 import { withRequestCluster } from './cluster';
 import { runOnMachine } from './machine-phases';
-import { marketplaceIssues, recoverInstances, type MarketplaceDeps } from './marketplace-instance';
+import { marketplaceIssues, type MarketplaceDeps } from './marketplace-instance';
+import { recoverInstances } from './recover-machine';
 
 /**
  * benchmark (design §4): provision → warmup → analysis → teardown, each timed. Teardown runs on

@@ -1,4 +1,6 @@
-import type { ModelEntry } from '../../../shared';
+import type { CatalogEntry, ModelEntry } from '../../../shared';
+import { roundUsd } from '../../lease/cost';
+import type { LeaseDownload } from '../../lease/lease-record';
 import { sameModel } from '../../llm/model-name';
 import type { LlmServerClient, PullProgress } from '../../llm/llmserver-client';
 import { modelDownloadGb } from '../../marketplace/catalog';
@@ -37,31 +39,35 @@ export async function ensureModel(ctx: JobContext, client: LlmServerClient, mode
   return client.listModels({ signal: ctx.signal });
 }
 
-const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+/**
+ * What putting `model` on a machine downloaded: the pull stream's totals when benchdesk pulled it;
+ * the model's size on the machine when the template had pulled it at boot (that download is
+ * billed too); the catalog's figure when neither is known. At the host's inet_down_cost ($/GB);
+ * null usd when the host does not say.
+ */
+export function downloadOf(model: string, installed: readonly ModelEntry[], pulledBytes: number, catalog: CatalogEntry, inetDownCost: number | null): LeaseDownload {
+  const size = installed.find((m) => sameModel(m.name, model))?.size ?? null;
+  const source = pulledBytes > 0 ? 'pull' : size ? 'installed' : 'catalog';
+  const gb = Math.round((pulledBytes > 0 ? pulledBytes / 1e9 : size ? size / 1e9 : modelDownloadGb(catalog)) * 1000) / 1000;
+  return { model, gb, usd: inetDownCost === null ? null : roundUsd(gb * inetDownCost), source };
+}
 
 /**
- * Puts the model on a rented machine and records what its download cost: the pull stream's totals
- * when benchdesk pulled it; the model's size on the machine when the template had pulled it at boot
- * (that download is billed too); the catalog's figure when neither is known. At the host's
- * inet_down_cost ($/GB), it joins the running cost (and the spend limit) and the job's cost record.
+ * Puts the model on a rented machine and adds what its download cost to the machine's lease (the
+ * ledger): from then on it is part of the running cost, the spend limit (checked at once) and the
+ * job's cost record.
  */
 export async function pullOnInstance(ctx: JobContext, instance: ProvisionedInstance, model: string): Promise<void> {
   let pulled: PullTotals | null = null;
   const models = await ensureModel(ctx, llmClient(instance.target), model, { onPulled: (totals) => (pulled = totals) });
-  const pulledBytes = (pulled as PullTotals | null)?.bytes ?? 0;
-  const installed = models.find((m) => sameModel(m.name, model))?.size ?? null;
-  const source = pulledBytes > 0 ? 'pull' : installed ? 'installed' : 'catalog';
-  const gb = Math.round((pulledBytes > 0 ? pulledBytes / 1e9 : installed ? installed / 1e9 : modelDownloadGb(instance.model)) * 1000) / 1000;
-  const usd = instance.inetDownCost === null ? null : round4(gb * instance.inetDownCost);
-  instance.download = { gb, usd, source };
-  if (usd !== null) {
-    instance.meter.addDownload(usd);
-    // On the job record too: a kept machine's running cost (Overview, job page) includes it.
-    await ctx.setResources({ download_usd: instance.meter.downloadUsd });
-  }
+  const download = downloadOf(model, models, (pulled as PullTotals | null)?.bytes ?? 0, instance.model, instance.inetDownCost);
+  await instance.lease.addDownload(download);
+  instance.meter.check();
+  // On the job record too: a kept machine's running cost (Overview, job page) includes it.
+  if (download.usd !== null) await ctx.setResources({ download_usd: instance.lease.cost().download_usd });
   await ctx.info(
     'cost.download',
-    `${model}: ${gb} GB downloaded${usd === null ? ' (this host does not say what downloads cost)' : ` at $${instance.inetDownCost}/GB = $${usd.toFixed(4)}`}`,
-    { model, download_gb: gb, download_usd: usd, inet_down_cost: instance.inetDownCost, source },
+    `${model}: ${download.gb} GB downloaded${download.usd === null ? ' (this host does not say what downloads cost)' : ` at $${instance.inetDownCost}/GB = $${download.usd.toFixed(4)}`}`,
+    { model, download_gb: download.gb, download_usd: download.usd, inet_down_cost: instance.inetDownCost, source: download.source },
   );
 }

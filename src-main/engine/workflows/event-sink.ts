@@ -1,4 +1,4 @@
-import type { EventInput } from '../timed';
+import type { EventInput } from '../../events/timed';
 import type { JobContext } from '../types';
 
 /**

@@ -4,7 +4,8 @@ import type { JobContext, JobHandler } from '../types';
 import { JobFailure } from '../types';
 import { backendUrlIssues, llmClient, warmupStep } from './backend';
 import { pullOnInstance } from './ensure-model';
-import { marketplaceIssues, provisionInstance, recoverInstances, releaseJobInstance, type MarketplaceDeps } from './marketplace-instance';
+import { marketplaceIssues, provisionInstance, releaseJobLease, spendLimit, type MarketplaceDeps } from './marketplace-instance';
+import { recoverInstances } from './recover-machine';
 
 export { ensureModel } from './ensure-model';
 
@@ -41,11 +42,13 @@ async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: Marketp
     instance.meter.stop();
     // Nobody will use a half-ready machine: release it before the job fails or ends cancelled.
     await ctx.emit({ event: 'job.cleanup', status: 'info', message: `releasing instance ${instance.instanceId} because the job did not complete` });
-    await releaseJobInstance(ctx, deps, instance.instanceId, instance.keyed);
+    await releaseJobLease(ctx, instance.lease, instance.meter.exceeded ? 'budget_exceeded' : 'cleanup');
     throw err;
   }
-  // The job hands the machine over: from here it is `kept`, and the orphan sweep watches its spend limit.
+  // The job hands the machine over: its lease is kept, billing until released; the ledger counts it
+  // and the lease service checks its spend limit (at least every 5 s) from here.
   instance.meter.stop();
+  await instance.lease.keep(spendLimit(deps, request));
   await ctx.setResources({ marketplace_stop_instance: false });
   await ctx.info('marketplace.instance.kept', `instance ${instance.instanceId} stays up (that is the point of this job); it bills $${instance.dphTotal}/h until you release it`, {
     instance_id: instance.instanceId,

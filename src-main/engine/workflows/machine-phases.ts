@@ -1,11 +1,13 @@
 import type { PhaseRecord } from '../../../shared';
-import type { ReleaseResult, RentRequest } from '../../marketplace/provisioning';
-import { elapsedMs } from '../timed';
+import type { LeaseCost } from '../../lease/cost';
+import type { ReleaseOutcome } from '../../lease/lease';
+import type { RentRequest } from '../../marketplace/provisioning';
+import { elapsedMs } from '../../events/timed';
 import { JobFailure, type JobContext } from '../types';
 import { llmClient, warmupStep, type BackendTarget } from './backend';
 import type { CostMeter } from './cost-meter';
 import { pullOnInstance } from './ensure-model';
-import { provisionInstance, releaseJobInstance, type MarketplaceDeps, type ProvisionedInstance, type SpendRequest } from './marketplace-instance';
+import { provisionInstance, releaseJobLease, type MarketplaceDeps, type ProvisionedInstance, type SpendRequest } from './marketplace-instance';
 
 /**
  * What the workflows that may rent a machine (benchmark, suite, serving-benchmark) share, as one
@@ -42,22 +44,12 @@ function phaseRunner<P extends string>(ctx: JobContext, meter: () => CostMeter |
   return { phases, run, skip };
 }
 
-/** Destroy-and-verify; a second full round when the first could not confirm the release. */
-async function teardown(ctx: JobContext, deps: MarketplaceDeps, instance: ProvisionedInstance): Promise<ReleaseResult> {
-  let result = await releaseJobInstance(ctx, deps, instance.instanceId, instance.keyed);
-  // A refused key will not be accepted a moment later: only an unconfirmed release is worth a second round.
-  if (!result.verified && !result.authFailed) {
-    await ctx.info('marketplace.instance.destroy', `retrying the release of instance ${instance.instanceId}: ${result.message}`, { instance_id: instance.instanceId });
-    result = await releaseJobInstance(ctx, deps, instance.instanceId, instance.keyed);
-  }
-  return result;
-}
-
 /**
  * The teardown phase: releases the machine when the request asks for it or the spend limit was
  * reached (a job stopped by its limit gives the machine back even when it was meant to be kept);
- * otherwise says it is kept and bills until released. An unconfirmed release is a failed phase
- * (event + phases row), not a failed job. Nothing rented: the phase is skipped.
+ * otherwise its lease is kept: it bills until released, the ledger counting it and its limit
+ * watched. An unconfirmed release is a failed phase (event + phases row), not a failed job; the
+ * lease service retries it until it is confirmed. Nothing rented: the phase is skipped.
  */
 async function endMachine(
   ctx: JobContext,
@@ -65,46 +57,48 @@ async function endMachine(
   provisioned: ProvisionedInstance | null,
   stopInstance: boolean,
   phase: { run: <T>(name: 'teardown', fn: () => Promise<T>) => Promise<T>; skip: (name: 'teardown') => void },
-): Promise<{ release: ReleaseResult | null; releasedAt: number }> {
-  let releasedAt = Date.now();
+): Promise<ReleaseOutcome | null> {
   if (provisioned && (stopInstance || provisioned.meter.exceeded)) {
-    const outcome: { result: ReleaseResult | null } = { result: null };
+    const outcome: { result: ReleaseOutcome | null } = { result: null };
     await phase
       .run('teardown', async () => {
         provisioned.meter.stop();
-        outcome.result = await teardown(ctx, deps, provisioned);
-        releasedAt = Date.now();
-        if (!outcome.result.verified) throw new JobFailure('teardown_failed', outcome.result.message);
+        outcome.result = await releaseJobLease(ctx, provisioned.lease, provisioned.meter.exceeded ? 'budget_exceeded' : 'teardown');
+        if (!outcome.result.verified) throw new JobFailure('teardown_failed', `${outcome.result.message}; benchdesk keeps trying to release it, and it counts in the spend until it is gone`);
       })
       .catch(() => undefined);
-    return { release: outcome.result, releasedAt };
+    return outcome.result;
   }
   if (provisioned) {
     provisioned.meter.stop();
+    await provisioned.lease.keep(provisioned.lease.record.max_cost_usd ?? deps.maxCostDefault?.() ?? null);
     await ctx.info('marketplace.instance.kept', `instance ${provisioned.instanceId} left running as the request asked (keep the machine after the job); it bills $${provisioned.dphTotal}/h until you release it`, {
       instance_id: provisioned.instanceId,
     });
   }
   phase.skip('teardown');
-  return { release: null, releasedAt };
+  return null;
+}
+
+/** A job's cost record, from the ledger's figures. */
+export function costRecord(cost: LeaseCost) {
+  return {
+    dph_total: cost.dph_total,
+    rented_seconds: cost.rented_seconds,
+    cost_usd: cost.cost_usd,
+    ...(cost.download_gb > 0 || cost.download_usd > 0 ? { download_gb: cost.download_gb, download_usd: cost.download_usd } : {}),
+  };
 }
 
 /**
- * What the machine cost and how it ended, as the result records write it: $/h × the time from
- * rent to release, plus the model's download on that host (cost_usd includes it), the instance,
- * and the teardown's outcome. Nothing rented: a zero cost and no instance.
+ * What the machine cost and how it ended, as the result records write it: the ledger's cost of the
+ * lease (machine time up to the release, or up to now for a kept machine, plus its downloads), the
+ * instance, and the teardown's outcome. Nothing rented: a zero cost and no instance.
  */
-function machineAccount(provisioned: ProvisionedInstance | null, release: ReleaseResult | null, releasedAt: number) {
-  const rentedSeconds = provisioned ? Math.max(0, (releasedAt - Date.parse(provisioned.rentedAt)) / 1000) : 0;
-  const dph = provisioned?.dphTotal ?? 0;
-  const download = provisioned?.download ?? null;
+function machineAccount(provisioned: ProvisionedInstance | null, release: ReleaseOutcome | null) {
+  const cost = provisioned ? (release?.cost ?? provisioned.lease.cost()) : null;
   return {
-    cost: {
-      dph_total: dph,
-      rented_seconds: Math.round(rentedSeconds),
-      cost_usd: Math.round((dph * (rentedSeconds / 3600) + (download?.usd ?? 0)) * 10_000) / 10_000,
-      ...(download ? { download_gb: download.gb, ...(download.usd !== null ? { download_usd: download.usd } : {}) } : {}),
-    },
+    cost: cost ? costRecord(cost) : { dph_total: 0, rented_seconds: 0, cost_usd: 0 },
     instance: provisioned ? { id: provisioned.instanceId, gpu_name: provisioned.offer.gpu_name, num_gpus: provisioned.offer.num_gpus, released: release?.released ?? false } : null,
     teardown: release ? { released: release.released, verified: release.verified, message: release.message } : null,
   };
@@ -159,9 +153,9 @@ export async function runOnMachine<W extends string, T>(
     failure = err;
   }
   const provisioned = instance as ProvisionedInstance | null;
-  const { release, releasedAt } = await endMachine(ctx, deps, provisioned, request.marketplace_stop_instance, { run, skip });
+  const release = await endMachine(ctx, deps, provisioned, request.marketplace_stop_instance, { run, skip });
   if (failure) throw failure;
   // Without a failure every phase up to the work ran.
   if (!outcome) throw new Error(`the ${work.phase} phase ended without a result`);
-  return { ...outcome, phases, provisioned, account: machineAccount(provisioned, release, releasedAt) };
+  return { ...outcome, phases, provisioned, account: machineAccount(provisioned, release) };
 }

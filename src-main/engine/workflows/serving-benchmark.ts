@@ -1,11 +1,12 @@
 import type { ServingBenchmarkRequest, ServingBenchmarkResult, ServingLevel } from '../../../shared';
 import { runServingLoad } from '../../serving/generator';
 import { bestLevels, levelLabels } from '../../serving/summary';
-import { elapsedMs } from '../timed';
+import { elapsedMs } from '../../events/timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { backendUrlIssues, llmClient, type BackendTarget } from './backend';
 import { runOnMachine } from './machine-phases';
-import { marketplaceIssues, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+import { marketplaceIssues, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+import { recoverInstances } from './recover-machine';
 
 /**
  * serving-benchmark (design §13): provision → warmup → load → teardown, each a timed phase. The

@@ -2,7 +2,8 @@ import type { AgentResult, JudgeVerdict, Scenario, ScenarioResult, SuiteRequest 
 import type { ScenarioScore } from '../../../shared/scenario-score';
 import { judgeAnswer, JudgeOutputError } from '../../suites/judge';
 import type { AnswerScorer } from '../../suites/score-pool';
-import { elapsedMs, errorMessageOf } from '../timed';
+import { machineUsd } from '../../lease/cost';
+import { elapsedMs, errorMessageOf } from '../../events/timed';
 import type { JobContext } from '../types';
 import { askAgent, type AgentWorkflowDeps } from './agentic-agent';
 import { agentBackendUrl, llmClient, type BackendTarget } from './backend';
@@ -155,7 +156,7 @@ async function judgeScenario(ctx: JobContext<'suite'>, scenario: Scenario, answe
       { scenario_id: scenario.scenario_id, model: judge.model },
     );
     // On the suite's rented machine the judge's time is part of its bill: reported as its share.
-    const share = !judge.backend_url && params.instance ? Math.round(params.instance.dphTotal * (usage.duration_ms / 3_600_000) * 1e6) / 1e6 : 0;
+    const share = !judge.backend_url && params.instance ? machineUsd(params.instance.dphTotal, 0, usage.duration_ms) : 0;
     return {
       judge: { ...output, model: judge.model, duration_ms: Math.round(usage.duration_ms * 10) / 10, prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, cost_usd: share },
       error: null,

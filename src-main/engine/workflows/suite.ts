@@ -7,7 +7,8 @@ import { JobFailure, type JobContext, type JobHandler } from '../types';
 import type { AgentWorkflowDeps } from './agentic-agent';
 import { backendUrlIssues, llmClient, type BackendTarget } from './backend';
 import { runOnMachine } from './machine-phases';
-import { marketplaceIssues, recoverInstances, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+import { marketplaceIssues, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+import { recoverInstances } from './recover-machine';
 import { runScenario } from './suite-scenario';
 
 /** Where the workflow finds a suite by id (the suite service): the suite, its snapshots' documents (for the manifest) and the scorer. */

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { JobFailure } from './types';
 import { errorTypeOf, roundMs, timed, type EventInput } from './timed';
+
+/** A failure with a snake_case code, as providers and the engine's JobFailure carry one. */
+class CodedError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 describe('timed', () => {
   it('emits started, then ok with a duration rounded to 0.1 ms and the labels done() adds', async () => {
@@ -17,7 +26,7 @@ describe('timed', () => {
   it('emits error with the error code (or class name) and rethrows', async () => {
     const events: EventInput[] = [];
     const failing = timed((e) => void events.push(e), 'x.step', async () => {
-      throw new JobFailure('no_offers', 'no offer fits');
+      throw new CodedError('no_offers', 'no offer fits');
     });
     await expect(failing).rejects.toThrow('no offer fits');
     expect(events.at(-1)).toMatchObject({ status: 'error', error_type: 'no_offers', message: 'no offer fits' });
