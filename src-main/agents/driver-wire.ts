@@ -37,6 +37,10 @@ export const DriverAskParamsSchema = z.object({
   kubeconfig: z.string().min(1).max(4096),
   backend_type: z.enum(['llmserver', 'ollama']).default('llmserver'),
   backend_url: z.string().trim().min(1).max(2048),
+  /** The API the server speaks (resolved by the job: never `auto` here); absent = ollama, as drivers written before it assume. */
+  backend_api: z.enum(['ollama', 'openai']).default('ollama'),
+  /** An OpenAI-compatible server's key; the job masks it in everything it records. */
+  backend_api_key: z.string().min(1).max(512).optional(),
 });
 export type DriverAskParams = z.infer<typeof DriverAskParamsSchema>;
 

@@ -44,6 +44,9 @@ export type AgentAskParams = {
   kubeconfig?: string | null;
   backend_type?: 'llmserver' | 'ollama';
   backend_url: string;
+  /** The API the server speaks, as the job resolved it (default ollama). */
+  backend_api?: 'ollama' | 'openai';
+  backend_api_key?: string | undefined;
 };
 
 export type AgentAskOptions = {
@@ -265,6 +268,8 @@ export function createAgentRegistry(options: AgentRegistryOptions): AgentRegistr
           kubeconfig: resolveKubeconfigPath(input.kubeconfig, env),
           backend_type: input.backend_type ?? 'llmserver',
           backend_url: input.backend_url,
+          backend_api: input.backend_api ?? 'ollama',
+          ...(input.backend_api_key ? { backend_api_key: input.backend_api_key } : {}),
         });
         if (!parsed.success) {
           const issue = parsed.error.issues[0];

@@ -5,6 +5,7 @@ import { summarise } from '../../suites/summary';
 import { elapsedMs, errorMessageOf } from '../timed';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { askAgent, type AgentWorkflowDeps } from './agentic-agent';
+import type { LlmBackend } from '../../llm/backend-port';
 import { agentBackendUrl, backendUrlIssues, llmClient, type BackendTarget } from './backend';
 import { runOnMachine } from './machine-phases';
 import { withSnapshotServed } from './cluster';
@@ -66,18 +67,18 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
   const suite = await deps.suites.find(request.suite_id);
   if (!suite) throw new JobFailure('suite_not_found', `no suite ${request.suite_id} (it was deleted after the job was accepted)`);
   const scenarios = selectScenarios(suite, request.scenario_ids);
-  const { value: results, target, phases, provisioned, account } = await runOnMachine(ctx, deps, request, {
+  const { value: results, backend, phases, provisioned, account } = await runOnMachine(ctx, deps, request, {
     phase: 'analysis',
     // A judge on the suite's own machine needs its model there too.
     alsoPull: request.judge && !request.judge.backend_url ? [request.judge.model] : [],
-    run: async (suiteTarget, instance) => {
+    run: async (suiteTarget, instance, suiteBackend) => {
       const scored: ScenarioResult[] = [];
       const total = scenarios.length * request.repeat;
       let index = 0;
       for (const scenario of scenarios) {
         for (let repeat = 1; repeat <= request.repeat; repeat++) {
           index++;
-          scored.push(await runScenario(ctx, deps, { scenario, run: repeat, index, total, target: suiteTarget, instance }));
+          scored.push(await runScenario(ctx, deps, { scenario, run: repeat, index, total, target: suiteTarget, backend: suiteBackend, instance }));
         }
       }
       return scored;
@@ -88,7 +89,7 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
     suite_id: suite.suite_id,
     agent: request.agent,
     model: request.model,
-    backend_url: llmClient(target).baseUrl,
+    backend_url: backend.baseUrl,
     scenarios: results,
     summary: summarise(results, costUsd),
     phases,
@@ -97,7 +98,7 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
   };
 }
 
-type ScenarioRun = { scenario: Scenario; run: number; index: number; total: number; target: BackendTarget; instance: ProvisionedInstance | null };
+type ScenarioRun = { scenario: Scenario; run: number; index: number; total: number; target: BackendTarget; backend: LlmBackend; instance: ProvisionedInstance | null };
 
 /** One scenario on its own served snapshot: ask, score, judge if asked. An agent's failure is the scenario's, not the suite's. */
 async function runScenario(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps, params: ScenarioRun): Promise<ScenarioResult> {
@@ -119,6 +120,8 @@ async function runScenario(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps, pa
         kubeconfig: lease.kubeconfigPath,
         backendUrl: agentBackendUrl(params.target),
         backendType: request.backend_type,
+        backendApi: params.backend.api,
+        backendApiKey: params.target.apiKey,
         progress,
       }),
     );
@@ -174,7 +177,7 @@ async function runScenario(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps, pa
 async function judgeScenario(ctx: JobContext<'suite'>, scenario: Scenario, answer: string, params: ScenarioRun): Promise<JudgeVerdict | null> {
   const judge = ctx.request.judge;
   if (!judge) return null;
-  const client = judge.backend_url ? llmClient({ backendUrl: judge.backend_url }) : llmClient(params.target);
+  const client = judge.backend_url ? llmClient({ backendUrl: judge.backend_url }) : params.backend;
   try {
     const { output, usage } = await ctx.step(
       'judge.ask',
