@@ -305,7 +305,7 @@ export const OPERATIONS = {
     path: '/v1/llm/models',
     aliases: ['/v1/llmserver/models', '/v1/models/llmserver'],
     input: AnyObjectSchema,
-    docs: { querystring: LlmModelsQuerySchema },
+    docs: { querystring: LlmModelsQuerySchema.omit({ backend_api_key: true }) },
     output: LlmModelsResponseSchema,
     status: 200,
     query: ['backend_url', 'backend_type', 'backend_api'],

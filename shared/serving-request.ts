@@ -144,7 +144,8 @@ export function servingIssues(v: ServingRules): Issue[] {
   }
   if (v.duration_s !== undefined && v.requests_per_level !== undefined) issues.push({ path: ['duration_s'], message: 'give requests_per_level or duration_s, not both' });
   if (v.duration_s !== undefined && v.request_rate?.includes('inf')) issues.push({ path: ['duration_s'], message: 'a request_rate of "inf" sends a number of requests at once: give requests_per_level instead of duration_s' });
-  const top = Math.max(...(v.concurrency ?? []), 0);
+  // Without levels of its own a request runs the default concurrency levels.
+  const top = Math.max(...(v.concurrency ?? (v.request_rate ? [] : SERVING_DEFAULTS.concurrency)), 0);
   if (v.requests_per_level !== undefined && v.requests_per_level < top) {
     issues.push({ path: ['requests_per_level'], message: `must be at least the largest concurrency level: level ${top} keeps ${top} requests in flight` });
   }

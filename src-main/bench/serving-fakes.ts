@@ -8,7 +8,8 @@ import { ROOT } from './processes';
 
 /**
  * The serving bench's backends of known timing: the fake Ollama and the fake vLLM (test/fakes),
- * in a child process of their own so the clients measured here have this process to themselves.
+ * in a child process of their own so the clients measured here have this process to themselves
+ * (its CPU for the bench's timings, its memory for the robustness tests' RSS).
  */
 
 const RUNNER = `
@@ -19,7 +20,7 @@ const ollama = await startFakeOllama({ knobs: { serving: { firstTokenMs: 1, toke
 const openai = await startFakeOpenAi({ models: [{ id: 'bench-model', max_model_len: 32768 }], knobs: { serving: { firstTokenMs: 1, tokenIntervalMs: 1 } } });
 const fakes = { ollama, openai };
 console.log(JSON.stringify({ ollama: ollama.url, openai: openai.url }));
-// One line per command: {"api", "timing"} → "ok"; {"api", "lateness": true} → the first tokens' lateness against their
+// One line per command: {"api", "knobs"} → "ok"; {"api", "lateness": true} → the first tokens' lateness against their
 // schedule since the last call (ms, sorted), then forgotten.
 for await (const line of createInterface({ input: process.stdin })) {
   const command = JSON.parse(line);
@@ -28,7 +29,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     console.log(JSON.stringify(fake.state.servingLateness.splice(0).sort((a, b) => a - b)));
     continue;
   }
-  fake.setKnobs({ serving: command.timing });
+  fake.setKnobs(command.knobs);
   console.log('ok');
 }
 await Promise.all([ollama.close(), openai.close()]);
@@ -48,6 +49,8 @@ export type Timing = { firstTokenMs: number; tokenIntervalMs: number };
 export type ServingFakes = {
   urls: Record<BenchApi, string>;
   setTiming(api: BenchApi, timing: Timing): Promise<void>;
+  /** Any of the fake's knobs (test/fakes: FakeOllamaKnobs, FakeOpenAiKnobs). */
+  setKnobs(api: BenchApi, knobs: Record<string, unknown>): Promise<void>;
   /** p50 of how late the fake wrote first tokens since the last call (its own timers and CPU), ms. */
   latenessP50(api: BenchApi): Promise<number | null>;
   stop(): void;
@@ -62,12 +65,14 @@ export async function startServingFakes(): Promise<ServingFakes> {
     return r.value;
   };
   const urls = JSON.parse(await next()) as Record<BenchApi, string>;
+  const setKnobs = async (api: BenchApi, knobs: Record<string, unknown>): Promise<void> => {
+    child.stdin.write(`${JSON.stringify({ api, knobs })}\n`);
+    if ((await next()) !== 'ok') throw new Error(`the fake ${api} server did not take the knobs`);
+  };
   return {
     urls,
-    async setTiming(api, timing) {
-      child.stdin.write(`${JSON.stringify({ api, timing })}\n`);
-      if ((await next()) !== 'ok') throw new Error(`the fake ${api} server did not take the timing`);
-    },
+    setKnobs,
+    setTiming: (api, timing) => setKnobs(api, { serving: timing }),
     async latenessP50(api) {
       child.stdin.write(`${JSON.stringify({ api, lateness: true })}\n`);
       const sorted = JSON.parse(await next()) as number[];

@@ -67,6 +67,28 @@ export function parseArguments(raw: string): Record<string, unknown> {
   }
 }
 
+/**
+ * A streamed chunk that is plain text (`choices[].delta.content` strings, no tool calls, no usage),
+ * checked with typeof alone: most chunks of an answer, read without building a zod copy of each
+ * (a turn streams tens of thousands). Anything else returns null and is validated with the schema.
+ */
+export function plainTextChunk(json: unknown): OpenAiChatChunk | null {
+  if (!json || typeof json !== 'object') return null;
+  const { choices, usage } = json as { choices?: unknown; usage?: unknown };
+  if (!Array.isArray(choices) || (usage !== undefined && usage !== null)) return null;
+  for (const choice of choices as unknown[]) {
+    if (!choice || typeof choice !== 'object') return null;
+    const { delta, finish_reason: finish } = choice as { delta?: unknown; finish_reason?: unknown };
+    if (finish !== undefined && finish !== null && typeof finish !== 'string') return null;
+    if (delta === undefined || delta === null) continue;
+    if (typeof delta !== 'object') return null;
+    const { content, role, tool_calls: calls, reasoning_content: reasoning } = delta as Record<string, unknown>;
+    if (calls !== undefined && calls !== null) return null;
+    for (const field of [content, role, reasoning]) if (field !== undefined && field !== null && typeof field !== 'string') return null;
+  }
+  return json as OpenAiChatChunk;
+}
+
 export class OpenAiChatAccumulator {
   private content = '';
   private thinking = '';

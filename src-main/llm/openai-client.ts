@@ -5,8 +5,8 @@ import { normaliseBackendUrl, splitBackendCredentials } from './backend-url';
 import type { BackendCallOptions, BackendWire, LlmBackend, ModelFacts } from './backend-port';
 import { createCallFetch, type FetchFn } from './call-fetch';
 import type { ChatRequest, ChatResult } from './chat-types';
-import { LlmAbortedError, LlmError, LlmResponseShapeError, LlmServerHttpError, LlmStreamError, WarmupTimeoutError } from './errors';
-import { OpenAiChatAccumulator, openAiSampling, toOpenAiMessages } from './openai-chat-wire';
+import { LlmAbortedError, LlmError, LlmResponseShapeError, LlmServerHttpError, LlmServerUnreachableError, LlmStreamError, WarmupTimeoutError } from './errors';
+import { OpenAiChatAccumulator, openAiSampling, plainTextChunk, toOpenAiMessages } from './openai-chat-wire';
 import { OpenAiChatChunkSchema, OpenAiChatCompletionSchema, OpenAiErrorMessage, OpenAiModelListSchema, OpenAiVersionSchema, type OpenAiModel } from './openai-wire';
 import { DEFAULT_TURN_DEADLINE_MS, STREAM_LIMITS } from './stream-limits';
 import type { WarmupOptions, WarmupResult } from './warmup';
@@ -102,8 +102,9 @@ export class OpenAiClient implements LlmBackend {
         const entry = (await this.listModels({ signal: options.signal, timeoutMs: Math.min(this.timeoutMs, options.timeoutMs) })).find((m) => m.name === model);
         if (entry) return entry;
       } catch (error) {
-        // Loading: refused connections and 5xx are expected; anything else (401, a wrong model list) is an answer.
-        if (!(error instanceof LlmError) || error instanceof LlmAbortedError || (error instanceof LlmServerHttpError && error.status < 500)) throw error;
+        // Loading: refused connections and 5xx are expected; anything else (a 401, a wrong model list) is the answer.
+        const loading = error instanceof LlmServerUnreachableError || (error instanceof LlmServerHttpError && error.status >= 500);
+        if (!loading) throw error;
       }
       if (Date.now() - started >= options.timeoutMs) throw new WarmupTimeoutError(this.baseUrl, model, options.timeoutMs);
       await delay(options.pollIntervalMs ?? 2000, options.signal);
@@ -155,9 +156,12 @@ export class OpenAiClient implements LlmBackend {
           return;
         }
         const json = parseJson(data, this.baseUrl, endpoint);
-        const error = OpenAiErrorMessage.safeParse(json);
-        if (error.success) throw new LlmStreamError(this.baseUrl, endpoint, 'error_line', error.data);
-        const chunk = this.parse(OpenAiChatChunkSchema, json, endpoint);
+        // An error event instead of a chunk (cheap test first: a failed parse per chunk costs an error object).
+        if (json && typeof json === 'object' && ('error' in json || (json as { object?: unknown }).object === 'error')) {
+          const error = OpenAiErrorMessage.safeParse(json);
+          throw new LlmStreamError(this.baseUrl, endpoint, 'error_line', error.success ? error.data : 'an error event without a message');
+        }
+        const chunk = plainTextChunk(json) ?? this.parse(OpenAiChatChunkSchema, json, endpoint);
         const delta = acc.add(chunk);
         if (request.onDelta && (delta.content || delta.thinking)) request.onDelta(delta);
       });

@@ -6,12 +6,12 @@
 const MiB = 1024 * 1024;
 
 export const STREAM_LIMITS = {
-  /** One NDJSON or SSE line: a chunk of Ollama or OpenAI is a few hundred bytes; a whole non-streamed answer fits too. */
-  lineBytes: 4 * MiB,
+  /** One NDJSON or SSE line: a chunk of Ollama or OpenAI is a few hundred bytes; a non-streamed list or warm-up answer fits too. */
+  lineBytes: 1 * MiB,
   /** A whole response body (lists, a non-streamed chat, a stream of chunks). */
   responseBytes: 32 * MiB,
-  /** An agent's streamed chat turn: the answer's text and tool calls. */
-  chatResponseBytes: 16 * MiB,
+  /** An agent's streamed chat turn: its text and tool calls (tens of thousands of tokens of chunks). */
+  chatResponseBytes: 4 * MiB,
   /** A pull's progress lines (hundreds to a few thousand lines of ~150 bytes). */
   pullResponseBytes: 64 * MiB,
   /** What is kept of an error answer, for its message. */

@@ -1,6 +1,7 @@
 import type { AgentResult } from '../../../shared/results';
 import type { ChatMessage, ChatModelOptions, ChatResult, ChatToolCall, ChatToolDefinition, LlmChat } from '../../llm/chat-types';
 import { ToolsUnsupportedError } from '../../llm/errors';
+import { DEFAULT_TURN_DEADLINE_MS } from '../../llm/stream-limits';
 import { AgentError } from '../errors';
 import { elapsedMs, timed } from '../../engine/timed';
 import { safeSink, type AgentEventSink } from '../events';
@@ -34,6 +35,8 @@ export type BuiltinAgentOptions = {
   chatOptions?: ChatModelOptions;
   /** Per chat call (idle gap when streamed), passed to the LLM client. */
   chatTimeoutMs?: number;
+  /** The longest one turn (one chat call) may take in all, however it streams (default DEFAULT_TURN_DEADLINE_MS). */
+  turnDeadlineMs?: number;
 };
 
 type ToolTrace = { tool: string; arguments: Record<string, unknown>; ok: boolean; chars: number };
@@ -66,6 +69,7 @@ export async function runBuiltinAgent(question: string, options: BuiltinAgentOpt
           signal,
           options: options.chatOptions ?? { temperature: 0 },
           ...(options.chatTimeoutMs ? { timeoutMs: options.chatTimeoutMs } : {}),
+          deadlineMs: options.turnDeadlineMs ?? DEFAULT_TURN_DEADLINE_MS,
         });
         usage.addRound(result.metrics);
         return result;

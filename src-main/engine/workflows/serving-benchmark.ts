@@ -63,7 +63,7 @@ async function runServing(ctx: JobContext<'serving-benchmark'>, deps: Marketplac
   if (levels.every((l) => l.requests === 0)) {
     const first = levels.find((l) => l.first_error)?.first_error ?? 'unknown error';
     const stopped = levels.find((l) => l.stopped)?.stopped;
-    throw new JobFailure('serving_failed', stopped ? `the level stopped: ${stopped}` : `every request failed; the first error: ${first}`);
+    throw new JobFailure('serving_failed', `every request failed; the first error: ${first}${stopped ? ` (the level stopped early: ${stopped})` : ''}`);
   }
   const manifest = servingManifest({ request, api: backend.api, backendVersion: load.backendVersion, modelDigest: load.modelDigest, numCtx: load.numCtx, instance: provisioned, startedAt });
   return {
