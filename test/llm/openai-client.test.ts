@@ -22,7 +22,10 @@ beforeAll(async () => {
   [vllm, ollama] = await Promise.all([startFakeOpenAi({ models: [{ id: MODEL, max_model_len: 8192 }] }), startFakeOllama()]);
 });
 afterAll(async () => {
-  for (const s of servers) s.closeAllConnections(), s.close();
+  for (const s of servers) {
+    s.closeAllConnections();
+    s.close();
+  }
   await Promise.all([vllm.close(), ollama.close()]);
 });
 
