@@ -22,6 +22,8 @@ import { ClusterSource } from './ClusterSource';
 import { KubeconfigField } from './KubeconfigField';
 import { canRent, draftDefaults, estimateFor, fieldErrorsOf, fieldsOf, LAUNCH_WORDS, validateDraft, type DraftField, type LaunchDraft } from './launch-form';
 import { ServingPreflight } from './ServingPreflight';
+import { ServingWorkloadFields } from './ServingWorkloadFields';
+import { BackendApiField } from '../../components/BackendApiField';
 import { SpendConfirm } from './SpendConfirm';
 import { ceilingFor, needsConfirmation, type Preflight } from './spend';
 import { TemplateField } from '../../components/TemplateField';
@@ -107,7 +109,7 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
   };
   const touch = (f: DraftField) => setTouched((t) => (t.has(f) ? t : new Set(t).add(f)));
   const bind = (
-    f: 'question' | 'backend_url' | 'backend_warmup_timeout' | 'min_dph' | 'max_dph' | 'reliability_pct' | 'hours' | 'max_cost_usd' | 'concurrency' | 'requests_per_level' | 'prompt_tokens' | 'output_tokens' | 'warmup_requests',
+    f: 'question' | 'backend_url' | 'backend_warmup_timeout' | 'min_dph' | 'max_dph' | 'reliability_pct' | 'hours' | 'max_cost_usd',
   ) => ({
     value: draft[f],
     onChange: (e: { target: { value: string } }) => set({ [f]: e.target.value }),
@@ -241,25 +243,7 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
             >
               <ModelField value={draft.model} onChange={(v) => set({ model: v })} onBlur={() => touch('model')} catalog={catalog.data?.models} testId="launch-model" />
             </Field>
-            {fields.has('concurrency') ? (
-              <>
-                <Field label="Concurrency levels" hint="Requests in flight at each level, run in this order, e.g. 1, 2, 4, 8." error={errorOf('concurrency')}>
-                  <input type="text" inputMode="numeric" autoComplete="off" spellCheck={false} {...bind('concurrency')} />
-                </Field>
-                <Field label="Requests per level" hint="Measured requests of each level; at least the largest level." error={errorOf('requests_per_level')}>
-                  <input type="number" min={1} step={1} {...bind('requests_per_level')} />
-                </Field>
-                <Field label="Prompt tokens" hint="About how long each prompt is, in tokens." error={errorOf('prompt_tokens')}>
-                  <input type="number" min={1} step={64} {...bind('prompt_tokens')} />
-                </Field>
-                <Field label="Output tokens" hint="Tokens each request generates." error={errorOf('output_tokens')}>
-                  <input type="number" min={1} step={64} {...bind('output_tokens')} />
-                </Field>
-                <Field label="Warm-up requests" hint="Run before each level, left out of its figures." error={errorOf('warmup_requests')}>
-                  <input type="number" min={0} step={1} {...bind('warmup_requests')} />
-                </Field>
-              </>
-            ) : null}
+            {kind === 'serving-benchmark' ? <ServingWorkloadFields draft={draft} set={set} errorOf={errorOf} touch={touch} /> : null}
             {fields.has('agent') ? <AgentField value={draft.agent} error={errorOf('agent')} onChange={(v) => set({ agent: v })} onBlur={() => touch('agent')} /> : null}
             {fields.has('cluster') ? (
               <ClusterSource
@@ -307,11 +291,12 @@ export function JobRequestForm({ kind }: { kind: JobKind }) {
               <>
                 <Field
                   label="Backend URL"
-                  hint={saved?.default_backend_url && draft.backend_url === saved.default_backend_url ? 'Your default backend (Settings).' : 'An Ollama-compatible llmserver.'}
+                  hint={saved?.default_backend_url && draft.backend_url === saved.default_backend_url ? 'Your default backend (Settings).' : 'Ollama (http://host:11434) or an OpenAI-compatible server (vLLM: http://host:8000).'}
                   error={errorOf('backend_url')}
                 >
                   <input type="url" autoComplete="off" spellCheck={false} {...bind('backend_url')} />
                 </Field>
+                <BackendApiField api={draft.backend_api} apiKey={draft.backend_api_key} onApi={(backend_api) => set({ backend_api })} onKey={(backend_api_key) => set({ backend_api_key })} onBlur={() => touch('backend_api')} error={errorOf('backend_api')} keyError={errorOf('backend_api_key')} />
                 <Field label="Warm-up timeout (s)" hint="How long loading the model may take." error={errorOf('backend_warmup_timeout')}>
                   <input type="number" min={1} max={3600} {...bind('backend_warmup_timeout')} />
                 </Field>

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
-import { zodIssuesToValidation, SuiteRequestSchema, type Suite, type SuiteRequestInput } from '../../../shared';
+import { zodIssuesToValidation, SuiteRequestSchema, type BackendApi, type Suite, type SuiteRequestInput } from '../../../shared';
+import { BackendApiField } from '../../components/BackendApiField';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
 import { ModelField } from '../../components/ModelField';
@@ -31,6 +32,8 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
   const saved = settings.data?.settings;
   const [agentEdit, setAgent] = useState<string | null>(null);
   const [backendUrlEdit, setBackendUrl] = useState<string | null>(null);
+  const [backendApi, setBackendApi] = useState<BackendApi>('auto');
+  const [backendApiKey, setBackendApiKey] = useState('');
   const [maxCostEdit, setMaxCost] = useState<string | null>(null);
   const agent = agentEdit ?? saved?.default_agent ?? 'builtin';
   const backendUrl = backendUrlEdit ?? saved?.default_backend_url ?? 'http://127.0.0.1:11434';
@@ -65,7 +68,7 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
     ...(allChosen ? {} : { scenario_ids: suite.scenarios.map((s) => s.scenario_id).filter((id) => chosen.has(id)) }),
     ...(judgeModel.trim() ? { judge: { model: judgeModel.trim() } } : {}),
     ...(target === 'backend'
-      ? { backend_url: backendUrl.trim() }
+      ? { backend_url: backendUrl.trim(), backend_api: backendApi, ...(backendApi !== 'ollama' && backendApiKey.trim() ? { backend_api_key: backendApiKey.trim() } : {}) }
       : { marketplace: true, template_hash: template.trim(), max_dph: Number(maxDph), ...(maxCost.trim() ? { max_cost_usd: Number(maxCost) } : {}) }),
   });
   const launch = (request: SuiteRequestInput) => {
@@ -140,9 +143,12 @@ export function RunSuiteForm({ suite }: { suite: Suite }) {
           />
         </div>
         {target === 'backend' ? (
-          <Field label="llmserver URL" hint={saved?.default_backend_url && backendUrl === saved.default_backend_url ? 'Your default backend (Settings).' : 'An Ollama-compatible llmserver.'} error={errorOf('backend_url')}>
-            <input value={backendUrl} onChange={(e) => setBackendUrl(e.target.value)} data-testid="run-backend-url" />
-          </Field>
+          <>
+            <Field label="llmserver URL" hint={saved?.default_backend_url && backendUrl === saved.default_backend_url ? 'Your default backend (Settings).' : 'Ollama or an OpenAI-compatible server (vLLM, SGLang…).'} error={errorOf('backend_url')}>
+              <input value={backendUrl} onChange={(e) => setBackendUrl(e.target.value)} data-testid="run-backend-url" />
+            </Field>
+            <BackendApiField api={backendApi} apiKey={backendApiKey} onApi={setBackendApi} onKey={setBackendApiKey} error={errorOf('backend_api')} keyError={errorOf('backend_api_key')} testIdPrefix="run" />
+          </>
         ) : (
           <>
             <TemplateField hash={template} error={errorOf('template_hash')} onChange={setTemplate} enabled={keyConfigured} testId="run-template" />
