@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Rfc3339Schema } from './jobs';
+import { BackendApiSchema } from './backend-api';
 import { AgentNameSchema, DEFAULT_RELIABILITY } from './requests';
 
 /**
@@ -60,6 +61,7 @@ const SweepRequestShape = {
       .describe('the marketplace template the machines run (Ollama); required'),
     max_total_cost_usd: z.number().positive().max(1_000_000).describe('the sweep’s spend limit ($): reaching it releases every machine and stops the sweep'),
     machines_at_once: z.number().int().min(1).max(MAX_MACHINES_AT_ONCE).default(1).describe('how many GPUs (machines) run at the same time'),
+    backend_api: BackendApiSchema.optional().describe('the API of the machines’ llmserver (design §13b; absent = auto); a rented machine runs Ollama today, so `openai` (a vLLM template) is refused until renting one is supported'),
 };
 
 export const SweepRequestSchema = z
@@ -70,6 +72,7 @@ export const SweepRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['suite_id'], message: 'give suite_id (a suite to score), serving (a load profile), or both' });
     }
     if (!v.template_hash) ctx.addIssue({ code: 'custom', path: ['template_hash'], message: 'required: the marketplace template the machines run' });
+    if (v.backend_api === 'openai') ctx.addIssue({ code: 'custom', path: ['backend_api'], message: 'a sweep’s machines run Ollama today: use "auto" or "ollama" (renting a vLLM server comes with the lease)' });
     if (v.max_dph !== undefined && v.max_dph < v.min_dph) ctx.addIssue({ code: 'custom', path: ['max_dph'], message: 'must be >= min_dph' });
     if (v.serving) {
       const top = Math.max(...v.serving.concurrency);

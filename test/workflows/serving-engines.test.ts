@@ -134,6 +134,21 @@ describe('an OpenAI-compatible server started with --api-key', () => {
     }
   }, 40_000);
 
+  it('GET /v1/llm/models takes the key in X-Backend-Api-Key (never the query) and says which API answered', async () => {
+    vllm.setKnobs({ apiKey: KEY });
+    try {
+      const url = `/v1/llm/models?backend_url=${encodeURIComponent(vllm.url)}`;
+      const refused = await h.get(url);
+      expect(refused.status).toBe(502);
+      expect(JSON.stringify(refused.body)).toMatch(/wants an API key/);
+      const res = await h.bd.app.inject({ method: 'GET', url, headers: { 'x-backend-api-key': KEY } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(JSON.parse(res.body)).toMatchObject({ backend_api: 'openai', models: [{ name: OPENAI_MODEL, context_length: 2048 }] });
+    } finally {
+      vllm.setKnobs({ apiKey: null });
+    }
+  });
+
   it('GET /v1/jobs/{id}/requests: 404 for a job of another kind and for an unknown one', async () => {
     const id = await submit(h, 'llm-instance', { backend_url: vllm.url });
     await waitForEnd(h, id);
