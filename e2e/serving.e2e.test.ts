@@ -158,6 +158,9 @@ describe('serving benchmark in the browser', () => {
     expect(errors).toEqual([]);
   }, 90_000);
 
+});
+
+describe('serving runs compared', () => {
   it('Compare puts serving runs side by side', async () => {
     // A second run, on the existing backend, at other levels.
     const res = await apiCall(server, 'POST', '/v1/jobs/serving-benchmark', { backend_url: server.h.ollama.url, model: MODEL, concurrency: [1, 2, 16], requests_per_level: 16, output_tokens: 24, warmup_requests: 0 });
@@ -187,6 +190,9 @@ describe('serving benchmark in the browser', () => {
     expect(errors).toEqual([]);
   }, 90_000);
 
+});
+
+describe('serving runs that fail, and OpenAI-compatible engines, in the browser', () => {
   it('a run where the server refuses every request: the page says so, level by level, and what to do', async () => {
     server.h.ollama.setKnobs({ chatFailure: 'queue_full' });
     try {

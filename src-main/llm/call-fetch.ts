@@ -135,56 +135,19 @@ export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; re
       return response;
     }
     const reader = response.body.getReader();
-    // A stream read up to its done line still has the end of the HTTP body in flight: reading that
-    // (briefly, a little) lets the connection go back to the pool for the next call instead of being
-    // torn down; a body that goes on streaming is aborted as before.
-    drainBody = () => {
-      let bytes = 0;
-      const stop = setTimeout(() => abortWith(new LlmAbortedError(serverUrl)), DRAIN_MS);
-      const next = (): void => {
-        reader.read().then(
-          ({ done, value }) => {
-            bytes += value?.byteLength ?? 0;
-            if (done) clearTimeout(stop);
-            else if (bytes > DRAIN_BYTES) {
-              clearTimeout(stop);
-              abortWith(new LlmAbortedError(serverUrl));
-            } else next();
-          },
-          () => clearTimeout(stop),
-        );
-      };
-      next();
-    };
-    const caps = byteCaps(maxResponseBytes, maxLineBytes);
-    const body = new ReadableStream<Uint8Array>({
-      async pull(streamController) {
-        try {
-          const { done, value } = await reader.read();
-          if (done) {
-            cleanup();
-            streamController.close();
-            return;
-          }
-          if (timeoutMode === 'idle') timer?.refresh();
-          const over = caps(value);
-          if (over) {
-            const error = new LlmResponseTooLargeError(serverUrl, endpoint, over.what, over.limit);
-            abortWith(error);
-            cleanup();
-            streamController.error(error);
-            return;
-          }
-          streamController.enqueue(value);
-        } catch (error) {
-          cleanup();
-          streamController.error(failure(error));
-        }
+    drainBody = drainer(reader, () => abortWith(new LlmAbortedError(serverUrl)));
+    const body = guardedBody(reader, {
+      caps: byteCaps(maxResponseBytes, maxLineBytes),
+      onData: () => {
+        if (timeoutMode === 'idle') timer?.refresh();
       },
-      async cancel(reason) {
-        cleanup();
-        await reader.cancel(reason);
+      onEnd: cleanup,
+      tooLarge: (what, limit) => {
+        const error = new LlmResponseTooLargeError(serverUrl, endpoint, what, limit);
+        abortWith(error);
+        return error;
       },
+      failure,
     });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
@@ -195,6 +158,73 @@ export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; re
     for (const release of [...active]) release();
   };
   return { fetch: callFetch, release: releaseAll };
+}
+
+/**
+ * What release() does with a stream read up to its done line: the end of the HTTP body is still in
+ * flight, and reading it (briefly, a little) lets the connection go back to the pool for the next
+ * call instead of being torn down; a body that goes on streaming is aborted.
+ */
+function drainer(reader: ReadableStreamDefaultReader<Uint8Array>, abort: () => void): () => void {
+  return () => {
+    let bytes = 0;
+    const stop = setTimeout(abort, DRAIN_MS);
+    const next = (): void => {
+      reader.read().then(
+        ({ done, value }) => {
+          bytes += value?.byteLength ?? 0;
+          if (done) clearTimeout(stop);
+          else if (bytes > DRAIN_BYTES) {
+            clearTimeout(stop);
+            abort();
+          } else next();
+        },
+        () => clearTimeout(stop),
+      );
+    };
+    next();
+  };
+}
+
+/** The body as the consumer reads it: each chunk counted against the caps, the idle timer refreshed, failures typed. */
+function guardedBody(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  hooks: {
+    caps: (chunk: Uint8Array) => { what: 'response' | 'line'; limit: number } | null;
+    onData: () => void;
+    onEnd: () => void;
+    tooLarge: (what: 'response' | 'line', limit: number) => Error;
+    failure: (error: unknown) => unknown;
+  },
+): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(streamController) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          hooks.onEnd();
+          streamController.close();
+          return;
+        }
+        hooks.onData();
+        const over = hooks.caps(value);
+        if (over) {
+          const error = hooks.tooLarge(over.what, over.limit);
+          hooks.onEnd();
+          streamController.error(error);
+          return;
+        }
+        streamController.enqueue(value);
+      } catch (error) {
+        hooks.onEnd();
+        streamController.error(hooks.failure(error));
+      }
+    },
+    async cancel(reason) {
+      hooks.onEnd();
+      await reader.cancel(reason);
+    },
+  });
 }
 
 /**

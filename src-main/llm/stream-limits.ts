@@ -12,8 +12,8 @@ export const STREAM_LIMITS = {
   responseBytes: 32 * MiB,
   /** An agent's streamed chat turn: its text and tool calls (tens of thousands of tokens of chunks). */
   chatResponseBytes: 4 * MiB,
-  /** A pull's progress lines (hundreds to a few thousand lines of ~150 bytes). */
-  pullResponseBytes: 64 * MiB,
+  /** A pull's progress lines (hundreds to tens of thousands of lines of ~150 bytes for the largest models). */
+  pullResponseBytes: 16 * MiB,
   /** What is kept of an error answer, for its message. */
   errorBodyBytes: 64 * 1024,
   /** The serving generator's line cap: its chunks are small, and 64 streams share the process. */

@@ -2,7 +2,8 @@
  * Plumbing the fake servers share: JSON and text answers, a sleep that ends when the client hangs
  * up, and the recorded-call shape.
  */
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 export type Json = Record<string, unknown>;
 
@@ -63,4 +64,64 @@ export interface RecordedCall {
   /** Set when the answer is finished (or the connection closed). */
   status?: number;
   at: number;
+}
+
+export type RecordedRoute = (req: IncomingMessage, res: ServerResponse, path: string, body: unknown, arrived: number, signal: AbortSignal) => Promise<unknown>;
+
+/**
+ * A fake's HTTP server on 127.0.0.1:0: each request's body read and parsed (JSON, else its text),
+ * recorded in `calls`, and routed with a signal that fires when the client hangs up or the server
+ * closes (a handler waiting on it just stops). `arrived` is when the request came in, before its
+ * body was read (a serving clock starts there). A handler's error is a 500 (`errorBody`).
+ */
+export async function startRecordingServer(options: { now: () => number; route: RecordedRoute; errorBody: (message: string) => unknown }): Promise<{ url: string; calls: RecordedCall[]; close(): Promise<void> }> {
+  const calls: RecordedCall[] = [];
+  const closing = new AbortController();
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const arrived = performance.now();
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown;
+    if (text.trim() !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const call: RecordedCall = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body, at: options.now() };
+    calls.push(call);
+    const gone = new AbortController();
+    const onGone = () => gone.abort();
+    // A client that hung up mid-stream must not crash the test process with an unhandled 'error'.
+    res.on('error', onGone);
+    res.on('close', () => {
+      call.status = res.statusCode;
+      if (!res.writableFinished) onGone();
+    });
+    closing.signal.addEventListener('abort', onGone, { once: true });
+    try {
+      await options.route(req, res, url.pathname, body, arrived, gone.signal);
+    } catch (error) {
+      if (error instanceof ClientGone) return;
+      if (!res.headersSent) sendJson(res, 500, options.errorBody(String(error)));
+      else res.end();
+    } finally {
+      closing.signal.removeEventListener('abort', onGone);
+    }
+  };
+  const server = http.createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    close: async () => {
+      closing.abort();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

@@ -49,54 +49,57 @@ function checkConversation(messages: Json[]): { turn: number } | { error: string
 
 const promptOf = (messages: Json[]) => messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
 
+type ServingContext = { state: FakeOllamaState; now: () => number; slots: ReturnType<typeof createSlots> };
+
+/** Serving mode: a slot, then `num_predict` tokens (fewer on an early stop) on the known schedule. */
+async function servingChat(ctx: ServingContext, res: ServerResponse, body: Json, requested: string, entry: LoadedModel, promptText: string, timing: FakeServingTiming, arrived: number, signal: AbortSignal): Promise<void> {
+const { state, now, slots } = ctx;
+  const options = asRecord(body.options);
+  const asked = typeof options.num_predict === 'number' && options.num_predict > 0 ? Math.floor(options.num_predict) : 128;
+  // Ollama has no ignore-EOS: a model that stops early stops.
+  const n = answerTokens(asked, timing, false);
+  // Ollama cuts a prompt longer than the context window (num_ctx, else its default) from the front.
+  const window = Math.min(typeof options.num_ctx === 'number' ? options.num_ctx : state.knobs.runningContextLength, entry.model.context_length);
+  const promptTokens = Math.min(tokens(promptText), window);
+  const release = await slots.acquire(timing.parallel, signal);
+  try {
+    const start = timing.parallel !== undefined ? Math.max(arrived, performance.now()) : arrived;
+    startNdjson(res);
+    await streamOnSchedule({
+      n,
+      start,
+      timing,
+      signal,
+      lateness: state.servingLateness,
+      write: (from, to) => {
+        const createdAt = rfc3339Nano(now());
+        let batch = '';
+        for (let i = from; i < to; i++) batch += `${JSON.stringify({ model: requested, created_at: createdAt, message: { role: 'assistant', content: ` t${i}` }, done: false })}\n`;
+        res.write(batch);
+      },
+    });
+    entry.coldStart = false;
+    writeLine(res, {
+      model: requested,
+      created_at: rfc3339Nano(now()),
+      message: { role: 'assistant', content: '' },
+      done: true,
+      done_reason: n < asked ? 'stop' : 'length',
+      total_duration: Math.round((timing.firstTokenMs + n * timing.tokenIntervalMs) * 1e6),
+      prompt_eval_count: promptTokens,
+      prompt_eval_duration: Math.round(timing.firstTokenMs * 1e6),
+      eval_count: n,
+      eval_duration: Math.round(n * timing.tokenIntervalMs * 1e6),
+    });
+    res.end();
+  } finally {
+    release();
+  }
+}
+
 export function createChatRoute(deps: ChatDeps) {
   const { state, now } = deps;
   const slots = createSlots();
-
-  /** Serving mode: a slot, then `num_predict` tokens (fewer on an early stop) on the known schedule. */
-  const servingChat = async (res: ServerResponse, body: Json, requested: string, entry: LoadedModel, promptText: string, timing: FakeServingTiming, arrived: number, signal: AbortSignal) => {
-    const options = asRecord(body.options);
-    const asked = typeof options.num_predict === 'number' && options.num_predict > 0 ? Math.floor(options.num_predict) : 128;
-    // Ollama has no ignore-EOS: a model that stops early stops.
-    const n = answerTokens(asked, timing, false);
-    // Ollama cuts a prompt longer than the context window (num_ctx, else its default) from the front.
-    const window = Math.min(typeof options.num_ctx === 'number' ? options.num_ctx : state.knobs.runningContextLength, entry.model.context_length);
-    const promptTokens = Math.min(tokens(promptText), window);
-    const release = await slots.acquire(timing.parallel, signal);
-    try {
-      const start = timing.parallel !== undefined ? Math.max(arrived, performance.now()) : arrived;
-      startNdjson(res);
-      await streamOnSchedule({
-        n,
-        start,
-        timing,
-        signal,
-        lateness: state.servingLateness,
-        write: (from, to) => {
-          const createdAt = rfc3339Nano(now());
-          let batch = '';
-          for (let i = from; i < to; i++) batch += `${JSON.stringify({ model: requested, created_at: createdAt, message: { role: 'assistant', content: ` t${i}` }, done: false })}\n`;
-          res.write(batch);
-        },
-      });
-      entry.coldStart = false;
-      writeLine(res, {
-        model: requested,
-        created_at: rfc3339Nano(now()),
-        message: { role: 'assistant', content: '' },
-        done: true,
-        done_reason: n < asked ? 'stop' : 'length',
-        total_duration: Math.round((timing.firstTokenMs + n * timing.tokenIntervalMs) * 1e6),
-        prompt_eval_count: promptTokens,
-        prompt_eval_duration: Math.round(timing.firstTokenMs * 1e6),
-        eval_count: n,
-        eval_duration: Math.round(n * timing.tokenIntervalMs * 1e6),
-      });
-      res.end();
-    } finally {
-      release();
-    }
-  };
 
   /** A scripted turn (or the canned answer), streamed or not, with the failure knobs. */
   const scriptedChat = async (res: ServerResponse, body: Json, requested: string, model: FakeModel, messages: Json[], keepAlive: number, signal: AbortSignal) => {
@@ -171,7 +174,7 @@ export function createChatRoute(deps: ChatDeps) {
     const timing = state.knobs.serving;
     if (timing && body.stream !== false && !hasTools) {
       const entry = await deps.ensureLoaded(model, keepAlive, signal);
-      return servingChat(res, body, requested, entry, promptOf(messages), timing, arrived, signal);
+      return servingChat({ state, now, slots }, res, body, requested, entry, promptOf(messages), timing, arrived, signal);
     }
     return scriptedChat(res, body, requested, model, messages, keepAlive, signal);
   };

@@ -1,21 +1,66 @@
 /**
- * The fake Ollama's POST /api/show (details, model_info with the context length, capabilities)
- * and POST /api/pull (NDJSON progress with its failure knobs).
+ * The fake Ollama's model routes: GET /api/tags and /api/ps (loaded models, expiry, partial
+ * offload), POST /api/show (details, model_info with the context length, capabilities), POST
+ * /api/pull (NDJSON progress with its failure knobs) and POST /api/generate (load, unload, a
+ * canned completion).
  */
 import type { ServerResponse } from 'node:http';
-import { sendJson, sleep, type Json } from './http-util';
+import { sendJson, sleep, tokens, type Json } from './http-util';
 import { misbehave } from './misbehave';
-import { canonicalName, details, sha256, startNdjson, writeLine, type FakeModel } from './ollama-helpers';
+import { canonicalName, details, parseKeepAlive, rfc3339Nano, sha256, startNdjson, writeLine, type FakeModel, type LoadedModel } from './ollama-helpers';
 import type { FakeOllamaState } from './ollama';
 
 export type ModelRouteDeps = {
   state: FakeOllamaState;
+  now: () => number;
   lookup(body: Json): { requested: string; model: FakeModel | undefined } | undefined;
   notFound(res: ServerResponse, requested: string): void;
+  ensureLoaded(model: FakeModel, keepAliveMs: number, signal: AbortSignal): Promise<LoadedModel>;
+  unload(model: FakeModel): void;
+  metrics(entry: LoadedModel, promptTokens: number, evalTokens: number): Json;
+  pruneExpired(): void;
 };
 
+/** GET /api/tags (installed models) and GET /api/ps (loaded ones, hidden for a few polls under a knob, partly offloaded under another). */
+function listRoutes(deps: ModelRouteDeps) {
+  const { state, pruneExpired } = deps;
+  const tags = (res: ServerResponse) =>
+    sendJson(res, 200, {
+      models: [...state.installed.values()].map((m) => ({ name: m.name, model: m.name, modified_at: m.modified_at, size: m.size, digest: m.digest, details: details(m) })),
+    });
+
+  const ps = (res: ServerResponse) => {
+    pruneExpired();
+    const visible = [...state.loaded.values()].filter((entry) => {
+      if (entry.hiddenPolls > 0) {
+        entry.hiddenPolls--;
+        return false;
+      }
+      return true;
+    });
+    visible.sort((a, b) => b.expiresAt - a.expiresAt);
+    sendJson(res, 200, {
+      models: visible.map(({ model: m, expiresAt }) => {
+        const size = Math.round(m.size * 1.35);
+        return {
+          name: m.name,
+          model: m.name,
+          size,
+          digest: m.digest,
+          details: details(m),
+          expires_at: rfc3339Nano(expiresAt),
+          size_vram: Math.round(size * state.knobs.sizeVramRatio),
+          context_length: state.knobs.runningContextLength,
+        };
+      }),
+    });
+  };
+
+  return { tags, ps };
+}
+
 export function createModelRoutes(deps: ModelRouteDeps) {
-  const { state, lookup, notFound } = deps;
+  const { state, now, lookup, notFound, ensureLoaded, unload, metrics } = deps;
   const show = (res: ServerResponse, body: Json) => {
     const found = lookup(body);
     if (!found) return sendJson(res, 400, { error: 'model is required' });
@@ -88,5 +133,36 @@ export function createModelRoutes(deps: ModelRouteDeps) {
     res.end();
   };
 
-  return { show, pull };
+  const generate = async (res: ServerResponse, body: Json, signal: AbortSignal) => {
+    const found = lookup(body);
+    if (!found) return sendJson(res, 400, { error: 'model is required' });
+    const { requested, model } = found;
+    if (!model) return notFound(res, requested);
+    const keepAlive = parseKeepAlive(body.keep_alive);
+    if (typeof keepAlive === 'object') return sendJson(res, 400, { error: keepAlive.error });
+    const prompt = typeof body.prompt === 'string' ? body.prompt : '';
+    const base = () => ({ model: requested, created_at: rfc3339Nano(now()) });
+
+    if (prompt === '') {
+      if (keepAlive === 0) {
+        unload(model);
+        return sendJson(res, 200, { ...base(), response: '', done: true, done_reason: 'unload' });
+      }
+      await ensureLoaded(model, keepAlive, signal);
+      return sendJson(res, 200, { ...base(), response: '', done: true, done_reason: 'load' });
+    }
+
+    const entry = await ensureLoaded(model, keepAlive, signal);
+    await sleep(state.knobs.firstByteDelayMs, signal);
+    const text = `Fake completion from ${model.name}.`;
+    const final = { ...base(), response: '', done: true, done_reason: 'stop', context: [1, 2, 3], ...metrics(entry, tokens(prompt), tokens(text)) };
+    if (keepAlive === 0) unload(model);
+    if (body.stream === false) return sendJson(res, 200, { ...final, response: text });
+    startNdjson(res);
+    for (const piece of text.split(/(?<= )/)) writeLine(res, { ...base(), response: piece, done: false });
+    writeLine(res, final);
+    res.end();
+  };
+
+  return { ...listRoutes(deps), show, pull, generate };
 }

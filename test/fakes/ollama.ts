@@ -47,9 +47,8 @@
  * (or Basic vastai:<token>) and otherwise answers 401 `WWW-Authenticate: Basic realm="restricted"`
  * with a plain-text body. Unknown request fields are ignored, as Ollama does.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { ClientGone, asRecord, sendJson, sendText, sleep, tokens, type Json, type RecordedCall } from './http-util';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { asRecord, sendJson, sendText, sleep, startRecordingServer, type Json, type RecordedCall, type RecordedRoute } from './http-util';
 import type { Misbehaviour } from './misbehave';
 import { createChatRoute } from './ollama-chat';
 import { createModelRoutes } from './ollama-models';
@@ -59,12 +58,7 @@ import {
   DEFAULT_REGISTRY_MODELS,
   FOREVER_MS,
   canonicalName,
-  details,
-  parseKeepAlive,
-  rfc3339Nano,
-  startNdjson,
   toModel,
-  writeLine,
   type FakeModel,
   type FakeModelSeed,
   type LoadedModel,
@@ -180,8 +174,6 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     servingLateness: [],
     knobs: { ...DEFAULT_KNOBS, ...options.knobs },
   };
-  const calls: RecordedCall[] = [];
-  const closing = new AbortController();
 
   const pruneExpired = () => {
     for (const [key, entry] of state.loaded) if (entry.expiresAt <= now()) state.loaded.delete(key);
@@ -229,72 +221,8 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
 
   // ---- routes -------------------------------------------------------------------------------
 
-  const tags = (res: ServerResponse) =>
-    sendJson(res, 200, {
-      models: [...state.installed.values()].map((m) => ({ name: m.name, model: m.name, modified_at: m.modified_at, size: m.size, digest: m.digest, details: details(m) })),
-    });
+  const { tags, ps, show, pull, generate } = createModelRoutes({ state, now, lookup, notFound, ensureLoaded, unload, metrics, pruneExpired });
 
-  const ps = (res: ServerResponse) => {
-    pruneExpired();
-    const visible = [...state.loaded.values()].filter((entry) => {
-      if (entry.hiddenPolls > 0) {
-        entry.hiddenPolls--;
-        return false;
-      }
-      return true;
-    });
-    visible.sort((a, b) => b.expiresAt - a.expiresAt);
-    sendJson(res, 200, {
-      models: visible.map(({ model: m, expiresAt }) => {
-        const size = Math.round(m.size * 1.35);
-        return {
-          name: m.name,
-          model: m.name,
-          size,
-          digest: m.digest,
-          details: details(m),
-          expires_at: rfc3339Nano(expiresAt),
-          size_vram: Math.round(size * state.knobs.sizeVramRatio),
-          context_length: state.knobs.runningContextLength,
-        };
-      }),
-    });
-  };
-
-  const { show, pull } = createModelRoutes({ state, lookup, notFound });
-
-  const generate = async (res: ServerResponse, body: Json, signal: AbortSignal) => {
-    const found = lookup(body);
-    if (!found) return sendJson(res, 400, { error: 'model is required' });
-    const { requested, model } = found;
-    if (!model) return notFound(res, requested);
-    const keepAlive = parseKeepAlive(body.keep_alive);
-    if (typeof keepAlive === 'object') return sendJson(res, 400, { error: keepAlive.error });
-    const prompt = typeof body.prompt === 'string' ? body.prompt : '';
-    const base = () => ({ model: requested, created_at: rfc3339Nano(now()) });
-
-    if (prompt === '') {
-      if (keepAlive === 0) {
-        unload(model);
-        return sendJson(res, 200, { ...base(), response: '', done: true, done_reason: 'unload' });
-      }
-      await ensureLoaded(model, keepAlive, signal);
-      return sendJson(res, 200, { ...base(), response: '', done: true, done_reason: 'load' });
-    }
-
-    const entry = await ensureLoaded(model, keepAlive, signal);
-    await sleep(state.knobs.firstByteDelayMs, signal);
-    const text = `Fake completion from ${model.name}.`;
-    const final = { ...base(), response: '', done: true, done_reason: 'stop', context: [1, 2, 3], ...metrics(entry, tokens(prompt), tokens(text)) };
-    if (keepAlive === 0) unload(model);
-    if (body.stream === false) return sendJson(res, 200, { ...final, response: text });
-    startNdjson(res);
-    for (const piece of text.split(/(?<= )/)) writeLine(res, { ...base(), response: piece, done: false });
-    writeLine(res, final);
-    res.end();
-  };
-
-  const arrivals = new WeakMap<IncomingMessage, number>();
   const chat = createChatRoute({ state, scripts, now, ensureLoaded, unload, metrics, lookup, notFound });
 
   // ---- plumbing -------------------------------------------------------------------------------
@@ -306,7 +234,8 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     return header === `Bearer ${token}` || header === `Basic ${Buffer.from(`vastai:${token}`).toString('base64')}`;
   };
 
-  const route = async (req: IncomingMessage, res: ServerResponse, path: string, body: unknown, signal: AbortSignal) => {
+  const route: RecordedRoute = async (req, res, path, body, arrived, signal) => {
+    if (!authorised(req)) return sendText(res, 401, 'Unauthorized\n', { 'WWW-Authenticate': 'Basic realm="restricted"' });
     const method = req.method ?? 'GET';
     const get = method === 'GET' || method === 'HEAD';
     const routes: Record<string, 'GET' | 'POST'> = {
@@ -327,70 +256,17 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     if (path === '/api/show') return show(res, json);
     if (path === '/api/pull') return pull(res, json, signal);
     if (path === '/api/generate') return generate(res, json, signal);
-    return chat(res, json, arrivals.get(req) ?? performance.now(), signal);
+    return chat(res, json, arrived, signal);
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    // The serving mode's clock starts when the request arrives, before its body is read.
-    arrivals.set(req, performance.now());
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    let body: unknown;
-    if (text.trim() !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    }
-    const url = new URL(req.url ?? '/', 'http://fake');
-    const call: RecordedCall = {
-      method: req.method ?? 'GET',
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      headers: req.headers,
-      body,
-      at: now(),
-    };
-    calls.push(call);
-    const gone = new AbortController();
-    const onGone = () => gone.abort();
-    // A client that hung up mid-stream must not crash the test process with an unhandled 'error'.
-    res.on('error', onGone);
-    res.on('close', () => {
-      call.status = res.statusCode;
-      if (!res.writableFinished) onGone();
-    });
-    closing.signal.addEventListener('abort', onGone, { once: true });
-    try {
-      if (!authorised(req)) {
-        return sendText(res, 401, 'Unauthorized\n', { 'WWW-Authenticate': 'Basic realm="restricted"' });
-      }
-      await route(req, res, url.pathname, body, gone.signal);
-    } catch (error) {
-      if (error instanceof ClientGone) return;
-      if (!res.headersSent) sendJson(res, 500, { error: `fake ollama: ${String(error)}` });
-      else res.end();
-    } finally {
-      closing.signal.removeEventListener('abort', onGone);
-    }
-  };
-
-  const server = http.createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await startRecordingServer({ now, route, errorBody: (message) => ({ error: `fake ollama: ${message}` }) });
 
   return {
-    url: `http://127.0.0.1:${port}`,
-    calls,
+    url: server.url,
+    calls: server.calls,
     state,
     setKnobs: (knobs) => void Object.assign(state.knobs, knobs),
-    callsTo: (path) => calls.filter((c) => c.path === path),
-    close: async () => {
-      closing.abort();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    callsTo: (path) => server.calls.filter((c) => c.path === path),
+    close: server.close,
   };
 }

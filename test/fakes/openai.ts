@@ -20,9 +20,7 @@
  * ChatTurn lists, answered by turn (the number of assistant messages so far), with each tool call's
  * result checked by its `tool_call_id`.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { ClientGone, asRecord, sendJson, type RecordedCall } from './http-util';
+import { asRecord, sendJson, startRecordingServer, type RecordedCall, type RecordedRoute } from './http-util';
 import type { Misbehaviour } from './misbehave';
 import type { ChatTurn } from './ollama';
 import { createGenerationRoutes } from './openai-chat';
@@ -78,12 +76,10 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
     violations: [],
     toolCallSeq: 0,
   };
-  const calls: RecordedCall[] = [];
-  const closing = new AbortController();
   const generate = createGenerationRoutes(state, models, new Map(Object.entries(options.scripts ?? {})));
   const ownedBy = options.ownedBy ?? 'vllm';
 
-  const route = async (req: IncomingMessage, res: ServerResponse, path: string, body: unknown, arrived: number, signal: AbortSignal) => {
+  const route: RecordedRoute = async (req, res, path, body, arrived, signal) => {
     const method = req.method ?? 'GET';
     if (path === '/health' && method === 'GET') {
       res.writeHead(200, { 'Content-Length': 0 });
@@ -102,55 +98,13 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
     return sendJson(res, 404, { detail: 'Not Found' });
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    // The serving clock starts when the request arrives, before its body is read.
-    const arrived = performance.now();
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    let body: unknown;
-    if (text.trim() !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    }
-    const url = new URL(req.url ?? '/', 'http://fake');
-    const call: RecordedCall = { method: req.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body, at: Date.now() };
-    calls.push(call);
-    const gone = new AbortController();
-    const onGone = () => gone.abort();
-    res.on('error', onGone);
-    res.on('close', () => {
-      call.status = res.statusCode;
-      if (!res.writableFinished) onGone();
-    });
-    closing.signal.addEventListener('abort', onGone, { once: true });
-    try {
-      await route(req, res, url.pathname, body, arrived, gone.signal);
-    } catch (error) {
-      if (error instanceof ClientGone) return;
-      if (!res.headersSent) sendJson(res, 500, { object: 'error', message: `fake openai: ${String(error)}`, type: 'InternalServerError', param: null, code: 500 });
-      else res.end();
-    } finally {
-      closing.signal.removeEventListener('abort', onGone);
-    }
-  };
-
-  const server = http.createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await startRecordingServer({ now: Date.now, route, errorBody: (message) => ({ object: 'error', message: `fake openai: ${message}`, type: 'InternalServerError', param: null, code: 500 }) });
   return {
-    url: `http://127.0.0.1:${port}`,
-    calls,
+    url: server.url,
+    calls: server.calls,
     state,
     setKnobs: (knobs) => void Object.assign(state.knobs, knobs),
-    callsTo: (path) => calls.filter((c) => c.path === path),
-    close: async () => {
-      closing.abort();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    callsTo: (path) => server.calls.filter((c) => c.path === path),
+    close: server.close,
   };
 }

@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBuiltinAgent } from '../../src-main/agents/builtin/agent';
 import type { KubeReader } from '../../src-main/agents/builtin/kube-client';
@@ -42,9 +44,16 @@ async function misbehaving<T>(api: BenchApi, kind: Misbehaviour, work: () => Pro
   }
 }
 
+// A full collection before each reading: what is measured is what the case keeps, not the garbage V8 has not
+// collected yet (an unbounded reader keeps its buffers alive; a bounded one leaves only garbage).
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
 async function rssGrowth<T>(work: () => Promise<T>): Promise<{ value: T; growthMb: number }> {
+  gc();
   const before = process.memoryUsage().rss;
   const value = await work();
+  gc();
   return { value, growthMb: (process.memoryUsage().rss - before) / MB };
 }
 

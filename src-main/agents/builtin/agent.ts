@@ -46,18 +46,10 @@ function argumentsLabel(args: Record<string, unknown>): string {
   return json.length > MAX_ARGUMENT_LABEL_CHARS ? `${json.slice(0, MAX_ARGUMENT_LABEL_CHARS)}…` : json;
 }
 
-export async function runBuiltinAgent(question: string, options: BuiltinAgentOptions): Promise<AgentResult> {
-  const started = performance.now();
-  const sink = safeSink(options.onEvent);
-  const tools = options.tools ?? KUBERNETES_TOOLS;
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const definitions: ChatToolDefinition[] = tools.map((t) => t.definition);
-  const maxSteps = Math.max(1, options.maxSteps ?? DEFAULT_MAX_STEPS);
-  const usage = new UsageMeter();
-  const trace: ToolTrace[] = [];
-  const { llm, kube, model, signal } = options;
-
-  const chat = (messages: ChatMessage[], withTools: boolean): Promise<ChatResult> =>
+/** One LLM round of the agent, timed as an `llmserver.chat` event; its usage is added to the meter. */
+function chatRound(options: BuiltinAgentOptions, sink: AgentEventSink, usage: UsageMeter, definitions: ChatToolDefinition[]) {
+  const { llm, model, signal } = options;
+  return (messages: ChatMessage[], withTools: boolean): Promise<ChatResult> =>
     timed(
       sink,
       'llmserver.chat',
@@ -86,6 +78,20 @@ export async function runBuiltinAgent(question: string, options: BuiltinAgentOpt
         }),
       },
     );
+}
+
+export async function runBuiltinAgent(question: string, options: BuiltinAgentOptions): Promise<AgentResult> {
+  const started = performance.now();
+  const sink = safeSink(options.onEvent);
+  const tools = options.tools ?? KUBERNETES_TOOLS;
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const definitions: ChatToolDefinition[] = tools.map((t) => t.definition);
+  const maxSteps = Math.max(1, options.maxSteps ?? DEFAULT_MAX_STEPS);
+  const usage = new UsageMeter();
+  const trace: ToolTrace[] = [];
+  const { kube, model, signal } = options;
+
+  const chat = chatRound(options, sink, usage, definitions);
 
   const runTool = async (tool: AgentTool | undefined, name: string, args: Record<string, unknown>): Promise<ToolOutcome> => {
     const start = performance.now();
