@@ -131,10 +131,10 @@ export async function runWorkerLevel(client: LeanClient, plan: WorkerLevelPlan, 
     const slotWaiters: (() => void)[] = [];
     let inFlight = 0;
     for (const offset of offsets) {
-      const wait = t0 + offset - performance.now();
-      if (wait > 0 && stopped === null) {
+      // Timers keep whole milliseconds and may fire a little early: wait again until the request is due.
+      for (let wait = t0 + offset - performance.now(); wait > 0 && stopped === null; wait = t0 + offset - performance.now()) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
+          const timer = setTimeout(resolve, Math.max(1, wait));
           wake = () => (clearTimeout(timer), resolve());
         });
       }
