@@ -182,7 +182,7 @@ describe('restart and shutdown', () => {
     expect(evs).toEqual(['marketplace.instance.destroy:info', 'job.failed:error']);
 
     const ran = await waitForStatus(second.bd, queued.job_id, 'succeeded');
-    expect(ran.result).toEqual({ mode: 'existing', backend_url: 'http://ok:1', models: [{ name: 'echo' }] });
+    expect(ran.result).toEqual({ mode: 'existing', backend_url: 'http://ok:1', models: [{ name: 'echo' }], backend_api: 'ollama' });
     expect(second.recorder.runs.get(queued.job_id)).toBe(1);
     expect(second.recorder.runs.has(done.job_id)).toBe(false);
     expect((await second.bd.store.getJob(done.job_id))?.status).toBe('succeeded');
