@@ -90,15 +90,18 @@ describe.each([0, 1])('the same serving job on both engines (%#: 0 = Ollama, 1 =
     }
   }, 40_000);
 
-  it('refuses a prompt the model cannot hold before any request, naming the numbers', async () => {
+  it('refuses a prompt the model cannot hold before anything is loaded or requested, naming the numbers', async () => {
     const { body } = engine();
     const before = vllm.callsTo('/v1/chat/completions').length + h.ollama.callsTo('/api/chat').length;
     // llama3.1:8b holds 131,072 tokens; ask it for num_ctx 4096 with prompts of 8,000. The fake vLLM holds 2,048.
-    const id = await submit(h, 'serving-benchmark', { ...body, concurrency: [1], requests_per_level: 2, prompt_tokens: 8000, output_tokens: 16, warmup_requests: 1, backend_warmup: false, ...(which === 0 ? { num_ctx: 4096 } : {}) });
-    const { job } = await waitForEnd(h, id, 30_000);
+    const id = await submit(h, 'serving-benchmark', { ...body, concurrency: [1], requests_per_level: 2, prompt_tokens: 8000, output_tokens: 16, warmup_requests: 1, ...(which === 0 ? { num_ctx: 4096 } : {}) });
+    const { job, events } = await waitForEnd(h, id, 30_000);
     expect(job).toMatchObject({ status: 'failed', error_code: 'prompt_too_long' });
     expect(job.error).toMatch(which === 0 ? /about 8000 tokens.*num_ctx is 4096/ : /holds at most 2048 \(the server's max_model_len/);
     expect(vllm.callsTo('/v1/chat/completions').length + h.ollama.callsTo('/api/chat').length).toBe(before);
+    // Refused in the provision phase: the warm-up never loaded the model.
+    expect(events.map(line)).toEqual(expect.arrayContaining(['serving.context_check:ok', 'phase.provision:error']));
+    expect(events.map(line)).not.toContain('llmserver.warmup:started');
   }, 30_000);
 
   // The 5% figure is the generator test's and the bench's; here, through the whole server on a shared machine, the rate is checked loosely.

@@ -136,7 +136,13 @@ export async function runOnMachine<W extends string, T>(
   ctx: JobContext,
   deps: MarketplaceDeps,
   request: MachineJobRequest,
-  work: { phase: W; alsoPull?: readonly string[]; run: (target: BackendTarget, instance: ProvisionedInstance | null, backend: LlmBackend) => Promise<T> },
+  work: {
+    phase: W;
+    alsoPull?: readonly string[];
+    /** Checks made once the backend answers and before the warm-up (in the provision phase): a refusal here loads nothing. */
+    prepare?: (backend: LlmBackend) => Promise<void>;
+    run: (target: BackendTarget, instance: ProvisionedInstance | null, backend: LlmBackend) => Promise<T>;
+  },
 ) {
   let instance: ProvisionedInstance | null = null;
   const { phases, run, skip } = phaseRunner<'provision' | 'warmup' | 'teardown' | W>(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
@@ -147,14 +153,18 @@ export async function runOnMachine<W extends string, T>(
       // The URL as given (credentials included): the client splits them off into a header.
       if (!request.marketplace) {
         const given = requestTarget(request);
-        return { target: given, backend: await connectBackend(ctx, given) };
+        const connected = await connectBackend(ctx, given);
+        await work.prepare?.(connected);
+        return { target: given, backend: connected };
       }
       const rented = await provisionInstance(ctx, deps, { ...request }, request.marketplace_stop_instance);
       instance = rented;
       for (const model of new Set([request.model, ...(work.alsoPull ?? [])])) await pullOnInstance(ctx, rented, model);
       // A rented machine runs Ollama (its template); renting an OpenAI server comes with the lease.
       const onMachine: BackendTarget = { ...rented.target, api: 'ollama' };
-      return { target: onMachine, backend: await connectBackend(ctx, onMachine) };
+      const connected = await connectBackend(ctx, onMachine);
+      await work.prepare?.(connected);
+      return { target: onMachine, backend: connected };
     });
     if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, backend, request.model, request.backend_warmup_timeout));
     else skip('warmup');

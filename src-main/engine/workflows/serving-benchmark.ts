@@ -7,12 +7,12 @@ import { backendUrlIssues } from './backend';
 import { runOnMachine } from './machine-phases';
 import { marketplaceIssues, recoverInstances, type MarketplaceDeps } from './marketplace-instance';
 import { servingManifest } from './serving-manifest';
-import { runServingLoadPhase } from './serving-load';
+import { runServingLoadPhase, servingPreflight, type ServingPreflight } from './serving-load';
 
 /**
  * serving-benchmark (design §13, §13b): provision → warmup → load → teardown, each a timed phase.
- * The load phase checks the prompts fit the model's context (a refusal before any request),
- * measures the network's round trip, then runs the levels (concurrency or request rate) on a worker
+ * Once the backend answers, before the warm-up loads anything, the prompts are checked against the
+ * model's context (a refusal names the numbers); the load phase measures the network's round trip, then runs the levels (concurrency or request rate) on a worker
  * thread; each finished level is a `serving.level` event whose labels carry its figures. On a
  * rented machine each level is priced per million output tokens from the machine's $/h. Teardown
  * runs on success, failure, cancel and a reached spend limit; cancel stops every request in flight.
@@ -55,9 +55,16 @@ async function runServing(ctx: JobContext<'serving-benchmark'>, deps: Marketplac
   const { request } = ctx;
   const startedAt = new Date().toISOString();
   const source = await promptSource(request);
+  let checked: ServingPreflight | null = null;
   const { value: load, backend, phases, provisioned, account } = await runOnMachine(ctx, deps, request, {
     phase: 'load',
-    run: (_target, instance, client) => runServingLoadPhase(ctx, client, source, instance, deps.dataDir),
+    prepare: async (client) => {
+      checked = await servingPreflight(ctx, client, source);
+    },
+    run: (_target, instance, client) => {
+      if (!checked) throw new Error('the serving checks did not run before the load');
+      return runServingLoadPhase(ctx, client, source, instance, deps.dataDir, checked);
+    },
   });
   const { levels } = load;
   if (levels.every((l) => l.requests === 0)) {

@@ -1,5 +1,5 @@
 import { levelLabel, servingLevels, type ServingBenchmarkRequest, type ServingLevel, type ServingLevelSpec } from '../../../shared';
-import type { LlmBackend } from '../../llm/backend-port';
+import type { LlmBackend, ModelFacts } from '../../llm/backend-port';
 import type { PromptSource } from '../../serving/dataset';
 import { runServingLoad } from '../../serving/generator';
 import { modelFacts, measureRtt, planContext, PromptTooLongError } from '../../serving/preflight';
@@ -30,8 +30,13 @@ function specText(spec: ServingLevelSpec): string {
   return spec.rate === 'inf' ? `all at once${cap}` : `${spec.rate} requests/s (burstiness ${spec.burstiness})${cap}`;
 }
 
-/** The context check: refused before any request with the numbers (`prompt_too_long`); Ollama's num_ctx otherwise. */
-async function preflight(ctx: JobContext<'serving-benchmark'>, backend: LlmBackend, source: PromptSource) {
+export type ServingPreflight = { facts: ModelFacts; numCtx: number | null; warnings: string[] };
+
+/**
+ * The context check, before the warm-up loads anything: refused with the numbers
+ * (`prompt_too_long`); Ollama's num_ctx otherwise.
+ */
+export async function servingPreflight(ctx: JobContext<'serving-benchmark'>, backend: LlmBackend, source: PromptSource): Promise<ServingPreflight> {
   const { request } = ctx;
   const { facts, warning } = await ctx.step('serving.context_check', () => modelFacts(backend, request.model, ctx.signal), { model: request.model });
   try {
@@ -49,9 +54,11 @@ export async function runServingLoadPhase(
   source: PromptSource,
   instance: ProvisionedInstance | null,
   dataDir: string,
+  checked: ServingPreflight,
 ): Promise<LoadOutcome> {
   const { request } = ctx;
-  const { facts, numCtx, warnings } = await preflight(ctx, backend, source);
+  const { facts, numCtx } = checked;
+  const warnings = [...checked.warnings];
   const backendVersion = await backend.version({ signal: ctx.signal, timeoutMs: 10_000 }).catch(() => null);
   const rtt = await ctx.step('serving.network_rtt', () => measureRtt(backend, ctx.signal), { backend_url: backend.baseUrl });
   if (rtt.warning) warnings.push(rtt.warning);
