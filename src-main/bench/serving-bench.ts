@@ -21,7 +21,7 @@ import { referenceRun } from './serving-reference';
  * - A Poisson rate level: its achieved request rate against the asked one.
  * - Ceiling: long streams at a rising offered rate; the generator sustains a rate while it
  *   receives ≥ 95% of it.
- * Bounded: about a minute on an idle machine.
+ * Bounded: about two minutes on an idle machine (the ceiling at most one).
  */
 
 const F = 100;
@@ -67,23 +67,37 @@ async function withBlockedThread<T>(share: number, work: () => Promise<T>): Prom
 
 const pct = (measured: number | undefined | null, known: number): number | null => (measured == null ? null : Math.round((Math.abs(measured - known) / known) * 1000) / 10);
 
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+/** One measurement of each client at concurrency c: the generator, the reference client, the generator with this thread blocked half the time. */
+async function measureOnce(fakes: ServingFakes, backend: LlmBackend, api: BenchApi, c: number, requests: number) {
+  const { level: l } = await level(backend, { kind: 'concurrency', concurrency: c }, requests, N, c);
+  const late = (await fakes.latenessP50(api)) ?? 0;
+  const ref = await referenceRun({ api, url: fakes.urls[api], model: MODELS[api], concurrency: c, requests, outputTokens: N, prompt: `Request 0. ${'word '.repeat(50)}` });
+  await fakes.latenessP50(api);
+  const { level: blocked } = await withBlockedThread(0.5, () => level(backend, { kind: 'concurrency', concurrency: c }, requests, N, c));
+  await fakes.latenessP50(api);
+  return { ttft: l.ttft_ms?.p50 ?? Number.NaN, tps: l.output_tokens_per_s, failed: l.failed, late, refTtft: ref.ttftP50, refTps: ref.outputTokensPerS, blockedTtft: blocked.ttft_ms?.p50 ?? Number.NaN, blockedTps: blocked.output_tokens_per_s };
+}
+
 async function accuracy(report: Report, fakes: ServingFakes, api: BenchApi): Promise<void> {
   const backend = backendOf(fakes, api);
   await fakes.setTiming(api, { firstTokenMs: F, tokenIntervalMs: G });
   for (const c of [1, 8, 64]) {
     // At least 3 waves, at least 8 requests; the warm-up opens c connections, as a level's steady state has.
     const requests = Math.max(8, 3 * c);
-    const { level: l } = await level(backend, { kind: 'concurrency', concurrency: c }, requests, N, c);
-    const late = (await fakes.latenessP50(api)) ?? 0;
-    const ref = await referenceRun({ api, url: fakes.urls[api], model: MODELS[api], concurrency: c, requests, outputTokens: N, prompt: `Request 0. ${'word '.repeat(50)}` });
-    const refLate = (await fakes.latenessP50(api)) ?? 0;
-    const { level: busy } = await withBlockedThread(0.5, () => level(backend, { kind: 'concurrency', concurrency: c }, requests, N, c));
-    await fakes.latenessP50(api);
+    // At 64 the machine's noise dominates one run: the median of three, each client in turn, so all see the same hour.
+    const runs: Awaited<ReturnType<typeof measureOnce>>[] = [];
+    for (let i = 0; i < (c >= 64 ? 3 : 1); i++) runs.push(await measureOnce(fakes, backend, api, c, requests));
+    const m = (pick: (r: (typeof runs)[number]) => number) => median(runs.map(pick));
     const ideal = (c * N) / ((F + (N - 1) * G) / 1000);
-    const errors = { ttft: pct(l.ttft_ms?.p50, F), tps: pct(l.output_tokens_per_s, ideal) };
-    const note = `${api}, ${l.requests} requests (${l.failed} failed) of ${N} tokens; known F=${F} ms G=${G} ms; generator TTFT p50 ${l.ttft_ms?.p50.toFixed(2)} ms, ${l.output_tokens_per_s.toFixed(1)} tok/s (ideal ${ideal.toFixed(1)}); reference client TTFT p50 ${ref.ttftP50.toFixed(2)} ms (${pct(ref.ttftP50, F)}%), ${ref.outputTokensPerS.toFixed(1)} tok/s (${pct(ref.outputTokensPerS, ideal)}%); with this thread's event loop blocked 50% of the time: TTFT p50 ${busy.ttft_ms?.p50.toFixed(2)} ms (${pct(busy.ttft_ms?.p50, F)}%), ${busy.output_tokens_per_s.toFixed(1)} tok/s (${pct(busy.output_tokens_per_s, ideal)}%); the fake was ${late.toFixed(2)} ms late (${refLate.toFixed(2)} for the reference); load ${os.loadavg()[0]?.toFixed(1)} on ${os.cpus().length} cores`;
-    report.add({ section: 'serving', scenario: `${api}: error of TTFT p50 at concurrency ${c} (reference client: ${pct(ref.ttftP50, F)}%)`, value: errors.ttft, unit: '%', target: '≤ 3%', ...(errors.ttft !== null ? { ok: errors.ttft <= 3 } : {}) });
-    report.add({ section: 'serving', scenario: `${api}: error of output tok/s at concurrency ${c} (reference client: ${pct(ref.outputTokensPerS, ideal)}%)`, value: errors.tps, unit: '%', target: '≤ 2%', ...(errors.tps !== null ? { ok: errors.tps <= 2 } : {}), note });
+    const errors = { ttft: pct(m((r) => r.ttft), F), tps: pct(m((r) => r.tps), ideal) };
+    const note = `${api}, ${requests} requests of ${N} tokens${runs.length > 1 ? `, the median of ${runs.length} runs` : ''} (${runs.reduce((a, r) => a + r.failed, 0)} failed); known F=${F} ms G=${G} ms; generator TTFT p50 ${m((r) => r.ttft).toFixed(2)} ms, ${m((r) => r.tps).toFixed(1)} tok/s (ideal ${ideal.toFixed(1)}); reference client TTFT p50 ${m((r) => r.refTtft).toFixed(2)} ms (${pct(m((r) => r.refTtft), F)}%), ${m((r) => r.refTps).toFixed(1)} tok/s (${pct(m((r) => r.refTps), ideal)}%); with this thread's event loop blocked 50% of the time: TTFT p50 ${m((r) => r.blockedTtft).toFixed(2)} ms (${pct(m((r) => r.blockedTtft), F)}%), ${m((r) => r.blockedTps).toFixed(1)} tok/s (${pct(m((r) => r.blockedTps), ideal)}%); the fake was ${m((r) => r.late).toFixed(2)} ms late; load ${os.loadavg()[0]?.toFixed(1)} on ${os.cpus().length} cores`;
+    report.add({ section: 'serving', scenario: `${api}: error of TTFT p50 at concurrency ${c} (reference client: ${pct(m((r) => r.refTtft), F)}%)`, value: errors.ttft, unit: '%', target: '≤ 3%', ...(errors.ttft !== null ? { ok: errors.ttft <= 3 } : {}) });
+    report.add({ section: 'serving', scenario: `${api}: error of output tok/s at concurrency ${c} (reference client: ${pct(m((r) => r.refTps), ideal)}%)`, value: errors.tps, unit: '%', target: '≤ 2%', ...(errors.tps !== null ? { ok: errors.tps <= 2 } : {}), note });
   }
 }
 
@@ -95,7 +109,8 @@ async function rateLevel(report: Report, fakes: ServingFakes, api: BenchApi): Pr
   report.add({ section: 'serving', scenario: `${api}: achieved request rate of a Poisson level at ${rate} req/s`, value: l.achieved_request_rate, unit: 'req/s', target: '±5%', ...(error !== null ? { ok: error <= 5 } : {}), note: `${error}% off; ${l.requests} requests, ${l.failed} failed` });
 }
 
-async function ceiling(report: Report, fakes: ServingFakes, started: number): Promise<void> {
+async function ceiling(report: Report, fakes: ServingFakes): Promise<void> {
+  const started = performance.now();
   const backend = backendOf(fakes, 'ollama');
   const steps = [
     { c: 32, g: 4 },
@@ -110,7 +125,7 @@ async function ceiling(report: Report, fakes: ServingFakes, started: number): Pr
   // The generator is one worker thread; the process's CPU (both threads) per token says where it needs a whole core.
   let perCpuSecond = 0;
   for (const { c, g } of steps) {
-    if (performance.now() - started > 100_000) break;
+    if (performance.now() - started > 60_000) break;
     await fakes.setTiming('ollama', { firstTokenMs: g, tokenIntervalMs: g });
     const n = Math.round(1500 / g);
     const offered = (c * 1000) / g;
@@ -138,13 +153,12 @@ async function ceiling(report: Report, fakes: ServingFakes, started: number): Pr
 
 export async function runServingBench(report: Report, options: { quick: boolean }): Promise<void> {
   const fakes = await startServingFakes();
-  const started = performance.now();
   try {
     for (const api of ['ollama', 'openai'] as const) {
       await accuracy(report, fakes, api);
       await rateLevel(report, fakes, api);
     }
-    if (!options.quick) await ceiling(report, fakes, started);
+    if (!options.quick) await ceiling(report, fakes);
   } finally {
     fakes.stop();
   }
