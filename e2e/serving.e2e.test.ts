@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTerminal, JobRecordSchema, type JobRecord } from '../shared';
 import { DEFAULT_FAKE_MODELS } from '../test/fakes/ollama';
+import { startFakeOpenAi, type FakeOpenAi } from '../test/fakes/openai';
 import { mustVast } from '../test/workflows/harness';
 import { apiCall, go, launchBrowser, openApp, shootBothThemes, startUiServer, type UiServer } from './ui-support';
 
@@ -10,11 +11,14 @@ import { apiCall, go, launchBrowser, openApp, shootBothThemes, startUiServer, ty
  * The serving benchmark in the browser against the real product and the fakes (the fake Ollama's
  * serving mode, two requests served at once so throughput flattens, and the fake marketplace):
  * the Launch kind with its pre-flight, a rented run launched from it, and its job page filling in
- * level by level, with both charts, the table of every level and the price per million tokens.
+ * level by level, with its charts, the table of every level and the price per million tokens; and
+ * a run on an OpenAI-compatible server (the fake vLLM) at request rates, with SLOs, goodput and the
+ * warning of a model that stops early.
  */
 
 const MODEL = 'llama3.1:8b';
 let server: UiServer;
+let vllm: FakeOpenAi;
 let browser: Browser;
 let page: Page;
 let errors: string[];
@@ -49,6 +53,7 @@ beforeAll(async () => {
   });
   mustVast(server.h).setKnob('pollsPerPhase', { scheduling: 0, created: 0, loading: 0 });
   await apiCall(server, 'POST', '/v1/settings', { spend_confirm_threshold_usd: 0 });
+  vllm = await startFakeOpenAi({ knobs: { serving: { firstTokenMs: 60, tokenIntervalMs: 4, parallel: 4, stopAfterTokens: 16 } } });
   browser = await launchBrowser();
   ({ page, errors } = await openApp(browser, server));
 }, 90_000);
@@ -56,6 +61,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  await vllm?.close();
 });
 
 describe('serving benchmark in the browser', () => {
@@ -84,6 +90,24 @@ describe('serving benchmark in the browser', () => {
     await expect.poll(() => fieldError.innerText()).toBe('Concurrency levels must be at least 1');
     await page.getByTestId('launch-concurrency').fill('1, 2, 4, 8');
 
+    // Rate levels, SLOs and the backend API: their fields, and the pre-flight follows them.
+    await page.getByTestId('launch-level-rate').click();
+    await page.getByTestId('launch-request_rate').fill('2, 8, inf');
+    await page.getByTestId('launch-max_concurrency').fill('16');
+    await page.getByTestId('launch-slo_ttft_ms').fill('500');
+    await page.getByTestId('launch-slo_tpot_ms').fill('50');
+    await page.getByTestId('launch-dataset_kind').selectOption('shipped');
+    await page.getByTestId('launch-backend_api').selectOption('openai');
+    await page.getByTestId('launch-backend_api_key').waitFor();
+    // 3 levels × (8 + 1) requests.
+    await expect.poll(() => preflight.innerText()).toContain('27');
+    await shootBothThemes(page, 'launch-serving-rate');
+    await expectAccessible('the Serving launch form with rate levels and SLOs');
+    await page.getByTestId('launch-level-concurrency').click();
+    await page.getByTestId('launch-dataset_kind').selectOption('random');
+    await page.getByTestId('launch-slo_ttft_ms').fill('');
+    await page.getByTestId('launch-slo_tpot_ms').fill('');
+
     await page.getByTestId('target-marketplace').click();
     await page.getByTestId('launch-max_dph').fill('0.5');
     await expect.poll(() => page.getByTestId('serving-preflight-cost').innerText(), { timeout: 15_000 }).toMatch(/\$\d/);
@@ -106,7 +130,7 @@ describe('serving benchmark in the browser', () => {
     const table = page.getByTestId('serving-levels');
     await table.waitFor({ timeout: 20_000 });
     expect(await table.locator('tbody tr').count()).toBe(4);
-    await page.locator('[data-testid="serving-levels"] tr[data-concurrency="1"][data-state="done"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="serving-levels"] tr[data-level="1"][data-state="done"]').waitFor({ timeout: 30_000 });
     // Mid-run (the later levels still to come): what a user watches; the job's end is awaited below.
     await shootBothThemes(page, 'job-serving-live', 100);
     const job = await waitForEnd(jobId);
@@ -118,7 +142,7 @@ describe('serving benchmark in the browser', () => {
     await page.locator('[data-testid="serving-levels"] tr[data-state="done"]').nth(3).waitFor({ timeout: 15_000 });
     expect(await table.locator('tbody tr').count()).toBe(4);
     const text = await table.innerText();
-    for (const head of ['Output tokens/s', 'TTFT p50 · p99 (ms)', 'TPOT p50 · p99 (ms)', 'ITL p50 · p99 (ms)', 'End-to-end p50 · p99 (ms)', 'Server tokens/s', '$ per 1M output tokens']) expect(text).toContain(head);
+    for (const head of ['Output tokens/s', 'TTFT p50 · p99 (ms)', 'TPOT p50 · p99 (ms)', 'ITL p50 · p99 (ms)', 'End-to-end p50 · p99 (ms)', 'Mean output tokens', '$ per 1M output tokens']) expect(text).toContain(head);
     expect(text).toMatch(/tok\/s/);
     expect(text).toMatch(/\d+(\.\d)? · \d+(\.\d)?/);
     expect(text).toMatch(/\$\d/);
@@ -134,6 +158,9 @@ describe('serving benchmark in the browser', () => {
     expect(errors).toEqual([]);
   }, 90_000);
 
+});
+
+describe('serving runs compared', () => {
   it('Compare puts serving runs side by side', async () => {
     // A second run, on the existing backend, at other levels.
     const res = await apiCall(server, 'POST', '/v1/jobs/serving-benchmark', { backend_url: server.h.ollama.url, model: MODEL, concurrency: [1, 2, 16], requests_per_level: 16, output_tokens: 24, warmup_requests: 0 });
@@ -163,6 +190,9 @@ describe('serving benchmark in the browser', () => {
     expect(errors).toEqual([]);
   }, 90_000);
 
+});
+
+describe('serving runs that fail, and OpenAI-compatible engines, in the browser', () => {
   it('a run where the server refuses every request: the page says so, level by level, and what to do', async () => {
     server.h.ollama.setKnobs({ chatFailure: 'queue_full' });
     try {
@@ -174,8 +204,10 @@ describe('serving benchmark in the browser', () => {
       await go(page, `/jobs/${encodeURIComponent(id)}`);
       const table = page.getByTestId('serving-levels');
       await table.waitFor({ timeout: 15_000 });
-      await page.locator('[data-testid="serving-levels"] tr[data-state="failed"]').nth(1).waitFor({ timeout: 15_000 });
+      // The first level stops after its first requests all failed; the next is not run at all.
+      await page.locator('[data-testid="serving-levels"] tr[data-level="2"][data-state="not-run"]').waitFor({ timeout: 15_000 });
       expect(await table.innerText()).toContain('every request failed');
+      expect(await page.getByTestId('serving-warnings').innerText()).toMatch(/stopped early: its first 2 requests all failed/);
       expect(await page.getByTestId('serving-best').innerText()).toContain('no level succeeded');
       expect(await page.locator('body').innerText()).toContain('Every serving request failed');
       await shootBothThemes(page, 'job-serving-failed');
@@ -184,4 +216,57 @@ describe('serving benchmark in the browser', () => {
       server.h.ollama.setKnobs({ chatFailure: 'none' });
     }
   }, 60_000);
+
+  it('a vLLM-like server at request rates with SLOs: goodput, the SLO lines, the network RTT and the early-stop warning', async () => {
+    const res = await apiCall(server, 'POST', '/v1/jobs/serving-benchmark', {
+      backend_url: vllm.url,
+      model: 'Qwen/Qwen2.5-7B-Instruct',
+      request_rate: [4, 16, 'inf'],
+      max_concurrency: 16,
+      requests_per_level: 24,
+      output_tokens: 32,
+      ignore_eos: false,
+      warmup_requests: 1,
+      slo: { ttft_ms: 250, tpot_ms: 10 },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const id = String(res.body.job_id);
+    const job = await waitForEnd(id);
+    expect(job.status, job.error ?? '').toBe('succeeded');
+    expect(job.kind === 'serving-benchmark' && job.result?.backend_api).toBe('openai');
+    await go(page, `/jobs/${encodeURIComponent(id)}`);
+    const table = page.getByTestId('serving-levels');
+    await table.waitFor({ timeout: 15_000 });
+    const text = await table.innerText();
+    for (const head of ['Request rate', 'Goodput req/s (% within SLO)', 'Mean output tokens']) expect(text).toContain(head);
+    expect(text).toMatch(/4 req\/s[\s\S]*16 req\/s[\s\S]*all at once/);
+    // The model stopped at 16 of the 32 tokens asked: each level says so.
+    expect(await page.getByTestId('serving-warnings').innerText()).toMatch(/4 req\/s, 16 req\/s, all at once: 24 of 24 requests stopped before the tokens asked \(mean 16 of 32\)/);
+    expect(await page.getByTestId('serving-rtt').innerText()).toMatch(/Network round trip\s*[\d.]+ ms/);
+    expect(await page.getByTestId('serving-best').innerText()).toContain('OpenAI-compatible');
+    await page.getByTestId('chart-serving-goodput').locator('canvas').waitFor();
+    expect(await page.getByTestId('chart-serving-ttft').getAttribute('aria-label')).toMatch(/^Time to first token against request rate, p50 and p99, SLO 250 ms: 4 req\/s → /);
+    expect(await page.getByTestId('chart-serving-tpot').getAttribute('aria-label')).toContain('SLO 10 ms');
+    await page.getByTestId('serving-export-csv').waitFor();
+    await shootBothThemes(page, 'job-serving-openai');
+    await expectAccessible('a serving run on an OpenAI-compatible server');
+    expect(errors).toEqual([]);
+  }, 90_000);
+
+  it('the Models page lists an OpenAI-compatible server’s models, the API detected', async () => {
+    await go(page, '/models');
+    await page.getByTestId('backend-url').fill(vllm.url);
+    expect(await page.getByTestId('models-backend_api').inputValue()).toBe('auto');
+    await page.getByTestId('backend-list').click();
+    const summary = page.getByTestId('backend-summary');
+    await summary.waitFor({ timeout: 15_000 });
+    expect(await summary.innerText()).toMatch(/\(OpenAI-compatible\): 1 model, 1 served/);
+    const table = await page.getByTestId('backend-table').innerText();
+    expect(table).toContain('Qwen/Qwen2.5-7B-Instruct');
+    // Its max_model_len, as the context a request may use.
+    expect(table).toMatch(/served[\s\S]*4,096/);
+    await shootBothThemes(page, 'models-openai');
+    await expectAccessible('the Models page on an OpenAI-compatible server');
+    expect(errors).toEqual([]);
+  }, 30_000);
 });

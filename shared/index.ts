@@ -2,6 +2,8 @@ export * from './jobs';
 export * from './job-facts';
 export * from './requests';
 export * from './results';
+export * from './serving-results';
+export * from './job-results';
 export * from './models';
 export * from './problems';
 export * from './health';

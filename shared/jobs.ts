@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgenticAgentRequestSchema, BenchmarkRequestSchema, LlmInstanceRequestSchema, ServingBenchmarkRequestSchema, SuiteRequestSchema } from './requests';
-import { AgenticAgentResultSchema, BenchmarkResultSchema, LlmInstanceResultSchema, ServingBenchmarkResultSchema, SuiteResultSchema } from './results';
+import { AgenticAgentResultSchema, BenchmarkResultSchema, LlmInstanceResultSchema, SuiteResultSchema } from './results';
+import { ServingBenchmarkResultSchema } from './serving-results';
 
 /** The job kinds of design §4, §12 (`suite`) and §13 (`serving-benchmark`). Deprecated route aliases map onto these. */
 export const JOB_KINDS = ['agentic-agent', 'benchmark', 'llm-instance', 'suite', 'serving-benchmark'] as const;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { BackendTypeSchema, BackendUrlSchema } from './requests';
+import { SpokenBackendApiSchema } from './backend-api';
+import { backendApiFields, BackendTypeSchema, BackendUrlSchema } from './request-fields';
 
 /** A model on an llmserver: from /api/tags, and for running ones also /api/ps. */
 export const ModelEntrySchema = z.object({
@@ -38,6 +39,7 @@ export const LlmModelsQuerySchema = z
   .object({
     backend_url: BackendUrlSchema,
     backend_type: BackendTypeSchema.default('llmserver'),
+    ...backendApiFields,
   })
   .strict();
 export type LlmModelsQuery = z.infer<typeof LlmModelsQuerySchema>;
@@ -45,6 +47,8 @@ export type LlmModelsQuery = z.infer<typeof LlmModelsQuerySchema>;
 export const LlmModelsResponseSchema = z.object({
   backend_url: z.string(),
   backend_type: z.literal('llmserver'),
+  /** The API the server speaks (after `auto` detection). */
+  backend_api: SpokenBackendApiSchema,
   models: z.array(ModelEntrySchema),
   running_models: z.array(ModelEntrySchema),
 });

@@ -38,6 +38,8 @@ import {
   UpdateSettingsResponseSchema,
 } from './settings';
 import { MarketplaceTemplateListSchema, TemplateSearchQuerySchema } from './templates';
+import { SERVING_OPERATIONS } from './operations-serving';
+import type { JobRequestsInputSchema } from './serving-results';
 import { RecordSnapshotInputSchema, SnapshotDocumentSchema, SnapshotListSchema, SnapshotRefSchema, SnapshotSummarySchema, type SnapshotDocumentInput } from './snapshots';
 import { SnapshotServingSchema, SnapshotServingStateSchema } from './snapshot-serving';
 import { CreateSuiteInputSchema, SuiteDocumentSchema, SuiteListSchema, SuiteRefSchema, SuiteSchema, type CreateSuiteInput, type SuiteDocumentInput } from './suites';
@@ -256,6 +258,7 @@ export const OPERATIONS = {
     headers: { last_event_id: 'last-event-id' },
     errors: { 422: 'A malformed `after` or Last-Event-ID, or one beyond the newest event (`unknown_event_id`)' },
   },
+  ...SERVING_OPERATIONS,
   streamJobEvents: {
     summary: "A job's events as a live stream (SSE: id = seq, Last-Event-ID resumes); ends after the terminal event",
     description:
@@ -310,11 +313,13 @@ export const OPERATIONS = {
     path: '/v1/llm/models',
     aliases: ['/v1/llmserver/models', '/v1/models/llmserver'],
     input: AnyObjectSchema,
-    docs: { querystring: LlmModelsQuerySchema },
+    docs: { querystring: LlmModelsQuerySchema.omit({ backend_api_key: true }) },
     output: LlmModelsResponseSchema,
     status: 200,
-    query: ['backend_url', 'backend_type'],
-    errors: { 502: 'The llmserver could not be reached (`upstream_unreachable`) or answered an error (`upstream_error`)' },
+    query: ['backend_url', 'backend_type', 'backend_api'],
+    // The key of an OpenAI-compatible server travels in a header, never in the URL (logs, history).
+    headers: { backend_api_key: 'x-backend-api-key' },
+    errors: { 502: 'The llmserver could not be reached (`upstream_unreachable`), refused the key (`upstream_error`) or answered an error (`upstream_error`)' },
   },
   getMetricsSummary: {
     summary: 'Event metrics of the tenant, or of one job',
@@ -773,6 +778,7 @@ export type OperationInputs = {
   getJob: z.input<typeof JobRefSchema>;
   cancelJob: z.input<typeof JobRefSchema>;
   getJobEvents: z.input<typeof JobEventsInputSchema>;
+  getJobRequests: z.input<typeof JobRequestsInputSchema>;
   streamJobEvents: z.input<typeof JobEventsInputSchema>;
   streamEvents: z.input<typeof EventFeedInputSchema> | undefined;
   listCatalog: Record<string, never> | undefined;

@@ -1,114 +1,30 @@
 import { z } from 'zod';
 import { SnapshotIdSchema } from './snapshots';
 import { ScenarioIdSchema, SuiteIdSchema } from './suite-ids';
+import {
+  AgentNameSchema,
+  DEFAULT_RELIABILITY,
+  DphSchema,
+  KubeconfigPathSchema,
+  ModelNameSchema,
+  ReliabilitySchema,
+  UrlStringSchema,
+  addIssues,
+  backendApiFields,
+  backendFields,
+  marketplaceFields,
+  marketplaceIssues,
+  type Issue,
+} from './request-fields';
+import { ServingBenchmarkRequestSchema, type ServingBenchmarkRequest } from './serving-request';
+
+export * from './request-fields';
+export * from './serving-request';
 
 /**
  * Request records of design §3/§4/§6. All are strict: an unknown field is a 422, and types are
  * checked as sent ("true" is not a boolean).
  */
-
-export const BACKEND_TYPES = ['llmserver', 'ollama'] as const;
-/** `ollama` is accepted as a synonym and stored as `llmserver`. */
-export const BackendTypeSchema = z
-  .enum(BACKEND_TYPES, {
-    error: () => `unknown backend_type; known types: ${BACKEND_TYPES.join(', ')}`,
-  })
-  .transform((): 'llmserver' => 'llmserver');
-export type BackendType = 'llmserver';
-
-export const ModelNameSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'model names use letters, digits and . _ : / -');
-
-/** An llmserver URL (`http(s)://host[:port][/prefix]`); a bare `host[:port]` is read as `http://` (port 11434 when none). */
-export const BackendUrlSchema = z.string().trim().min(1, 'a URL is required').max(2048);
-const UrlStringSchema = BackendUrlSchema;
-/** The OpenAPI document's word for a backend URL (the bare-host convenience is left out of it). */
-export const BACKEND_URL_DESCRIPTION = 'the llmserver (Ollama) base URL, http:// or https://; a bare host[:port] is read as http:// (port 11434 when none)';
-const TemplateHashSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9_-]+$/, 'template_hash is an identifier of letters, digits, _ and -');
-const DphSchema = z.number().nonnegative().max(1000);
-const ReliabilitySchema = z.number().min(0).max(1);
-const KubeconfigPathSchema = z.string().trim().min(1).max(4096);
-/** An agent's name; the OpenAPI document lists the agents the server knows. */
-export const AgentNameSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(64)
-  .regex(/^[a-z0-9][a-z0-9_-]*$/, 'agent names are lower-case letters, digits, _ and -');
-
-export const DEFAULT_RELIABILITY = 0.99;
-export const DEFAULT_WARMUP_TIMEOUT_S = 300;
-
-export const marketplaceFields = {
-  marketplace: z.boolean().default(false),
-  template_hash: TemplateHashSchema.optional(),
-  min_dph: DphSchema.default(0).describe('the lowest price per hour of the machines to consider ($/h)'),
-  /** Required with marketplace; at least min_dph (a rule JSON Schema cannot state: see MARKETPLACE_RULES_JSON_SCHEMA). */
-  max_dph: DphSchema.optional().describe('the highest price per hour to pay ($/h); required with marketplace, above 0 and at least min_dph'),
-  reliability: ReliabilitySchema.default(DEFAULT_RELIABILITY),
-  /** Spend limit ($) for the rented machine while the job holds it; absent = the max_cost_usd_default setting (off unless set). */
-  max_cost_usd: z.number().positive().max(1_000_000).optional().describe('spend limit ($): the job is stopped, its machine released, and it fails budget_exceeded when its running cost reaches this; default: the default_max_cost_usd setting'),
-  /** How long the job is expected to hold the machine: the pre-flight check of max_cost_usd prices this (default 3600 s). */
-  estimated_duration_seconds: z.number().int().min(1).max(30 * 24 * 3600).optional().describe('how long the machine is expected to be held; the pre-rent check prices the offer for this (default 3600)'),
-};
-
-export const backendFields = {
-  backend_url: UrlStringSchema.optional(),
-  backend_type: BackendTypeSchema.default('llmserver'),
-  backend_warmup: z.boolean().default(true),
-  backend_warmup_timeout: z.number().int().min(1).max(3600).default(DEFAULT_WARMUP_TIMEOUT_S),
-};
-
-/**
- * marketplaceIssues as JSON Schema, for the OpenAPI document of the llm-instance and benchmark
- * requests: with `marketplace: true`, template_hash, max_dph (> 0) and model are required and
- * backend_url must be absent; otherwise backend_url is required. `max_dph >= min_dph` compares two
- * fields, which JSON Schema cannot: max_dph's description says it. A test checks that this schema
- * and the zod rules agree on every combination.
- */
-export const MARKETPLACE_RULES_JSON_SCHEMA = {
-  if: { properties: { marketplace: { const: true } }, required: ['marketplace'] },
-  then: {
-    properties: { template_hash: {}, max_dph: { exclusiveMinimum: 0 }, model: {} },
-    required: ['template_hash', 'max_dph', 'model'],
-    not: { properties: { backend_url: {} }, required: ['backend_url'] },
-  },
-  else: { properties: { backend_url: {} }, required: ['backend_url'] },
-} as const;
-
-export type Issue = { path: (string | number)[]; message: string };
-
-/** Cross-field rules for the marketplace/existing-backend choice, shared by llm-instance and benchmark. */
-export function marketplaceIssues(v: {
-  marketplace: boolean;
-  template_hash?: string | undefined;
-  min_dph: number;
-  max_dph?: number | undefined;
-  backend_url?: string | undefined;
-  model?: string | undefined;
-}): Issue[] {
-  const issues: Issue[] = [];
-  if (v.marketplace) {
-    if (!v.template_hash) issues.push({ path: ['template_hash'], message: 'required when marketplace is true' });
-    if (v.max_dph === undefined) issues.push({ path: ['max_dph'], message: 'required when marketplace is true (the spend ceiling in $/hour)' });
-    else if (v.max_dph < v.min_dph) issues.push({ path: ['max_dph'], message: 'must be >= min_dph' });
-    else if (v.max_dph === 0) issues.push({ path: ['max_dph'], message: 'must be > 0' });
-    if (!v.model) issues.push({ path: ['model'], message: 'required when marketplace is true (it sizes the GPU)' });
-    if (v.backend_url) issues.push({ path: ['backend_url'], message: 'must not be set when marketplace is true' });
-  } else if (!v.backend_url) {
-    issues.push({ path: ['backend_url'], message: 'required when marketplace is false' });
-  }
-  return issues;
-}
 
 /** A job reads one cluster: the kubeconfig's, or a recorded one served for the job's life (design §11). */
 function clusterIssues(v: { kubeconfig?: string | undefined; snapshot?: string | undefined }): Issue[] {
@@ -120,9 +36,6 @@ function clusterIssues(v: { kubeconfig?: string | undefined; snapshot?: string |
 
 const snapshotField = SnapshotIdSchema.optional().describe('a recorded cluster to run on instead of a kubeconfig: the job serves it as a read-only Kubernetes API while it runs (exactly one of kubeconfig and snapshot; neither = the default kubeconfig)');
 
-export function addIssues(ctx: z.RefinementCtx, issues: Issue[]): void {
-  for (const issue of issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-}
 
 export const LlmInstanceRequestSchema = z
   .object({
@@ -144,6 +57,7 @@ export const AgenticAgentRequestSchema = z
     snapshot: snapshotField,
     backend_url: UrlStringSchema,
     backend_type: backendFields.backend_type,
+    ...backendApiFields,
     backend_warmup: backendFields.backend_warmup,
     backend_warmup_timeout: backendFields.backend_warmup_timeout,
   })
@@ -301,67 +215,6 @@ export const SuiteRequestSchema = z
   .superRefine((v, ctx) => addIssues(ctx, [...marketplaceIssues(v), ...selfJudgeIssues([v.model], v.judge)]));
 export type SuiteRequest = z.infer<typeof SuiteRequestSchema>;
 export type SuiteRequestInput = z.input<typeof SuiteRequestSchema>;
-
-// ---------------------------------------------------------------------------------------------
-// serving-benchmark (design §13): concurrent streamed requests at each concurrency level
-
-export const SERVING_DEFAULTS = {
-  concurrency: [1, 2, 4, 8],
-  requests_per_level: 32,
-  prompt_tokens: 256,
-  output_tokens: 128,
-  warmup_requests: 2,
-} as const;
-/** Bounds that keep one job finite on any machine (a level of 1,024 streams is already far past what one GPU serves). */
-export const SERVING_LIMITS = { concurrency: 1024, levels: 16, requests_per_level: 100_000, prompt_tokens: 32_768, output_tokens: 32_768, warmup_requests: 1_000 } as const;
-
-export const ServingBenchmarkRequestSchema = z
-  .object({
-    ...marketplaceFields,
-    ...backendFields,
-    model: ModelNameSchema,
-    concurrency: z
-      .array(z.number().int().min(1).max(SERVING_LIMITS.concurrency), {
-        error: (issue) => (issue.input === undefined ? undefined : 'is a list of levels, e.g. [1, 2, 4, 8]'),
-      })
-      .min(1, 'needs at least one level')
-      .max(SERVING_LIMITS.levels)
-      .default([...SERVING_DEFAULTS.concurrency])
-      .describe('requests in flight at each level, run one level after another in this order'),
-    requests_per_level: z
-      .number()
-      .int()
-      .min(1)
-      .max(SERVING_LIMITS.requests_per_level)
-      .default(SERVING_DEFAULTS.requests_per_level)
-      .describe('measured requests of each level, at least the largest concurrency'),
-    prompt_tokens: z.number().int().min(1).max(SERVING_LIMITS.prompt_tokens).default(SERVING_DEFAULTS.prompt_tokens).describe('about how many tokens each prompt has'),
-    output_tokens: z
-      .number()
-      .int()
-      .min(1)
-      .max(SERVING_LIMITS.output_tokens)
-      .default(SERVING_DEFAULTS.output_tokens)
-      .describe('tokens each request generates: sent as options.num_predict'),
-    warmup_requests: z.number().int().min(0).max(SERVING_LIMITS.warmup_requests).default(SERVING_DEFAULTS.warmup_requests).describe('requests run before each level and left out of its figures'),
-    marketplace_stop_instance: z.boolean().default(true),
-  })
-  .strict()
-  .superRefine((v, ctx) => {
-    const issues = marketplaceIssues(v);
-    const seen = new Set<number>();
-    v.concurrency.forEach((c, i) => {
-      if (seen.has(c)) issues.push({ path: ['concurrency', i], message: `lists level ${c} twice` });
-      seen.add(c);
-    });
-    const top = Math.max(...v.concurrency);
-    if (v.requests_per_level < top) {
-      issues.push({ path: ['requests_per_level'], message: `must be at least the largest concurrency level: level ${top} keeps ${top} requests in flight` });
-    }
-    addIssues(ctx, issues);
-  });
-export type ServingBenchmarkRequest = z.infer<typeof ServingBenchmarkRequestSchema>;
-export type ServingBenchmarkRequestInput = z.input<typeof ServingBenchmarkRequestSchema>;
 
 export const JOB_REQUEST_SCHEMAS = {
   'agentic-agent': AgenticAgentRequestSchema,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ManifestSchema } from './manifest';
+import { SpokenBackendApiSchema } from './backend-api';
 import { ModelEntrySchema } from './models';
 import { ScenarioResultSchema, SuiteSummaryFiguresSchema } from './suite-results';
 
@@ -11,7 +12,7 @@ export * from './suite-results';
  * validates them on every write, and the OpenAPI document shows them.
  */
 
-const Count = z.number().int().nonnegative();
+export const Count = z.number().int().nonnegative();
 const Timestamp = z.iso.datetime({ offset: true });
 const MetadataExtra = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
@@ -71,8 +72,10 @@ export const LlmInstanceExistingResultSchema = z.object({
   mode: z.literal('existing'),
   /** Normalised (no trailing slash, no credentials). */
   backend_url: z.string(),
-  /** What the llmserver had installed. */
+  /** What the llmserver had installed (an OpenAI-compatible server: the models it serves). */
   models: z.array(ModelEntrySchema),
+  /** The API the server speaks (after `auto` detection); records written before it existed read as ollama. */
+  backend_api: SpokenBackendApiSchema.default('ollama'),
 });
 export type LlmInstanceExistingResult = z.infer<typeof LlmInstanceExistingResultSchema>;
 
@@ -182,90 +185,3 @@ export const SuiteResultSchema = z.object({
   manifest: ManifestSchema.optional(),
 });
 export type SuiteResult = z.infer<typeof SuiteResultSchema>;
-
-// ---------------------------------------------------------------------------------------------
-// serving-benchmark (design §13): each concurrency level's latencies and throughput, and what a
-// million output tokens cost on the rented machine
-
-/** Mean and percentiles (linear interpolation between the two nearest samples) of one latency, ms. */
-export const LatencyStatsSchema = z.object({
-  mean: z.number().nonnegative(),
-  p50: z.number().nonnegative(),
-  p90: z.number().nonnegative(),
-  p99: z.number().nonnegative(),
-});
-export type LatencyStats = z.infer<typeof LatencyStatsSchema>;
-
-export const ServingLevelSchema = z.object({
-  concurrency: z.number().int().positive(),
-  /** Measured requests that succeeded (warm-up requests excluded). */
-  requests: Count,
-  /** Measured requests that failed; never part of the latencies. */
-  failed: Count,
-  /** The first failure's message, null when none failed. */
-  first_error: z.string().nullable(),
-  /** From the first measured request sent to the last one finished, s. */
-  duration_s: z.number().nonnegative(),
-  /** Succeeded requests / duration, req/s. */
-  request_throughput: z.number().nonnegative(),
-  /** Σ output tokens (final chunks' eval_count) / duration, tok/s. */
-  output_tokens_per_s: z.number().nonnegative(),
-  /** Σ (prompt + output tokens) / duration, tok/s. */
-  total_tokens_per_s: z.number().nonnegative(),
-  /** Σ output tokens and Σ prompt tokens (prompt_eval_count) of the succeeded requests. */
-  output_tokens: Count,
-  prompt_tokens: Count,
-  /** null when no request of the level produced a sample (all failed; TPOT and ITL need 2 tokens or more). */
-  ttft_ms: LatencyStatsSchema.nullable(),
-  tpot_ms: LatencyStatsSchema.nullable(),
-  itl_ms: LatencyStatsSchema.nullable(),
-  e2e_ms: LatencyStatsSchema.nullable(),
-  /** Σ eval_count / Σ eval_duration: the llmserver's own generation speed per request stream, tok/s. */
-  server_tokens_per_s: z.number().nonnegative().nullable(),
-  /** $/h ÷ (output tok/s × 3600) × 10⁶ on a rented machine; null on an existing backend or without output. */
-  usd_per_million_output_tokens: z.number().nonnegative().nullable(),
-});
-export type ServingLevel = z.infer<typeof ServingLevelSchema>;
-
-export const SERVING_PHASES = ['provision', 'warmup', 'load', 'teardown'] as const;
-export const ServingPhaseSchema = z.enum(SERVING_PHASES);
-export type ServingPhase = z.infer<typeof ServingPhaseSchema>;
-export const ServingPhaseRecordSchema = PhaseRecordSchema.extend({ name: ServingPhaseSchema });
-export type ServingPhaseRecord = z.infer<typeof ServingPhaseRecordSchema>;
-
-export const ServingBenchmarkResultSchema = z.object({
-  model: z.string(),
-  /** The llmserver that was measured (normalised, no credentials). */
-  backend_url: z.string(),
-  prompt_tokens: z.number().int().positive(),
-  output_tokens: z.number().int().positive(),
-  requests_per_level: z.number().int().positive(),
-  warmup_requests: Count,
-  levels: z.array(ServingLevelSchema),
-  /** The concurrency of the level with the most output tokens/s, and of the cheapest per million tokens (null when not rented). */
-  best: z.object({ by_throughput: z.number().int().positive().nullable(), by_cost: z.number().int().positive().nullable() }),
-  contract_id: z.number().int().nullable(),
-  phases: z.array(ServingPhaseRecordSchema),
-  cost: BenchmarkCostSchema,
-  instance: BenchmarkInstanceSchema.nullable(),
-  teardown: TeardownSchema.nullable(),
-});
-export type ServingBenchmarkResult = z.infer<typeof ServingBenchmarkResultSchema>;
-
-// ---------------------------------------------------------------------------------------------
-
-export const JOB_RESULT_SCHEMAS = {
-  'agentic-agent': AgenticAgentResultSchema,
-  benchmark: BenchmarkResultSchema,
-  'llm-instance': LlmInstanceResultSchema,
-  suite: SuiteResultSchema,
-  'serving-benchmark': ServingBenchmarkResultSchema,
-} as const;
-
-export type JobResultByKind = {
-  'agentic-agent': AgenticAgentResult;
-  benchmark: BenchmarkResult;
-  'llm-instance': LlmInstanceResult;
-  suite: SuiteResult;
-  'serving-benchmark': ServingBenchmarkResult;
-};

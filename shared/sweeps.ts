@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Rfc3339Schema } from './jobs';
 import { ManifestSchema } from './manifest';
 import { AgentNameSchema, DEFAULT_RELIABILITY, JudgeRequestSchema, selfJudgeIssues } from './requests';
+import { BackendApiSchema } from './backend-api';
 
 /**
  * Sweeps (design §14): one request runs models × GPUs, renting one machine per GPU name, and
@@ -74,6 +75,7 @@ const SweepRequestShape = {
     machines_at_once: z.number().int().min(1).max(MAX_MACHINES_AT_ONCE).default(1).describe('how many GPUs (machines) run at the same time'),
     judge: JudgeRequestSchema.optional().describe('a model that decides each suite answer (it sees the ground truth and the wrong claims); refused when it is one of the models unless allow_self_judge'),
     constraints: SweepConstraintsSchema.optional().describe('what a cell must reach: the report’s headline names the cheapest cell that meets them all, or which constraint nothing met'),
+    backend_api: BackendApiSchema.optional().describe('the API of the machines’ llmserver (design §13b; absent = auto); a rented machine runs Ollama today, so `openai` (a vLLM template) is refused until renting one is supported'),
 };
 
 export const SweepRequestSchema = z
@@ -84,6 +86,7 @@ export const SweepRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['suite_id'], message: 'give suite_id (a suite to score), serving (a load profile), or both' });
     }
     if (!v.template_hash) ctx.addIssue({ code: 'custom', path: ['template_hash'], message: 'required: the marketplace template the machines run' });
+    if (v.backend_api === 'openai') ctx.addIssue({ code: 'custom', path: ['backend_api'], message: 'a sweep’s machines run Ollama today: use "auto" or "ollama" (renting a vLLM server comes with the lease)' });
     if (v.max_dph !== undefined && v.max_dph < v.min_dph) ctx.addIssue({ code: 'custom', path: ['max_dph'], message: 'must be >= min_dph' });
     for (const issue of selfJudgeIssues(v.models, v.judge)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     if (v.judge && v.suite_id === undefined) ctx.addIssue({ code: 'custom', path: ['judge'], message: 'a judge grades suite answers: give suite_id too' });

@@ -29,7 +29,7 @@ export function agentJob(id: string, status: JobRecord['status'] = 'running'): J
     started_at: at,
     finished_at: null,
     updated_at: at,
-    request: { question: 'q', model: 'm', agent: 'builtin', backend_url: 'http://127.0.0.1:1', backend_type: 'llmserver', backend_warmup: true, backend_warmup_timeout: 300 },
+    request: { question: 'q', model: 'm', agent: 'builtin', backend_url: 'http://127.0.0.1:1', backend_type: 'llmserver', backend_api: 'auto', backend_warmup: true, backend_warmup_timeout: 300 },
     progress: null,
     result: null,
     error: null,

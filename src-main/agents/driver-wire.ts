@@ -40,6 +40,10 @@ export const DriverAskParamsSchema = z.object({
   /** Sampling the run asked for (suites, design §12b); drivers pass them to the model where they can. */
   temperature: z.number().min(0).max(2).optional(),
   seed: z.number().int().min(0).optional(),
+  /** The API the server speaks (resolved by the job: never `auto` here); absent = ollama, as drivers written before it assume. */
+  backend_api: z.enum(['ollama', 'openai']).default('ollama'),
+  /** An OpenAI-compatible server's key; the job masks it in everything it records. */
+  backend_api_key: z.string().min(1).max(512).optional(),
 });
 export type DriverAskParams = z.infer<typeof DriverAskParamsSchema>;
 

@@ -47,6 +47,9 @@ export type AgentAskParams = {
   /** Sampling, sent to the model (the built-in agent) or handed to the driver. */
   temperature?: number;
   seed?: number;
+  /** The API the server speaks, as the job resolved it (default ollama). */
+  backend_api?: 'ollama' | 'openai';
+  backend_api_key?: string | undefined;
 };
 
 export type AgentAskOptions = {
@@ -270,6 +273,8 @@ export function createAgentRegistry(options: AgentRegistryOptions): AgentRegistr
           backend_url: input.backend_url,
           ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
           ...(input.seed !== undefined ? { seed: input.seed } : {}),
+          backend_api: input.backend_api ?? 'ollama',
+          ...(input.backend_api_key ? { backend_api_key: input.backend_api_key } : {}),
         });
         if (!parsed.success) {
           const issue = parsed.error.issues[0];

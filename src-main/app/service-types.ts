@@ -31,6 +31,8 @@ export interface BenchdeskService {
   ): Promise<{ accepted: JobAccepted; replayed: boolean }>;
   listJobs(tenantId: string, query: unknown): Promise<JobListResponse>;
   getJob(tenantId: string, jobId: string): Promise<JobRecord>;
+  /** A serving job's per-request records as JSONL or CSV text (404 for another tenant's job or another kind). */
+  getJobRequests(tenantId: string, jobId: string, format: 'jsonl' | 'csv'): Promise<string>;
   cancelJob(tenantId: string, jobId: string): Promise<{ job_id: string; status: JobStatus }>;
   getJobEvents(tenantId: string, jobId: string, after?: number): Promise<JobEventsResponse>;
   /** Live events of one tenant's job (or all its jobs with jobId null); returns unsubscribe. */

@@ -22,6 +22,7 @@ import { EngineClosedError, type JobEngine } from '../engine/engine';
 import { summarizeEvents } from '../engine/metrics';
 import { InvalidCursorError, type JobStore } from '../store/types';
 import { withNormalisedBackendUrls } from './backend-urls';
+import { emptyRequestLog, readRequestLog, requestLogPath } from '../serving/request-log';
 import { ProblemError } from './problem-error';
 import type { BenchdeskService } from './service-types';
 
@@ -168,6 +169,12 @@ export function createService(deps: ServiceDeps): BenchdeskService {
     },
 
     getJob: (tenantId, jobId) => jobOf(tenantId, jobId),
+    async getJobRequests(tenantId, jobId, format) {
+      const job = await jobOf(tenantId, jobId);
+      if (job.kind !== 'serving-benchmark') throw new ProblemError(404, 'not_found', `job ${jobId} is a ${job.kind} job: only serving-benchmark jobs have per-request records`);
+      // A job that has not measured anything yet answers an empty list (a CSV with its header).
+      return (await readRequestLog(requestLogPath(store.dataDir, jobId), format)) ?? emptyRequestLog(format);
+    },
 
     async cancelJob(tenantId, jobId) {
       const job = await jobOf(tenantId, jobId);

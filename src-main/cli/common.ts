@@ -41,8 +41,9 @@ export function withMarketplace<A extends AnyArgs, O extends OptionValues, G ext
 
 export function withBackend<A extends AnyArgs, O extends OptionValues, G extends OptionValues>(cmd: Command<A, O, G>) {
   return cmd
-    .option('--backend-url <url>', 'an existing llmserver (Ollama), e.g. http://127.0.0.1:11434')
+    .option('--backend-url <url>', 'an existing llmserver: Ollama (http://127.0.0.1:11434) or an OpenAI-compatible server (vLLM: http://gpu-box:8000)')
     .addOption(new Option('--backend-type <type>', 'backend type').choices(['llmserver', 'ollama'] as const).default('llmserver' as const))
+    .addOption(backendApiOption())
     .option('--llmserver-warmup', 'load the model before use (default)')
     .option('--no-llmserver-warmup', 'skip the warm-up');
 }
@@ -85,7 +86,24 @@ export function marketplaceFields(o: {
   };
 }
 
+/** `--backend-api`: the API the server speaks; `auto` asks it (Ollama's /api/version, else /v1/models). */
+export function backendApiOption() {
+  return new Option('--backend-api <api>', 'the API the server speaks: ollama, openai (vLLM, SGLang, TGI, llama.cpp, LM Studio) or auto (detect); its key, if it wants one, from $BENCHDESK_BACKEND_API_KEY')
+    .choices(['ollama', 'openai', 'auto'] as const)
+    .default('auto' as const);
+}
+
+/**
+ * The API fields of a request: the API asked for, and the key of an OpenAI-compatible server from
+ * the environment (BENCHDESK_BACKEND_API_KEY), never from the command line (shell history, `ps`).
+ */
+export function backendApiFields(o: { backendApi: 'ollama' | 'openai' | 'auto' }, env: NodeJS.ProcessEnv = process.env): { backend_api: 'ollama' | 'openai' | 'auto'; backend_api_key?: string } {
+  const key = env.BENCHDESK_BACKEND_API_KEY?.trim();
+  return { backend_api: o.backendApi, ...(key ? { backend_api_key: key } : {}) };
+}
+
 type BackendOptions = {
+  backendApi: 'ollama' | 'openai' | 'auto';
   marketplace?: true | undefined;
   marketplaceTemplate?: string | undefined;
   marketplaceMinDph?: number | undefined;
@@ -100,6 +118,8 @@ type BackendOptions = {
 export type BackendFields = ReturnType<typeof marketplaceFields> & {
   backend_url?: string;
   backend_type: 'llmserver' | 'ollama';
+  backend_api: 'ollama' | 'openai' | 'auto';
+  backend_api_key?: string;
   backend_warmup?: boolean;
   marketplace_stop_instance?: boolean;
 };
@@ -116,6 +136,8 @@ export function backendFields(o: BackendOptions, choice: string): BackendFields 
     ...market,
     ...(o.backendUrl ? { backend_url: o.backendUrl } : {}),
     backend_type: o.backendType,
+    // A rented machine runs Ollama: the key of an OpenAI server is for --backend-url only.
+    ...(market.marketplace ? { backend_api: o.backendApi } : backendApiFields(o)),
     ...(o.llmserverWarmup !== undefined ? { backend_warmup: o.llmserverWarmup } : {}),
     ...(o.marketplaceStopInstance !== undefined ? { marketplace_stop_instance: o.marketplaceStopInstance } : {}),
   };
@@ -137,7 +159,12 @@ type RunOptions = {
  * Submits a job and follows it. A rent with a price ceiling first shows what the model costs at
  * today's offers and asks (unless --yes): the one confirmation every renting command shares.
  */
-export async function runJob(o: RunOptions, input: CreateJobInput, spend: { target: BackendFields; model: string | undefined }, follow: { jsonResult?: boolean } = {}): Promise<ExitCode> {
+export async function runJob(
+  o: RunOptions,
+  input: CreateJobInput,
+  spend: { target: BackendFields; model: string | undefined },
+  follow: { jsonResult?: boolean; afterFollow?: SubmitOptions['afterFollow'] } = {},
+): Promise<ExitCode> {
   const { target, model } = spend;
   return withConnectionOpen(connectionOf(o), 'run', async (conn) => {
     if (target.marketplace && target.max_dph !== undefined && model) {
@@ -146,6 +173,7 @@ export async function runJob(o: RunOptions, input: CreateJobInput, spend: { targ
     return submitAndFollow(conn, { ...input, ...(o.idempotencyKey ? { idempotency_key: o.idempotencyKey } : {}) }, {
       json: o.json === true,
       ...(follow.jsonResult ? { jsonResult: true } : {}),
+      ...(follow.afterFollow ? { afterFollow: follow.afterFollow } : {}),
       wait: o.wait,
       cancelOnInterrupt: o.cancelOnInterrupt === true,
     });
@@ -172,6 +200,8 @@ export type SubmitOptions = {
   jsonResult?: boolean;
   wait: boolean;
   cancelOnInterrupt: boolean;
+  /** Once the job ended (whatever its status), with the connection still open: e.g. an export of what it recorded. */
+  afterFollow?: (conn: Connection, jobId: string) => Promise<void>;
 };
 
 /** createJob, then follow it (or print its id with --no-wait). */
@@ -195,7 +225,9 @@ export async function submitAndFollow(conn: Connection, input: CreateJobInput, o
     return early ? EXIT.interrupted : EXIT.ok;
   }
   note(err.dim(`job ${accepted.job_id} accepted (${input.kind})`));
-  return followJob(conn, accepted.job_id, { json: options.json, ...(options.jsonResult ? { jsonResult: true } : {}), cancelOnInterrupt: options.cancelOnInterrupt, interrupted: early });
+  const code = await followJob(conn, accepted.job_id, { json: options.json, ...(options.jsonResult ? { jsonResult: true } : {}), cancelOnInterrupt: options.cancelOnInterrupt, interrupted: early });
+  await options.afterFollow?.(conn, accepted.job_id);
+  return code;
 }
 
 /** `Examples:` help text, shown after the options. */

@@ -61,6 +61,7 @@ export function createAgents(deps: Pick<WorkflowDeps, 'config' | 'settings' | 'l
 export function createWorkflows(deps: WorkflowDeps): AnyJobHandler[] {
   const agents = deps.agents ?? createAgents(deps);
   const marketplace: MarketplaceDeps = {
+    dataDir: deps.config.dataDir,
     leases: deps.leases,
     access: deps.providers.marketplaceAccess,
     catalog: deps.providers.catalogIndex,

@@ -1,6 +1,9 @@
 import { OllamaErrorBodySchema } from './ollama-wire';
+import { OpenAiErrorMessage } from './openai-wire';
+import { STREAM_LIMITS } from './stream-limits';
 import {
   LlmAbortedError,
+  LlmResponseTooLargeError,
   LlmServerAuthError,
   LlmServerHttpError,
   LlmServerUnreachableError,
@@ -22,6 +25,14 @@ export interface CallFetchOptions {
   timeoutMode: 'deadline' | 'idle';
   /** Told just before the request is handed to fetch (its body built): a benchmark's "request sent". */
   onSend?: (() => void) | undefined;
+  /** With `idle` timeouts: a bound on the whole call as well (an answer that trickles forever). */
+  deadlineMs?: number | undefined;
+  /** The most bytes a response body may have (default STREAM_LIMITS.responseBytes). */
+  maxResponseBytes?: number | undefined;
+  /** The most bytes between two line ends of a body (default STREAM_LIMITS.lineBytes): NDJSON lines, SSE lines. */
+  maxLineBytes?: number | undefined;
+  /** Which API answers, for the wording of an auth failure. */
+  api?: 'ollama' | 'openai' | undefined;
 }
 
 /**
@@ -38,6 +49,8 @@ const DRAIN_BYTES = 64 * 1024;
 
 export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; release: () => void } {
   const { baseFetch, serverUrl, signal, timeoutMs, timeoutMode, onSend } = options;
+  const maxResponseBytes = options.maxResponseBytes ?? STREAM_LIMITS.responseBytes;
+  const maxLineBytes = options.maxLineBytes ?? STREAM_LIMITS.lineBytes;
   const active = new Set<() => void>();
 
   const callFetch: FetchFn = async (input, init) => {
@@ -67,8 +80,14 @@ export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; re
           timeoutMs,
         )
       : undefined;
+    const deadlineMs = options.deadlineMs;
+    const deadline =
+      deadlineMs !== undefined && deadlineMs > 0 && Number.isFinite(deadlineMs)
+        ? setTimeout(() => abortWith(new LlmServerUnreachableError(serverUrl, 'timeout', `${endpoint} did not complete within ${Math.round(deadlineMs / 1000)} s`)), deadlineMs)
+        : undefined;
     const cleanup = () => {
       clearTimeout(timer);
+      clearTimeout(deadline);
       signal?.removeEventListener('abort', onCallerAbort);
       innerSignal?.removeEventListener('abort', onInnerAbort);
       active.delete(release);
@@ -102,13 +121,13 @@ export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; re
     if (!response.ok) {
       let text: string;
       try {
-        text = await response.text();
+        text = await readCapped(response, STREAM_LIMITS.errorBodyBytes);
       } catch (error) {
         cleanup();
         throw failure(error);
       }
       cleanup();
-      throw httpError({ serverUrl, endpoint, status: response.status, statusText: response.statusText, headers: response.headers, text, model: requestModel(init) });
+      throw httpError({ serverUrl, endpoint, status: response.status, statusText: response.statusText, headers: response.headers, text, model: requestModel(init), api: options.api });
     }
 
     if (!response.body) {
@@ -116,47 +135,19 @@ export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; re
       return response;
     }
     const reader = response.body.getReader();
-    // A stream read up to its done line still has the end of the HTTP body in flight: reading that
-    // (briefly, a little) lets the connection go back to the pool for the next call instead of being
-    // torn down; a body that goes on streaming is aborted as before.
-    drainBody = () => {
-      let bytes = 0;
-      const stop = setTimeout(() => abortWith(new LlmAbortedError(serverUrl)), DRAIN_MS);
-      const next = (): void => {
-        reader.read().then(
-          ({ done, value }) => {
-            bytes += value?.byteLength ?? 0;
-            if (done) clearTimeout(stop);
-            else if (bytes > DRAIN_BYTES) {
-              clearTimeout(stop);
-              abortWith(new LlmAbortedError(serverUrl));
-            } else next();
-          },
-          () => clearTimeout(stop),
-        );
-      };
-      next();
-    };
-    const body = new ReadableStream<Uint8Array>({
-      async pull(streamController) {
-        try {
-          const { done, value } = await reader.read();
-          if (done) {
-            cleanup();
-            streamController.close();
-            return;
-          }
-          if (timeoutMode === 'idle') timer?.refresh();
-          streamController.enqueue(value);
-        } catch (error) {
-          cleanup();
-          streamController.error(failure(error));
-        }
+    drainBody = drainer(reader, () => abortWith(new LlmAbortedError(serverUrl)));
+    const body = guardedBody(reader, {
+      caps: byteCaps(maxResponseBytes, maxLineBytes),
+      onData: () => {
+        if (timeoutMode === 'idle') timer?.refresh();
       },
-      async cancel(reason) {
-        cleanup();
-        await reader.cancel(reason);
+      onEnd: cleanup,
+      tooLarge: (what, limit) => {
+        const error = new LlmResponseTooLargeError(serverUrl, endpoint, what, limit);
+        abortWith(error);
+        return error;
       },
+      failure,
     });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
@@ -167,6 +158,121 @@ export function createCallFetch(options: CallFetchOptions): { fetch: FetchFn; re
     for (const release of [...active]) release();
   };
   return { fetch: callFetch, release: releaseAll };
+}
+
+/**
+ * What release() does with a stream read up to its done line: the end of the HTTP body is still in
+ * flight, and reading it (briefly, a little) lets the connection go back to the pool for the next
+ * call instead of being torn down; a body that goes on streaming is aborted.
+ */
+function drainer(reader: ReadableStreamDefaultReader<Uint8Array>, abort: () => void): () => void {
+  return () => {
+    let bytes = 0;
+    const stop = setTimeout(abort, DRAIN_MS);
+    const next = (): void => {
+      reader.read().then(
+        ({ done, value }) => {
+          bytes += value?.byteLength ?? 0;
+          if (done) clearTimeout(stop);
+          else if (bytes > DRAIN_BYTES) {
+            clearTimeout(stop);
+            abort();
+          } else next();
+        },
+        () => clearTimeout(stop),
+      );
+    };
+    next();
+  };
+}
+
+/** The body as the consumer reads it: each chunk counted against the caps, the idle timer refreshed, failures typed. */
+function guardedBody(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  hooks: {
+    caps: (chunk: Uint8Array) => { what: 'response' | 'line'; limit: number } | null;
+    onData: () => void;
+    onEnd: () => void;
+    tooLarge: (what: 'response' | 'line', limit: number) => Error;
+    failure: (error: unknown) => unknown;
+  },
+): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(streamController) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          hooks.onEnd();
+          streamController.close();
+          return;
+        }
+        hooks.onData();
+        const over = hooks.caps(value);
+        if (over) {
+          const error = hooks.tooLarge(over.what, over.limit);
+          hooks.onEnd();
+          streamController.error(error);
+          return;
+        }
+        streamController.enqueue(value);
+      } catch (error) {
+        hooks.onEnd();
+        streamController.error(hooks.failure(error));
+      }
+    },
+    async cancel(reason) {
+      hooks.onEnd();
+      await reader.cancel(reason);
+    },
+  });
+}
+
+/**
+ * Counts a body's bytes and the bytes since its last line end (\n or \r): a backend cannot grow
+ * the process with an endless answer or a line that never ends. Returns which cap a chunk passed.
+ */
+function byteCaps(maxResponse: number, maxLine: number): (chunk: Uint8Array) => { what: 'response' | 'line'; limit: number } | null {
+  let total = 0;
+  let line = 0;
+  return (chunk) => {
+    total += chunk.byteLength;
+    if (total > maxResponse) return { what: 'response', limit: maxResponse };
+    let lastEnd = -1;
+    for (let i = chunk.byteLength - 1; i >= 0; i--) {
+      const byte = chunk[i];
+      if (byte === 10 || byte === 13) {
+        lastEnd = i;
+        break;
+      }
+    }
+    if (lastEnd < 0) line += chunk.byteLength;
+    else {
+      // The line that ended in this chunk (its head came before), then the one it leaves open.
+      const firstEnd = chunk.findIndex((b) => b === 10 || b === 13);
+      if (line + firstEnd > maxLine) return { what: 'line', limit: maxLine };
+      line = chunk.byteLength - 1 - lastEnd;
+    }
+    return line > maxLine ? { what: 'line', limit: maxLine } : null;
+  };
+}
+
+/** At most `max` bytes of a body as text (an error page can be endless); the rest is cancelled. */
+async function readCapped(response: Response, max: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const parts: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    bytes += value.byteLength;
+    if (bytes >= max) {
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+  }
+  return Buffer.concat(parts).subarray(0, max).toString('utf8');
 }
 
 function describeEndpoint(input: string | URL | Request, init: RequestInit | undefined): string {
@@ -205,29 +311,40 @@ interface HttpErrorInput {
   headers: Headers;
   text: string;
   model: string | undefined;
+  api?: 'ollama' | 'openai' | undefined;
 }
 
 const MAX_MESSAGE = 500;
 
-/** Maps an HTTP error status to the most specific typed error, keeping Ollama's own message. */
-export function httpError(input: HttpErrorInput): Error {
-  const { serverUrl, endpoint, status, statusText, headers, text, model } = input;
-  let ollamaMessage: string | undefined;
+/** The server's own message in an error body: Ollama's `{error}`, OpenAI's `{error:{message}}`, vLLM's `{message}`. */
+function serverMessageOf(text: string): string | undefined {
   try {
-    const parsed = OllamaErrorBodySchema.safeParse(JSON.parse(text));
-    if (parsed.success) ollamaMessage = parsed.data.error;
+    const json: unknown = JSON.parse(text);
+    const ollama = OllamaErrorBodySchema.safeParse(json);
+    if (ollama.success) return ollama.data.error;
+    const openai = OpenAiErrorMessage.safeParse(json);
+    if (openai.success) return openai.data;
   } catch {
     // not JSON: a proxy or another server answered
   }
-  // Ollama itself has no auth; a 401/407 comes from a proxy in front of it (Vast's Caddy).
-  if (status === 401 || status === 407) {
-    return new LlmServerAuthError(serverUrl, status, headers.get('www-authenticate'));
+  return undefined;
+}
+
+/** Maps an HTTP error status to the most specific typed error, keeping the server's own message. */
+export function httpError(input: HttpErrorInput): Error {
+  const { serverUrl, endpoint, status, statusText, headers, text, model } = input;
+  const ollamaMessage = serverMessageOf(text);
+  // Ollama itself has no auth (a 401/407 comes from a proxy in front of it, Vast's Caddy); an
+  // OpenAI-compatible server started with --api-key wants its key.
+  if (status === 401 || status === 407 || (status === 403 && input.api === 'openai')) {
+    return new LlmServerAuthError(serverUrl, status, headers.get('www-authenticate'), input.api === 'openai' ? 'openai' : 'proxy');
   }
   const message = (ollamaMessage ?? text.trim()).slice(0, MAX_MESSAGE) || `HTTP ${status} ${statusText}`.trim();
-  if (ollamaMessage !== undefined && status === 404 && /not found/i.test(ollamaMessage)) {
+  if (ollamaMessage !== undefined && status === 404 && /not found|does not exist/i.test(ollamaMessage)) {
     return new ModelNotFoundError(serverUrl, message, endpoint, model);
   }
-  if (ollamaMessage !== undefined && status === 400 && /does not support tools/i.test(ollamaMessage)) {
+  // Ollama: "<name> does not support tools"; vLLM without --enable-auto-tool-choice: '"auto" tool choice requires --enable-auto-tool-choice…'.
+  if (ollamaMessage !== undefined && status === 400 && /does not support tools|tool choice requires|tool_choice|tools? (are|is) not supported/i.test(ollamaMessage)) {
     return new ToolsUnsupportedError(serverUrl, message, endpoint, model);
   }
   return new LlmServerHttpError(serverUrl, status, message, endpoint);

@@ -1,7 +1,8 @@
 /**
  * The chat contract the built-in agent codes against. LlmServerClient implements it over
- * Ollama's /api/chat; tests may implement it with a stub. Field names follow Ollama's wire
- * format where one exists, so transcripts read the same in logs and in Ollama's docs.
+ * Ollama's /api/chat, OpenAiClient over /v1/chat/completions; tests may implement it with a stub.
+ * Field names follow Ollama's wire format where one exists, so transcripts read the same in logs
+ * and in Ollama's docs; the OpenAI client translates (openai-chat-wire.ts).
  */
 
 /** One tool call requested by the model. `arguments` is always an object (Ollama's native form). */
@@ -87,6 +88,8 @@ export interface ChatRequest {
   stream?: boolean;
   /** Per-call timeout in ms (whole call when not streamed, idle gap when streamed). */
   timeoutMs?: number;
+  /** A streamed call's bound on the whole answer, however it trickles (default DEFAULT_TURN_DEADLINE_MS). */
+  deadlineMs?: number;
   /** Streamed text as it arrives (content and/or thinking deltas). */
   onDelta?: (delta: { content?: string; thinking?: string }) => void;
   /** Told when the request is handed to the network, its body built (what "request sent" means when timing it). */

@@ -104,10 +104,14 @@ export class LlmServerAuthError extends LlmError {
     readonly url: string,
     readonly status: number,
     readonly challenge: string | null,
+    /** `proxy`: an auth proxy in front of Ollama; `openai`: an OpenAI-compatible server started with an API key. */
+    readonly who: 'proxy' | 'openai' = 'proxy',
   ) {
     super(
-      `llmserver at ${url} refused our credentials (HTTP ${status}${challenge ? `, ${challenge}` : ''}); ` +
-        'an auth proxy sits in front of Ollama: send its token as Authorization: Bearer <token>',
+      who === 'openai'
+        ? `the OpenAI-compatible server at ${url} refused the request (HTTP ${status} Unauthorized): it wants an API key; set backend_api_key (CLI: BENCHDESK_BACKEND_API_KEY)`
+        : `llmserver at ${url} refused our credentials (HTTP ${status}${challenge ? `, ${challenge}` : ''}); ` +
+            'an auth proxy sits in front of Ollama: send its token as Authorization: Bearer <token>',
     );
   }
 }
@@ -139,6 +143,24 @@ export class LlmStreamError extends LlmError {
       kind === 'error_line'
         ? `${serverMessage} (in the ${endpoint} stream from llmserver ${url})`
         : `the ${endpoint} stream from llmserver ${url} ended before completion`,
+    );
+  }
+}
+
+/** An answer passed a byte cap (see stream-limits.ts): an endless stream, or a line that never ends. */
+export class LlmResponseTooLargeError extends LlmError {
+  override name = 'LlmResponseTooLargeError';
+  override readonly code: string = 'llmserver_response_too_large';
+  constructor(
+    readonly url: string,
+    readonly endpoint: string,
+    readonly what: 'response' | 'line',
+    readonly limit: number,
+  ) {
+    super(
+      what === 'line'
+        ? `llmserver at ${url} sent a line longer than ${Math.round(limit / 1024)} KiB on ${endpoint}: stopped reading (not the API's line-per-chunk stream)`
+        : `llmserver at ${url} sent more than ${Math.round(limit / (1024 * 1024))} MiB on ${endpoint}: stopped reading`,
     );
   }
 }

@@ -14,6 +14,9 @@ import { ChatAccumulator, toWireMessage } from './chat-wire';
 import { LlmError, LlmResponseShapeError, LlmStreamError } from './errors';
 import { psModelToEntry, tagsModelToEntry } from './model-entry';
 import { warmupModel, type WarmupOptions, type WarmupResult } from './warmup';
+import type { BackendCallOptions, BackendWire, LlmBackend, ModelFacts } from './backend-port';
+import { sameModel } from './model-name';
+import { DEFAULT_TURN_DEADLINE_MS, STREAM_LIMITS } from './stream-limits';
 
 /** Default bound of one non-streamed call (list, ps, show, version, unload). */
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
@@ -66,9 +69,12 @@ export interface LoadOptions extends CallOptions {
 interface InternalCall extends CallOptions {
   timeoutMode?: 'deadline' | 'idle';
   onSend?: (() => void) | undefined;
+  deadlineMs?: number | undefined;
+  maxResponseBytes?: number | undefined;
 }
 
-export class LlmServerClient implements LlmChat {
+export class LlmServerClient implements LlmChat, LlmBackend {
+  readonly api = 'ollama' as const;
   /** Normalised URL without credentials: safe to show, log and store. */
   readonly baseUrl: string;
   private readonly headers: Record<string, string>;
@@ -82,6 +88,27 @@ export class LlmServerClient implements LlmChat {
     this.headers = { ...(authorization && !explicitAuth ? { Authorization: authorization } : {}), ...options.headers };
     this.timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.baseFetch = options.fetch ?? globalThis.fetch;
+  }
+
+  wire(): BackendWire {
+    const url = new URL(this.baseUrl);
+    return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, ''), headers: { ...this.headers } };
+  }
+
+  isModel(listed: string, asked: string): boolean {
+    return sameModel(listed, asked);
+  }
+
+  /** A small request (GET /api/version): the network's round trip. */
+  async ping(options: BackendCallOptions = {}): Promise<void> {
+    await this.version(options);
+  }
+
+  /** The model's context (/api/show), tool support and digest (/api/tags). */
+  async describeModel(model: string, options: BackendCallOptions = {}): Promise<ModelFacts> {
+    const [info, models] = await Promise.all([this.show(model, options), this.listModels(options)]);
+    const digest = models.find((m) => sameModel(m.name, model))?.digest ?? null;
+    return { context_length: info.context_length, digest, supports_tools: info.supports_tools, engine: 'ollama' };
   }
 
   /** GET /api/version → "0.15.2". Also a cheap reachability probe. */
@@ -135,7 +162,7 @@ export class LlmServerClient implements LlmChat {
     options: { idleTimeoutMs?: number } = {},
   ): Promise<void> {
     const endpoint = 'POST /api/pull';
-    const call: InternalCall = { signal, timeoutMs: options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS, timeoutMode: 'idle' };
+    const call: InternalCall = { signal, timeoutMs: options.idleTimeoutMs ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS, timeoutMode: 'idle', maxResponseBytes: STREAM_LIMITS.pullResponseBytes };
     await this.call(endpoint, call, async (o) => {
       const stream = await o.pull({ model, stream: true });
       let succeeded = false;
@@ -183,6 +210,8 @@ export class LlmServerClient implements LlmChat {
       timeoutMs: request.timeoutMs ?? (stream ? DEFAULT_STREAM_IDLE_TIMEOUT_MS : DEFAULT_LONG_CALL_TIMEOUT_MS),
       timeoutMode: stream ? 'idle' : 'deadline',
       onSend: request.onSend,
+      deadlineMs: request.deadlineMs ?? (stream ? DEFAULT_TURN_DEADLINE_MS : undefined),
+      maxResponseBytes: STREAM_LIMITS.chatResponseBytes,
     };
     const body = {
       model: request.model,
@@ -218,6 +247,9 @@ export class LlmServerClient implements LlmChat {
       timeoutMs: options.timeoutMs ?? this.timeoutMs,
       timeoutMode: options.timeoutMode ?? 'deadline',
       onSend: options.onSend,
+      deadlineMs: options.deadlineMs,
+      maxResponseBytes: options.maxResponseBytes,
+      api: 'ollama',
     });
     // One ollama-js instance per call: its fetch is where the per-call signal lives. Construction
     // only formats the host, so this costs nothing.

@@ -40,7 +40,7 @@ export type BackendFacts = { backend_api: SpokenBackendApi | null; backend_versi
 
 /** The calls readBackendFacts needs: Ollama's LlmServerClient has both; an OpenAI-compatible client answers what it can. */
 export type BackendFactsSource = {
-  version(options?: { signal?: AbortSignal }): Promise<string>;
+  version(options?: { signal?: AbortSignal }): Promise<string | null>;
   listModels(options?: { signal?: AbortSignal }): Promise<readonly { name: string; digest?: string | null }[]>;
 };
 

@@ -7,7 +7,8 @@
  */
 export const CHARS_PER_TOKEN = 4;
 
-const TEXT = [
+/** The shipped story, paragraph by paragraph (project-written prose). */
+export const STORY_PARAGRAPHS: readonly string[] = [
   'The harbour town woke slowly in the grey hour before sunrise. Fishing boats rocked against the stone quay, their ropes creaking as the tide turned, and a thin mist lay over the water like a sheet that nobody had folded away.',
   'Along the market street the shopkeepers lifted their shutters one by one. A baker carried trays of bread to the window, a cobbler sorted the boots he had promised for the end of the week, and a young clerk at the shipping office counted the crates listed for the morning ferry.',
   'Everyone in the town knew the weather by the colour of the cliffs. When the rock glowed orange the day would be calm; when it turned the colour of slate the boats stayed in, and the harbour master chalked a warning on the board outside his door.',
@@ -20,7 +21,8 @@ const TEXT = [
   'The observatory stood on the headland, a white dome that had not turned in years. Inside, the old telescope still pointed at the patch of sky where a comet had been seen a generation ago, as if the instrument were waiting for it to come back.',
   'The traveller set down her case, opened the shutters of the dome and began to measure the mechanism with a steel rule, writing figures in a notebook in a small, exact hand. By evening she knew why the dome no longer turned, and what it would take to make it move again.',
   'When the sun went down behind the cliffs the harbour master rubbed out his uncertain warning and wrote a single word instead: clear. Out on the headland, for the first time in twenty years, the white dome began to turn.',
-].join('\n\n');
+];
+const TEXT = STORY_PARAGRAPHS.join('\n\n');
 
 /** About `tokens` tokens of prose for request number `index` (the text repeats when more is asked). */
 export function promptOfTokens(tokens: number, index: number): string {

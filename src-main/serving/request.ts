@@ -1,15 +1,22 @@
-import type { LlmChat } from '../llm/chat-types';
+import { z } from 'zod';
+import type { ServingRequestRecord } from '../../shared';
+import { OllamaMetricsSchema } from '../llm/ollama-wire';
+import { OpenAiUsageSchema } from '../llm/openai-wire';
+import type { WorkerRecord } from './worker/protocol';
 
 /**
- * One timed serving request: a streamed /api/chat with `options.num_predict`, every chunk timed
- * with performance.now() on arrival. Definitions are vLLM benchmark_serving's:
- * - TTFT: request sent (handed to the network, its body built, as vLLM starts its clock) → the first chunk with generated text (content, or a thinking model's
- *   thinking, which Ollama streams apart and counts in eval_count too);
- * - ITL: the gaps between successive chunks with generated text;
- * - e2e: request sent → the final chunk;
- * - TPOT: (e2e − TTFT) / (output tokens − 1), output tokens being the final chunk's eval_count.
+ * One measured request, as the level's figures use it. The worker times it (definitions are
+ * vLLM benchmark_serving's):
+ * - TTFT: request sent (its body handed to the socket) → the first chunk with generated text
+ *   (content, or a thinking model's reasoning). A role-only first chunk (vLLM's chat API) does not
+ *   count: vLLM's own chat client does count it (see docs/serving.md);
+ * - ITL: the gaps between successive chunks with text;
+ * - e2e: request sent → the answer's last event;
+ * - TPOT: (e2e − TTFT) / (output tokens − 1).
+ * Output tokens are the server's count: Ollama's final `eval_count`, OpenAI's `usage.completion_tokens`;
+ * a server that gives neither is counted one token per chunk with text. The final chunk (the only
+ * one the worker does not read cheaply) is validated here.
  */
-
 export type RequestSample = {
   ok: true;
   ttftMs: number;
@@ -19,71 +26,70 @@ export type RequestSample = {
   itlMs: number[];
   outputTokens: number;
   promptTokens: number;
-  /** Ollama's own counters of the final chunk (eval_duration in ns); null when the server left them out. */
+  /** What the request asked for (max_tokens / num_predict). */
+  askedTokens: number;
+  /** Ollama's own counters of the final chunk (eval_duration in ns); null elsewhere. */
   evalCount: number | null;
   evalDurationNs: number | null;
+  startedAtMs: number;
+  finishReason: string | null;
 };
-export type RequestFailure = { ok: false; error: string };
+export type RequestFailure = { ok: false; error: string; startedAtMs: number; ttftMs: number | null };
 export type RequestOutcome = RequestSample | RequestFailure;
 
-export type TimedChatInput = {
-  model: string;
-  prompt: string;
-  outputTokens: number;
-  /** Used when the server does not report prompt_eval_count. */
-  promptTokensEstimate: number;
-  signal: AbortSignal;
-  now?: () => number;
-};
+const FinalSchema = z.union([OllamaMetricsSchema.extend({ done: z.literal(true) }), OpenAiUsageSchema]);
 
-/** Runs one request; a failure is returned (its message kept), an abort of `signal` is thrown. */
-export async function timedChat(client: LlmChat, input: TimedChatInput): Promise<RequestOutcome> {
-  const now = input.now ?? (() => performance.now());
-  const itlMs: number[] = [];
-  let first: number | null = null;
-  let last = 0;
-  let chunks = 0;
-  // Restarted when the client hands the request to the network; before that it is building the request.
-  let sent = now();
-  try {
-    const result = await client.chat({
-      model: input.model,
-      messages: [{ role: 'user', content: input.prompt }],
-      options: { num_predict: input.outputTokens },
-      stream: true,
-      signal: input.signal,
-      onSend: () => {
-        sent = now();
-      },
-      onDelta: (delta) => {
-        if (!delta.content && !delta.thinking) return;
-        const t = now();
-        if (first === null) first = t;
-        else itlMs.push(t - last);
-        last = t;
-        chunks++;
-      },
-    });
-    const end = now();
-    if (first === null) return { ok: false, error: 'the answer carried no generated text' };
-    const ttftMs = (first as number) - sent;
-    const e2eMs = end - sent;
-    const evalCount = result.metrics.eval_count ?? null;
-    // Without the server's count, each chunk is one token (what Ollama streams).
-    const outputTokens = evalCount ?? chunks;
-    return {
-      ok: true,
-      ttftMs,
-      e2eMs,
-      tpotMs: outputTokens > 1 ? (e2eMs - ttftMs) / (outputTokens - 1) : null,
-      itlMs,
-      outputTokens,
-      promptTokens: result.metrics.prompt_eval_count ?? input.promptTokensEstimate,
-      evalCount,
-      evalDurationNs: result.metrics.eval_duration ?? null,
-    };
-  } catch (err) {
-    if (input.signal.aborted) throw input.signal.reason instanceof Error ? input.signal.reason : err;
-    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+/** A worker's record as an outcome: its final chunk validated, the server's counts taken. */
+export function toOutcome(record: WorkerRecord): RequestOutcome {
+  const fail = (error: string): RequestFailure => ({ ok: false, error, startedAtMs: record.startedAtMs, ttftMs: record.ttftMs });
+  if (record.error !== null) return fail(record.error);
+  if (record.ttftMs === null || record.e2eMs === null) return fail('the answer carried no generated text');
+  let evalCount: number | null = null;
+  let evalDurationNs: number | null = null;
+  let promptTokens: number | null = null;
+  if (record.final !== null && record.final !== undefined) {
+    const parsed = FinalSchema.safeParse(record.final);
+    if (!parsed.success) return fail(`the answer's final chunk is not what the API documents: ${z.prettifyError(parsed.error)}`);
+    const final = parsed.data;
+    if ('done' in final) {
+      evalCount = final.eval_count ?? null;
+      evalDurationNs = final.eval_duration ?? null;
+      promptTokens = final.prompt_eval_count ?? null;
+    } else {
+      evalCount = final.completion_tokens ?? null;
+      promptTokens = final.prompt_tokens ?? null;
+    }
   }
+  const outputTokens = evalCount ?? record.textChunks;
+  const isOllama = record.final !== null && typeof record.final === 'object' && 'done' in record.final;
+  return {
+    ok: true,
+    ttftMs: record.ttftMs,
+    e2eMs: record.e2eMs,
+    tpotMs: outputTokens > 1 ? (record.e2eMs - record.ttftMs) / (outputTokens - 1) : null,
+    itlMs: record.itlMs,
+    outputTokens,
+    promptTokens: promptTokens ?? record.promptTokens,
+    askedTokens: record.askedTokens,
+    evalCount: isOllama ? evalCount : null,
+    evalDurationNs,
+    startedAtMs: record.startedAtMs,
+    finishReason: record.finishReason,
+  };
+}
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** The row of `GET /v1/jobs/{id}/requests` (design §13b). */
+export function requestRecord(level: number, outcome: RequestOutcome, itlCount: number): ServingRequestRecord {
+  return {
+    level,
+    started_at_ms: round3(Math.max(0, outcome.startedAtMs)),
+    ttft_ms: outcome.ttftMs === null ? null : round3(outcome.ttftMs),
+    e2e_ms: outcome.ok ? round3(outcome.e2eMs) : null,
+    output_tokens: outcome.ok ? outcome.outputTokens : null,
+    itl_count: outcome.ok ? itlCount : 0,
+    finish_reason: outcome.ok ? outcome.finishReason : null,
+    error: outcome.ok ? null : outcome.error,
+  };
 }

@@ -28,10 +28,10 @@ describe('percentile (linear interpolation, numpy default)', () => {
 });
 
 describe('latencyStats', () => {
-  it('sorts the raw samples itself and gives mean, p50, p90, p99', () => {
-    // sorted: 1 2 3 4 5 6 7 8 9 10; mean 5.5; p50 h=4.5 → 5.5; p90 h=8.1 → 9.1; p99 h=8.91 → 9.91
+  it('sorts the raw samples itself and gives mean, std, p50, p90, p95, p99', () => {
+    // sorted: 1 2 3 4 5 6 7 8 9 10; mean 5.5; population std sqrt(8.25) = 2.8723; p50 h=4.5 → 5.5; p90 h=8.1 → 9.1; p95 h=8.55 → 9.55; p99 h=8.91 → 9.91
     const stats = latencyStats([10, 1, 9, 2, 8, 3, 7, 4, 6, 5]);
-    expect(stats).toEqual({ mean: 5.5, p50: 5.5, p90: 9.1, p99: 9.91 });
+    expect(stats).toEqual({ mean: 5.5, std: 2.872, p50: 5.5, p90: 9.1, p95: 9.55, p99: 9.91 });
   });
 
   it('is null without samples', () => {

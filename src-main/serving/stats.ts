@@ -20,17 +20,26 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
-/** Mean, p50, p90 and p99 of the samples (ms, rounded to 1 µs); null without samples. */
+/**
+ * Mean, standard deviation, p50, p90, p95 and p99 of the samples (ms, rounded to 1 µs); null
+ * without samples. The deviation is the population one (numpy's np.std, ddof 0), which vLLM's
+ * benchmark prints.
+ */
 export function latencyStats(samples: readonly number[]): LatencyStats | null {
   if (samples.length === 0) return null;
   const sorted = Float64Array.from(samples).sort();
   const values = Array.from(sorted);
   let sum = 0;
   for (const x of values) sum += x;
+  const mean = sum / values.length;
+  let squares = 0;
+  for (const x of values) squares += (x - mean) ** 2;
   return {
-    mean: round3(sum / values.length),
+    mean: round3(mean),
+    std: round3(Math.sqrt(squares / values.length)),
     p50: round3(percentile(values, 50)),
     p90: round3(percentile(values, 90)),
+    p95: round3(percentile(values, 95)),
     p99: round3(percentile(values, 99)),
   };
 }

@@ -33,6 +33,7 @@ const params = (over: Partial<DriverAskParams> = {}): DriverAskParams => ({
   model: 'llama3.1:8b',
   kubeconfig: k8s.kubeconfigPath,
   backend_type: 'llmserver',
+  backend_api: 'ollama',
   backend_url: 'http://127.0.0.1:11434/',
   ...over,
 });

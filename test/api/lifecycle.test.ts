@@ -161,7 +161,7 @@ describe('restart and shutdown', () => {
     const done: JobRecord = { ...base, job_id: 'already-done', kind: 'llm-instance', status: 'queued', request: llmRequest };
     await first.bd.store.createJob(done);
     await first.bd.store.updateJob(done.job_id, { status: 'running' });
-    await first.bd.store.updateJob(done.job_id, { status: 'succeeded', result: { mode: 'existing', backend_url: 'http://ok:1', models: [] } });
+    await first.bd.store.updateJob(done.job_id, { status: 'succeeded', result: { mode: 'existing', backend_url: 'http://ok:1', models: [], backend_api: 'ollama' } });
 
     const maxSeqBefore = Math.max(0, ...(await first.bd.store.listEvents(done.job_id)).map((e) => e.seq));
     const probe = await submit(first, '/v1/jobs/llm-instance', bodies.llm('fail'));
@@ -182,7 +182,7 @@ describe('restart and shutdown', () => {
     expect(evs).toEqual(['marketplace.instance.destroy:info', 'job.failed:error']);
 
     const ran = await waitForStatus(second.bd, queued.job_id, 'succeeded');
-    expect(ran.result).toEqual({ mode: 'existing', backend_url: 'http://ok:1', models: [{ name: 'echo' }] });
+    expect(ran.result).toEqual({ mode: 'existing', backend_url: 'http://ok:1', models: [{ name: 'echo' }], backend_api: 'ollama' });
     expect(second.recorder.runs.get(queued.job_id)).toBe(1);
     expect(second.recorder.runs.has(done.job_id)).toBe(false);
     expect((await second.bd.store.getJob(done.job_id))?.status).toBe('succeeded');

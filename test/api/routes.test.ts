@@ -107,6 +107,7 @@ describe('POST job routes', () => {
     expect(job.request).toEqual({
       backend_url: 'http://ok:11434',
       backend_type: 'llmserver',
+      backend_api: 'auto',
       backend_warmup: true,
       backend_warmup_timeout: 300,
       marketplace: false,

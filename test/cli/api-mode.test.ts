@@ -251,8 +251,8 @@ describe('benchdesk against the running app', () => {
     const args = (extra: string[]) => ['run-agentic-agent', '-q', 'Why?', '-m', 'llama3.1:8b', '--backend-url', `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, '--api-url', apiUrl, ...extra];
     const interrupt = async (extra: string[]): Promise<{ run: CliRun; jobId: string }> => {
       const p = spawnCli(cliPath, args(extra), env);
-      // The CLI is following the job (its progress shows the warm-up), which hangs on the silent llmserver.
-      await waitFor('the warm-up to start', () => /llmserver\.warmup started/.test(p.stderr()));
+      // The CLI is following the job (its progress shows the API's detection, backend_api auto), which hangs on the silent llmserver.
+      await waitFor('the detection to start', () => /llmserver\.detect started/.test(p.stderr()));
       p.child.kill('SIGINT');
       const run = await p.done;
       return { run, jobId: /job (\S+) accepted/.exec(run.stderr)?.[1] ?? '' };

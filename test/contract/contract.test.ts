@@ -130,6 +130,9 @@ describe('unary operations', () => {
     expect(await bad({ concurrency: 4 })).toMatchObject({ status: 422, errors: [{ path: 'concurrency' }] });
     expect(await bad({ concurrency: [2, 8], requests_per_level: 4 })).toMatchObject({ status: 422, errors: [{ path: 'requests_per_level' }] });
     expect(await bad({ output_tokens: 0 })).toMatchObject({ status: 422, errors: [{ path: 'output_tokens' }] });
+    // Its per-request records (none from the test handler): the CSV header alone, the same everywhere; another kind is a 404.
+    expect(await same('getJobRequests', (c) => c.getJobRequests({ job_id: jobId, format: 'csv' }))).toEqual({ ok: 'level,started_at_ms,ttft_ms,e2e_ms,output_tokens,itl_count,finish_reason,error\n' });
+    expect(problemOf(await same('getJobRequests', (c) => c.getJobRequests({ job_id: 'no-such-job' })))).toMatchObject({ status: 404 });
   });
 
   it('getJob, listJobs, getJobEvents and getMetricsSummary see the same records', async () => {

@@ -29,6 +29,7 @@ export function stubProviders(): Pick<Providers, 'estimate' | 'catalog' | 'listL
     listLlmModels: async (q: LlmModelsQuery): Promise<LlmModelsResponse> => ({
       backend_url: q.backend_url,
       backend_type: 'llmserver',
+      backend_api: 'ollama',
       models: [{ name: 'llama3:8b' }],
       running_models: [],
     }),

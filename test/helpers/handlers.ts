@@ -1,5 +1,7 @@
 import { JobFailure, type AnyJobHandler, type JobContext, type JobHandler } from '../../src-main/engine/types';
 import type { AgentResult, BenchmarkResult, JobKind, JobRecord, LlmInstanceExistingResult, ServingBenchmarkRequest, ServingBenchmarkResult, SuiteResult } from '../../shared';
+import { servingLevels } from '../../shared';
+import { summarizeLevel } from '../../src-main/serving/summary';
 
 /**
  * Test job handlers for every kind. The behaviour is chosen by the request:
@@ -204,27 +206,17 @@ export function testServingResult(answer: string, request: ServingBenchmarkReque
     backend_url: request.backend_url ?? '',
     prompt_tokens: request.prompt_tokens,
     output_tokens: request.output_tokens,
-    requests_per_level: request.requests_per_level,
+    requests_per_level: request.requests_per_level ?? null,
     warmup_requests: request.warmup_requests,
-    levels: request.concurrency.map((concurrency) => ({
-      concurrency,
-      requests: 0,
-      failed: 0,
-      first_error: null,
-      duration_s: 0,
-      request_throughput: 0,
-      output_tokens_per_s: 0,
-      total_tokens_per_s: 0,
-      output_tokens: 0,
-      prompt_tokens: 0,
-      ttft_ms: null,
-      tpot_ms: null,
-      itl_ms: null,
-      e2e_ms: null,
-      server_tokens_per_s: null,
-      usd_per_million_output_tokens: null,
-    })),
-    best: { by_throughput: null, by_cost: null },
+    levels: servingLevels(request).map((spec) => summarizeLevel({ spec, outcomes: [], durationMs: 0, started: 0, firstStartMs: null, lastStartMs: null, stopped: null }, null, null)),
+    best: { by_throughput: null, by_cost: null, by_throughput_level: null, by_cost_level: null, by_slo: null },
+    backend_api: 'ollama',
+    network_rtt_ms: null,
+    duration_s: null,
+    dataset: request.dataset,
+    slo: null,
+    warnings: [],
+    manifest: null,
     contract_id: null,
     phases: [],
     cost: { dph_total: 0, rented_seconds: 0, cost_usd: 0 },
@@ -274,5 +266,5 @@ export function testSuiteResult(answer: string, request: { suite_id: string; age
 
 /** An existing-llmserver result: the request's URL, and the answer as the one model listed. */
 export function testLlmResult(backendUrl: string | undefined, answer: string): LlmInstanceExistingResult {
-  return { mode: 'existing', backend_url: backendUrl ?? '', models: [{ name: answer }] };
+  return { mode: 'existing', backend_url: backendUrl ?? '', models: [{ name: answer }], backend_api: 'ollama' };
 }

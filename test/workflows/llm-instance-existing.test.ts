@@ -83,7 +83,8 @@ describe('llm-instance, existing backend', () => {
     expect(job.status).toBe('failed');
     expect(job.error).toContain(url);
     expect(job.error_code).toBeTruthy();
-    const failed = events.find((e) => line(e) === 'llmserver.models:error');
+    // backend_api auto: the detection is the first call, and the one that fails.
+    const failed = events.find((e) => line(e) === 'llmserver.detect:error' || line(e) === 'llmserver.models:error');
     expect(failed?.message).toContain(url);
     expect(events.at(-1)).toMatchObject({ event: 'job.failed', status: 'error' });
   });

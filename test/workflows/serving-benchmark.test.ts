@@ -23,7 +23,7 @@ async function harness(options: HarnessOptions = {}): Promise<Harness> {
     vast: true,
     ollama: {
       models: DEFAULT_FAKE_MODELS,
-      registry: [{ name: MODEL, size: 19_851_336_256, family: 'qwen2', parameter_size: '32.8B' }],
+      registry: [{ name: MODEL, size: 19_851_336_256, family: 'qwen2', parameter_size: '32.8B', context_length: 32_768 }],
       knobs: { serving: TIMING },
     },
     ...options,

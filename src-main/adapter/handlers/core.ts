@@ -12,6 +12,7 @@ type CoreOperation =
   | 'getJob'
   | 'cancelJob'
   | 'getJobEvents'
+  | 'getJobRequests'
   | 'streamJobEvents'
   | 'streamEvents'
   | 'listCatalog'
@@ -53,6 +54,16 @@ export function coreHandlers(service: BenchdeskService): Pick<OperationHandlers,
       // After the job's own check: another tenant's job is a 404 whatever the position.
       if (from !== undefined) assertKnownPosition(service, from, last_event_id !== undefined ? 'Last-Event-ID' : 'after');
       return events;
+    },
+    async getJobRequests(ctx, input) {
+      const { job_id, format } = parseInput('getJobRequests', input);
+      const text = await service.getJobRequests(ctx.tenantId, job_id, format);
+      // Over HTTP the JSONL or CSV is the body itself, with its media type.
+      if (ctx.responseHeaders) {
+        ctx.responseHeaders['content-type'] = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
+        ctx.responseHeaders['content-disposition'] = `attachment; filename="${job_id}-requests.${format}"`;
+      }
+      return text;
     },
     async streamJobEvents(ctx, input) {
       return openJobEventStream(service, ctx, parseInput('streamJobEvents', input));

@@ -1,6 +1,7 @@
 import type { AgentResult } from '../../../shared/results';
 import type { ChatMessage, ChatModelOptions, ChatResult, ChatToolCall, ChatToolDefinition, LlmChat } from '../../llm/chat-types';
 import { ToolsUnsupportedError } from '../../llm/errors';
+import { DEFAULT_TURN_DEADLINE_MS } from '../../llm/stream-limits';
 import { AgentError } from '../errors';
 import { elapsedMs, timed } from '../../events/timed';
 import { safeSink, type AgentEventSink } from '../events';
@@ -34,6 +35,8 @@ export type BuiltinAgentOptions = {
   chatOptions?: ChatModelOptions;
   /** Per chat call (idle gap when streamed), passed to the LLM client. */
   chatTimeoutMs?: number;
+  /** The longest one turn (one chat call) may take in all, however it streams (default DEFAULT_TURN_DEADLINE_MS). */
+  turnDeadlineMs?: number;
 };
 
 type ToolTrace = { tool: string; arguments: Record<string, unknown>; ok: boolean; chars: number };
@@ -43,18 +46,10 @@ function argumentsLabel(args: Record<string, unknown>): string {
   return json.length > MAX_ARGUMENT_LABEL_CHARS ? `${json.slice(0, MAX_ARGUMENT_LABEL_CHARS)}…` : json;
 }
 
-export async function runBuiltinAgent(question: string, options: BuiltinAgentOptions): Promise<AgentResult> {
-  const started = performance.now();
-  const sink = safeSink(options.onEvent);
-  const tools = options.tools ?? KUBERNETES_TOOLS;
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const definitions: ChatToolDefinition[] = tools.map((t) => t.definition);
-  const maxSteps = Math.max(1, options.maxSteps ?? DEFAULT_MAX_STEPS);
-  const usage = new UsageMeter();
-  const trace: ToolTrace[] = [];
-  const { llm, kube, model, signal } = options;
-
-  const chat = (messages: ChatMessage[], withTools: boolean): Promise<ChatResult> =>
+/** One LLM round of the agent, timed as an `llmserver.chat` event; its usage is added to the meter. */
+function chatRound(options: BuiltinAgentOptions, sink: AgentEventSink, usage: UsageMeter, definitions: ChatToolDefinition[]) {
+  const { llm, model, signal } = options;
+  return (messages: ChatMessage[], withTools: boolean): Promise<ChatResult> =>
     timed(
       sink,
       'llmserver.chat',
@@ -66,6 +61,7 @@ export async function runBuiltinAgent(question: string, options: BuiltinAgentOpt
           signal,
           options: options.chatOptions ?? { temperature: 0 },
           ...(options.chatTimeoutMs ? { timeoutMs: options.chatTimeoutMs } : {}),
+          deadlineMs: options.turnDeadlineMs ?? DEFAULT_TURN_DEADLINE_MS,
         });
         usage.addRound(result.metrics);
         return result;
@@ -82,6 +78,20 @@ export async function runBuiltinAgent(question: string, options: BuiltinAgentOpt
         }),
       },
     );
+}
+
+export async function runBuiltinAgent(question: string, options: BuiltinAgentOptions): Promise<AgentResult> {
+  const started = performance.now();
+  const sink = safeSink(options.onEvent);
+  const tools = options.tools ?? KUBERNETES_TOOLS;
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const definitions: ChatToolDefinition[] = tools.map((t) => t.definition);
+  const maxSteps = Math.max(1, options.maxSteps ?? DEFAULT_MAX_STEPS);
+  const usage = new UsageMeter();
+  const trace: ToolTrace[] = [];
+  const { kube, model, signal } = options;
+
+  const chat = chatRound(options, sink, usage, definitions);
 
   const runTool = async (tool: AgentTool | undefined, name: string, args: Record<string, unknown>): Promise<ToolOutcome> => {
     const start = performance.now();

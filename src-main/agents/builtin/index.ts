@@ -1,17 +1,18 @@
 import type { AgentResult } from '../../../shared/results';
 import type { DriverAskParams } from '../driver-wire';
 import type { LlmChat } from '../../llm/chat-types';
-import { LlmServerClient } from '../../llm/llmserver-client';
+import { backendClient } from '../../llm/open-backend';
 import type { AgentEventSink } from '../events';
 import { runBuiltinAgent, type BuiltinAgentOptions } from './agent';
 import { loadKubeReader, type KubeReader, type KubeReaderOptions } from './kube-client';
 
 export { DEFAULT_MAX_STEPS } from './agent';
 
-/** Makes the chat client for a request's backend_url (tests inject a scripted one). */
-export type LlmFactory = (backendUrl: string) => LlmChat;
+/** Makes the chat client for a request's backend (tests inject a scripted one). */
+export type LlmFactory = (params: Pick<DriverAskParams, 'backend_url' | 'backend_api' | 'backend_api_key'>) => LlmChat;
 
-export const defaultLlmFactory: LlmFactory = (backendUrl) => new LlmServerClient({ baseUrl: backendUrl });
+/** Ollama's /api/chat or an OpenAI-compatible /v1/chat/completions (tools as OpenAI `tools`/`tool_calls`), as the job resolved the API. */
+export const defaultLlmFactory: LlmFactory = (params) => backendClient({ backendUrl: params.backend_url, apiKey: params.backend_api_key }, params.backend_api);
 
 export type BuiltinAskOptions = {
   llmFactory?: LlmFactory;
@@ -34,7 +35,7 @@ function samplingOf(params: DriverAskParams, configured: BuiltinAskOptions['chat
 export async function askBuiltin(params: DriverAskParams, options: BuiltinAskOptions = {}): Promise<AgentResult> {
   const kube = await (options.kubeFactory ?? ((p: string) => loadKubeReader(p, options.kubeOptions)))(params.kubeconfig);
   try {
-    const llm = (options.llmFactory ?? defaultLlmFactory)(params.backend_url);
+    const llm = (options.llmFactory ?? defaultLlmFactory)(params);
     return await runBuiltinAgent(params.question, {
       llm,
       kube,

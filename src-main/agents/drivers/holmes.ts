@@ -29,13 +29,17 @@ export function holmesModelName(model: string): string {
   return LITELLM_OLLAMA_PREFIXES.some((p) => model.startsWith(p)) ? model : `ollama_chat/${model}`;
 }
 
-/** The LiteLLM route for the request's backend_type: an Ollama-compatible llmserver is LiteLLM's ollama_chat. */
+/** The LiteLLM route: an Ollama server is LiteLLM's ollama_chat, an OpenAI-compatible one its openai/ route. */
 function liteLlmModel(params: DriverAskParams): string {
-  switch (params.backend_type) {
-    case 'llmserver':
-    case 'ollama':
-      return holmesModelName(params.model);
-  }
+  if (params.backend_api === 'openai') return params.model.startsWith('openai/') ? params.model : `openai/${params.model}`;
+  return holmesModelName(params.model);
+}
+
+/** Where LiteLLM finds the server: OLLAMA_API_BASE, or OPENAI_API_BASE (…/v1) and its key (LiteLLM wants one even when the server does not). */
+function liteLlmServer(params: DriverAskParams): Record<string, string> {
+  const base = normaliseBackendUrl(params.backend_url);
+  if (params.backend_api !== 'openai') return { OLLAMA_API_BASE: base };
+  return { OPENAI_API_BASE: `${base.replace(/\/v1$/, '')}/v1`, OPENAI_API_KEY: params.backend_api_key ?? 'none' };
 }
 
 export function holmesInvocation(params: DriverAskParams, outputFile: string, baseEnv: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv } {
@@ -44,7 +48,7 @@ export function holmesInvocation(params: DriverAskParams, outputFile: string, ba
     argv: ['holmes', 'ask', `--model=${liteLlmModel(params)}`, '--no-interactive', '--json-output-file', outputFile, '--', params.question],
     env: agentEnvironment(baseEnv, 'holmes', {
       KUBECONFIG: params.kubeconfig,
-      OLLAMA_API_BASE: normaliseBackendUrl(params.backend_url),
+      ...liteLlmServer(params),
       // LiteLLM otherwise downloads its model cost map from the internet when holmes imports it.
       LITELLM_LOCAL_MODEL_COST_MAP: 'True',
     }),

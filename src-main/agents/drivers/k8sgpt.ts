@@ -30,13 +30,9 @@ const MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** `k8sgpt auth add`'s default sampling temperature, written as it would write it. */
 const K8SGPT_DEFAULT_TEMPERATURE = 0.7;
 
-/** k8sgpt's backend for the request's backend_type: an Ollama-compatible llmserver is its `ollama` backend. */
-function k8sgptBackend(params: DriverAskParams): 'ollama' {
-  switch (params.backend_type) {
-    case 'llmserver':
-    case 'ollama':
-      return 'ollama';
-  }
+/** k8sgpt's backend: an Ollama server is its `ollama` backend, an OpenAI-compatible one its `openai` backend with a base URL. */
+function k8sgptBackend(params: DriverAskParams): 'ollama' | 'openai' {
+  return params.backend_api === 'openai' ? 'openai' : 'ollama';
 }
 
 /**
@@ -44,7 +40,15 @@ function k8sgptBackend(params: DriverAskParams): 'ollama' {
  * go-yaml, and YAML 1.2 is a superset of JSON: JSON text needs no YAML quoting rules.
  */
 export function k8sgptConfig(params: DriverAskParams): string {
-  const provider = { name: k8sgptBackend(params),  model: params.model, baseurl: normaliseBackendUrl(params.backend_url), temperature: K8SGPT_DEFAULT_TEMPERATURE };
+  const openai = params.backend_api === 'openai';
+  const base = normaliseBackendUrl(params.backend_url);
+  const provider = {
+    name: k8sgptBackend(params),
+    model: params.model,
+    baseurl: openai ? `${base.replace(/\/v1$/, '')}/v1` : base,
+    ...(openai ? { password: params.backend_api_key ?? 'none' } : {}),
+    temperature: K8SGPT_DEFAULT_TEMPERATURE,
+  };
   return `${JSON.stringify({ ai: { providers: [provider], defaultprovider: '' } }, null, 2)}\n`;
 }
 

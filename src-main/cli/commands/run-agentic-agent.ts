@@ -1,5 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
-import { connectionOf, examples, clusterOf, submitAndFollow, withAgent, withBackend, withConnection, withConnectionOpen, withJobSubmit } from '../common';
+import { backendApiFields, connectionOf, examples, clusterOf, submitAndFollow, withAgent, withBackend, withConnection, withConnectionOpen, withJobSubmit } from '../common';
 import { UsageError } from '../exit-codes';
 
 /** `run-agentic-agent`: an agent answers a question about a Kubernetes cluster with an LLM. */
@@ -16,6 +16,9 @@ export function runAgenticAgentCommand(setExit: (code: number) => void) {
         '# on a recorded cluster (benchdesk snapshot list) instead of a live one',
         'benchdesk run-agentic-agent -q "Why is the checkout pod crash-looping?" -m llama3.1:8b \\',
         '    --backend-url http://127.0.0.1:11434 --snapshot shop-3f9a1c',
+        '# the built-in agent on a vLLM server (tools through OpenAI tool calls); its key from the environment',
+        'BENCHDESK_BACKEND_API_KEY=sk-... benchdesk run-agentic-agent -q "Why is the checkout pod crash-looping?" \\',
+        '    -m Qwen/Qwen2.5-7B-Instruct --backend-url http://gpu-box:8000 --backend-api openai',
         '# another agent, JSON for a script',
         'benchdesk run-agentic-agent -q "What is broken in namespace shop?" -m qwen2.5:7b --agent k8sgpt \\',
         '    --backend-url http://127.0.0.1:11434 --json | jq -r .result.answer',
@@ -30,6 +33,7 @@ export function runAgenticAgentCommand(setExit: (code: number) => void) {
         ...clusterOf(o),
         backend_url: o.backendUrl,
         backend_type: o.backendType,
+        ...backendApiFields(o),
         ...(o.llmserverWarmup !== undefined ? { backend_warmup: o.llmserverWarmup } : {}),
       };
       const code = await withConnectionOpen(connectionOf(o), 'run', (conn) =>

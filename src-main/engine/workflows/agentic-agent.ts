@@ -1,11 +1,11 @@
 import { access, constants } from 'node:fs/promises';
-import type { AgenticAgentRequest, AgentResult, BackendType, ValidationIssue } from '../../../shared';
+import type { AgenticAgentRequest, AgentResult, BackendType, SpokenBackendApi, ValidationIssue } from '../../../shared';
 import { jobErrorCodeOf } from '../../agents/errors';
 import { resolveKubeconfigPath } from '../../agents/kubeconfig-path';
 import type { AgentRegistry } from '../../agents/registry';
 import type { SnapshotLeases } from '../../snapshots/replays';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
-import { agentBackendUrl, backendUrlIssues, llmClient, warmupStep } from './backend';
+import { agentBackendUrl, backendUrlIssues, connectBackend, requestTarget, warmupStep } from './backend';
 import { snapshotIssues, withRequestCluster } from './cluster';
 import { orderedEventSink } from './event-sink';
 
@@ -46,6 +46,9 @@ export async function askAgent(
     kubeconfig?: string | undefined;
     backendUrl: string;
     backendType: BackendType;
+    /** The API the backend speaks (resolved: never auto) and its key, if it wants one. */
+    backendApi: SpokenBackendApi;
+    backendApiKey?: string | undefined;
     progress?: { detail: string; percent: number };
     sampling?: { temperature: number; seed: number | null };
   },
@@ -62,6 +65,8 @@ export async function askAgent(
         backend_type: params.backendType,
         backend_url: params.backendUrl,
         ...(params.sampling ? { temperature: params.sampling.temperature, ...(params.sampling.seed !== null ? { seed: params.sampling.seed } : {}) } : {}),
+        backend_api: params.backendApi,
+        backend_api_key: params.backendApiKey,
       },
       {
         signal: ctx.signal,
@@ -89,8 +94,8 @@ export function agenticAgentWorkflow(deps: AgentWorkflowDeps): JobHandler<'agent
       const { request } = ctx;
       // A snapshot is served for the whole job, and stopped when it ends however it ends.
       return withRequestCluster(ctx, deps.snapshots, request, async (kubeconfig) => {
-        const client = llmClient({ backendUrl: request.backend_url });
-        if (request.backend_warmup) await warmupStep(ctx, client, request.model, request.backend_warmup_timeout);
+        const backend = await connectBackend(ctx, requestTarget(request));
+        if (request.backend_warmup) await warmupStep(ctx, backend, request.model, request.backend_warmup_timeout);
         return askAgent(ctx, deps, {
           agent: request.agent,
           question: request.question,
@@ -99,6 +104,8 @@ export function agenticAgentWorkflow(deps: AgentWorkflowDeps): JobHandler<'agent
           // With its credentials (if the URL has any): the agent makes its own llmserver calls.
           backendUrl: agentBackendUrl({ backendUrl: request.backend_url }),
           backendType: request.backend_type,
+          backendApi: backend.api,
+          backendApiKey: request.backend_api_key,
         });
       });
     },

@@ -1,7 +1,7 @@
 import type { BenchmarkRequest, BenchmarkResult } from '../../../shared';
 import type { JobContext, JobHandler } from '../types';
 import { agentRequestIssues, askAgent, type AgentWorkflowDeps } from './agentic-agent';
-import { agentBackendUrl, backendUrlIssues, llmClient } from './backend';
+import { agentBackendUrl, backendUrlIssues } from './backend';
 import { withRequestCluster } from './cluster';
 import { runOnMachine } from './machine-phases';
 import { marketplaceIssues, type MarketplaceDeps } from './marketplace-instance';
@@ -25,9 +25,9 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
 
   async function runBenchmark(ctx: JobContext<'benchmark'>, kubeconfig: string | undefined): Promise<BenchmarkResult> {
     const { request } = ctx;
-    const { value: answer, target, phases, provisioned, account } = await runOnMachine(ctx, deps, request, {
+    const { value: answer, backend, phases, provisioned, account } = await runOnMachine(ctx, deps, request, {
       phase: 'analysis',
-      run: (machine) =>
+      run: (machine, _instance, client) =>
         askAgent(ctx, deps, {
           agent: request.agent,
           question: request.question,
@@ -35,12 +35,14 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
           kubeconfig,
           backendUrl: agentBackendUrl(machine),
           backendType: request.backend_type,
+          backendApi: client.api,
+          backendApiKey: machine.apiKey,
         }),
     });
     return {
       ...answer,
       model_name: request.model,
-      backend_url: llmClient(target).baseUrl,
+      backend_url: backend.baseUrl,
       contract_id: provisioned?.instanceId ?? null,
       phases,
       ...account,

@@ -1,8 +1,7 @@
 import type { LlmInstanceExistingResult, LlmInstanceMarketplaceResult, LlmInstanceRequest } from '../../../shared';
-import { sameModel } from '../../llm/model-name';
 import type { JobContext, JobHandler } from '../types';
 import { JobFailure } from '../types';
-import { backendUrlIssues, llmClient, warmupStep } from './backend';
+import { backendUrlIssues, connectBackend, llmClient, requestTarget, warmupStep } from './backend';
 import { pullOnInstance } from './ensure-model';
 import { marketplaceIssues, provisionInstance, releaseJobLease, spendLimit, type MarketplaceDeps } from './marketplace-instance';
 import { recoverInstances } from './recover-machine';
@@ -11,16 +10,17 @@ export { ensureModel } from './ensure-model';
 
 async function existingBackend(ctx: JobContext<'llm-instance'>): Promise<LlmInstanceExistingResult> {
   const { request } = ctx;
-  const client = llmClient({ backendUrl: request.backend_url ?? '' });
+  const client = await connectBackend(ctx, requestTarget(request));
   await ctx.setProgress('check', `listing models at ${client.baseUrl}`);
-  const models = await ctx.step('llmserver.models', () => client.listModels({ signal: ctx.signal }), { backend_url: client.baseUrl });
+  const models = await ctx.step('llmserver.models', () => client.listModels({ signal: ctx.signal }), { backend_url: client.baseUrl, backend_api: client.api });
   if (request.model && request.backend_warmup) {
-    if (!models.some((m) => sameModel(m.name, request.model ?? ''))) {
-      throw new JobFailure('model_not_found', `model '${request.model}' is not installed on ${client.baseUrl}; installed: ${models.map((m) => m.name).join(', ') || 'none'}`);
+    if (!models.some((m) => client.isModel(m.name, request.model ?? ''))) {
+      const has = client.api === 'openai' ? 'served' : 'installed';
+      throw new JobFailure('model_not_found', `model '${request.model}' is not ${has} on ${client.baseUrl}; ${has}: ${models.map((m) => m.name).join(', ') || 'none'}`);
     }
     await warmupStep(ctx, client, request.model, request.backend_warmup_timeout);
   }
-  return { mode: 'existing', backend_url: client.baseUrl, models };
+  return { mode: 'existing', backend_url: client.baseUrl, models, backend_api: client.api };
 }
 
 async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: MarketplaceDeps): Promise<LlmInstanceMarketplaceResult> {

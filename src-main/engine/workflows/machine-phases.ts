@@ -4,7 +4,9 @@ import type { ReleaseOutcome } from '../../lease/lease';
 import type { RentRequest } from '../../marketplace/provisioning';
 import { elapsedMs } from '../../events/timed';
 import { JobFailure, type JobContext } from '../types';
-import { llmClient, warmupStep, type BackendTarget } from './backend';
+import type { BackendApi } from '../../../shared';
+import type { LlmBackend } from '../../llm/backend-port';
+import { connectBackend, requestTarget, warmupStep, type BackendTarget } from './backend';
 import type { CostMeter } from './cost-meter';
 import { pullOnInstance } from './ensure-model';
 import { provisionInstance, releaseJobLease, type MarketplaceDeps, type ProvisionedInstance, type SpendRequest } from './marketplace-instance';
@@ -110,14 +112,17 @@ export type MachineJobRequest = RentRequest &
     model: string;
     marketplace: boolean;
     backend_url?: string | null | undefined;
+    backend_api?: BackendApi | undefined;
+    backend_api_key?: string | undefined;
     marketplace_stop_instance: boolean;
     backend_warmup: boolean;
     backend_warmup_timeout: number;
   };
 
 /**
- * A job's run on its llmserver, phase by phase: provision (the given URL, or rent a machine and
- * pull the model and `alsoPull`), warm up, then `work` as its own phase. Once the work is done the
+ * A job's run on its llmserver, phase by phase: provision (the given URL, its API detected when
+ * `auto`, or rent a machine and pull the model and `alsoPull`), warm up, then `work` as its own
+ * phase with the backend's client. Once the work is done the
  * spend limit releases the machine rather than failing the job. Whatever happened, the teardown
  * phase then releases the machine (or says it is kept), and a failure is rethrown after it.
  */
@@ -125,30 +130,45 @@ export async function runOnMachine<W extends string, T>(
   ctx: JobContext,
   deps: MarketplaceDeps,
   request: MachineJobRequest,
-  work: { phase: W; alsoPull?: readonly string[]; run: (target: BackendTarget, instance: ProvisionedInstance | null) => Promise<T> },
+  work: {
+    phase: W;
+    alsoPull?: readonly string[];
+    /** Checks made once the backend answers and before the warm-up (in the provision phase): a refusal here loads nothing. */
+    prepare?: (backend: LlmBackend) => Promise<void>;
+    run: (target: BackendTarget, instance: ProvisionedInstance | null, backend: LlmBackend) => Promise<T>;
+  },
 ) {
   let instance: ProvisionedInstance | null = null;
   const { phases, run, skip } = phaseRunner<'provision' | 'warmup' | 'teardown' | W>(ctx, () => (instance as ProvisionedInstance | null)?.meter ?? null);
-  let outcome: { target: BackendTarget; value: T } | null = null;
+  let outcome: { target: BackendTarget; backend: LlmBackend; value: T } | null = null;
   let failure: unknown = null;
   try {
-    const target = await run('provision', async () => {
-      // The URL as given (credentials included): llmClient splits them off into a header.
-      if (!request.marketplace) return { backendUrl: request.backend_url ?? '' };
+    const { target, backend } = await run('provision', async () => {
+      // The URL as given (credentials included): the client splits them off into a header.
+      if (!request.marketplace) {
+        const given = requestTarget(request);
+        const connected = await connectBackend(ctx, given);
+        await work.prepare?.(connected);
+        return { target: given, backend: connected };
+      }
       const rented = await provisionInstance(ctx, deps, { ...request }, request.marketplace_stop_instance);
       instance = rented;
       for (const model of new Set([request.model, ...(work.alsoPull ?? [])])) await pullOnInstance(ctx, rented, model);
-      return rented.target;
+      // A rented machine runs Ollama (its template); renting an OpenAI server comes with the lease.
+      const onMachine: BackendTarget = { ...rented.target, api: 'ollama' };
+      const connected = await connectBackend(ctx, onMachine);
+      await work.prepare?.(connected);
+      return { target: onMachine, backend: connected };
     });
-    if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, llmClient(target), request.model, request.backend_warmup_timeout));
+    if (request.backend_warmup) await run('warmup', () => warmupStep(ctx, backend, request.model, request.backend_warmup_timeout));
     else skip('warmup');
     const value = await run(work.phase, async () => {
-      const done = await work.run(target, instance as ProvisionedInstance | null);
+      const done = await work.run(target, instance as ProvisionedInstance | null, backend);
       // The work is paid for: from here the spend limit releases the machine, it no longer fails the job.
       (instance as ProvisionedInstance | null)?.meter.workDone();
       return done;
     });
-    outcome = { target, value };
+    outcome = { target, backend, value };
   } catch (err) {
     failure = err;
   }

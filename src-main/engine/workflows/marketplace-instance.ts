@@ -19,6 +19,8 @@ import { waitForOllama } from './llm-ready';
  */
 
 export type MarketplaceDeps = {
+  /** The data dir: where a serving job keeps its per-request records. */
+  dataDir: string;
   /** Every rented machine's lease, and the ledger of what they cost. */
   leases: Leases;
   /** The key in use (a job needs one to rent). */

@@ -6,6 +6,7 @@ import { machineUsd } from '../../lease/cost';
 import { elapsedMs, errorMessageOf } from '../../events/timed';
 import type { JobContext } from '../types';
 import { askAgent, type AgentWorkflowDeps } from './agentic-agent';
+import type { LlmBackend } from '../../llm/backend-port';
 import { agentBackendUrl, llmClient, type BackendTarget } from './backend';
 import { withSnapshotServed } from './cluster';
 import type { ProvisionedInstance } from './marketplace-instance';
@@ -26,6 +27,8 @@ export type ScenarioRun = {
   index: number;
   total: number;
   target: BackendTarget;
+  /** The suite's backend (Ollama or OpenAI-compatible, detected once): the agent's and, by default, the judge's. */
+  backend: LlmBackend;
   instance: ProvisionedInstance | null;
   /** The seed this run sends (null: none). */
   seed: number | null;
@@ -45,6 +48,8 @@ async function ask(ctx: JobContext<'suite'>, deps: AgentWorkflowDeps, params: Sc
         kubeconfig: lease.kubeconfigPath,
         backendUrl: agentBackendUrl(params.target),
         backendType: request.backend_type,
+        backendApi: params.backend.api,
+        backendApiKey: params.target.apiKey,
         progress,
         sampling: { temperature: request.temperature, seed: params.seed },
       }),
@@ -148,7 +153,7 @@ async function emitScored(ctx: JobContext<'suite'>, scenario: Scenario, r: Scena
 
 async function judgeScenario(ctx: JobContext<'suite'>, scenario: Scenario, answer: string, params: ScenarioRun): Promise<{ judge: JudgeVerdict | null; error: string | null }> {
   const judge = ctx.request.judge as NonNullable<SuiteRequest['judge']>;
-  const client = judge.backend_url ? llmClient({ backendUrl: judge.backend_url }) : llmClient(params.target);
+  const client = judge.backend_url ? llmClient({ backendUrl: judge.backend_url }) : params.backend;
   try {
     const { output, usage } = await ctx.step(
       'judge.ask',

@@ -5,7 +5,8 @@ import type { AnswerScorer } from '../../suites/score-pool';
 import { summarise } from '../../suites/summary';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import type { AgentWorkflowDeps } from './agentic-agent';
-import { backendUrlIssues, llmClient, type BackendTarget } from './backend';
+import type { LlmBackend } from '../../llm/backend-port';
+import { backendUrlIssues } from './backend';
 import { runOnMachine } from './machine-phases';
 import { marketplaceIssues, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
 import { recoverInstances } from './recover-machine';
@@ -71,12 +72,12 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
   const scenarios = selectScenarios(suite, request.scenario_ids);
   const startedAt = new Date().toISOString();
   const baseSeed = request.seed ?? (request.temperature > 0 ? randomInt(0, 2 ** 31 - 1) : null);
-  const { value, target, phases, provisioned, account } = await runOnMachine(ctx, deps, request, {
+  const { value, backend, phases, provisioned, account } = await runOnMachine(ctx, deps, request, {
     phase: 'analysis',
     // A judge on the suite's own machine needs its model there too.
     alsoPull: request.judge && !request.judge.backend_url ? [request.judge.model] : [],
-    run: async (suiteTarget, instance) => {
-      const manifest = await suiteManifest(ctx, deps, { suite, scenarios, target: suiteTarget, instance, seed: baseSeed, startedAt });
+    run: async (suiteTarget, instance, suiteBackend) => {
+      const manifest = await suiteManifest(ctx, deps, { suite, scenarios, backend: suiteBackend, instance, seed: baseSeed, startedAt });
       const scored: ScenarioResult[] = [];
       const total = scenarios.length * request.repeat;
       let index = 0;
@@ -84,7 +85,7 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
         for (let run = 1; run <= request.repeat; run++) {
           index++;
           const seed = seedOfRun(baseSeed, request.temperature, run);
-          scored.push(await runScenario(ctx, { ...deps, scorer: deps.suites.scorer }, { scenario, run, index, total, target: suiteTarget, instance, seed }));
+          scored.push(await runScenario(ctx, { ...deps, scorer: deps.suites.scorer }, { scenario, run, index, total, target: suiteTarget, backend: suiteBackend, instance, seed }));
         }
       }
       return { scored, manifest };
@@ -95,7 +96,7 @@ async function runSuite(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps): Prom
     suite_id: suite.suite_id,
     agent: request.agent,
     model: request.model,
-    backend_url: llmClient(target).baseUrl,
+    backend_url: backend.baseUrl,
     scenarios: value.scored,
     summary: summarise(value.scored, costUsd),
     phases,
@@ -111,12 +112,12 @@ export function seedOfRun(base: number | null, temperature: number, run: number)
   return temperature > 0 ? (base + run - 1) % 2 ** 31 : base;
 }
 
-type ManifestParts = { suite: Suite; scenarios: readonly Scenario[]; target: BackendTarget; instance: ProvisionedInstance | null; seed: number | null; startedAt: string };
+type ManifestParts = { suite: Suite; scenarios: readonly Scenario[]; backend: LlmBackend; instance: ProvisionedInstance | null; seed: number | null; startedAt: string };
 
 /** The run's manifest (design §12b): what it ran on, with hashes of the suite and the snapshots it read. */
 async function suiteManifest(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps, parts: ManifestParts): Promise<Manifest> {
   const { request } = ctx;
-  const backend = await readBackendFacts(llmClient(parts.target), request.model, 'ollama', ctx.signal);
+  const backend = await readBackendFacts(parts.backend, request.model, parts.backend.api, ctx.signal);
   const agent = deps.agents.resolveAgent(request.agent);
   const agentVersion =
     request.agent === 'builtin' ? BENCHDESK_VERSION : await agent.info({ signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(10_000)]) }).then((i) => i.version, () => null);

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { JobRecordSchema, type JobRecord, type ServingLevel } from '../../../shared';
+import { JobRecordSchema, ServingLevelSchema, type JobRecord, type ServingLevel } from '../../../shared';
 import type { SweepRecord } from '../../../shared';
 import { sharedLevels, throughputSeries, toServingRow, withSweepMachine } from './serving-compare-model';
 
-const level = (concurrency: number, tps: number, usd: number | null): ServingLevel => ({
+const level = (concurrency: number, tps: number, usd: number | null): ServingLevel =>
+  ServingLevelSchema.parse({
   concurrency,
   requests: 8,
   failed: 0,
@@ -20,7 +21,7 @@ const level = (concurrency: number, tps: number, usd: number | null): ServingLev
   e2e_ms: { mean: 900, p50: 900, p90: 950, p99: 990 },
   server_tokens_per_s: 100,
   usd_per_million_output_tokens: usd,
-});
+  });
 
 function job(id: string, levels: ServingLevel[], best: { by_throughput: number | null; by_cost: number | null }, rented: boolean): JobRecord {
   const at = '2026-01-01T00:00:00Z';

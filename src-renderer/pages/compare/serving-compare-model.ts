@@ -79,9 +79,9 @@ export function withSweepMachine(row: ServingCompareRow, sweeps: readonly SweepR
   return row;
 }
 
-/** Every concurrency any of the runs measured, ascending: the shared x axis of the comparison chart. */
+/** Every concurrency any of the runs measured, ascending: the shared x axis of the comparison chart (request-rate levels have none). */
 export function sharedLevels(rows: readonly ServingCompareRow[]): number[] {
-  return [...new Set(rows.flatMap((r) => r.levels.map((l) => l.concurrency)))].sort((a, b) => a - b);
+  return [...new Set(rows.flatMap((r) => r.levels.flatMap((l) => (l.concurrency === null ? [] : [l.concurrency]))))].sort((a, b) => a - b);
 }
 
 /** Each run's output tokens/s on the shared levels (null where a run did not measure that level). */

@@ -1,4 +1,5 @@
 import type { AppSettings } from '../../../shared';
+import { BackendApiField } from '../../components/BackendApiField';
 import { Field } from '../../components/Field';
 import { Panel } from '../../components/Page';
 import { Notice } from '../../components/States';
@@ -11,16 +12,25 @@ type Saved = Pick<AppSettings, 'default_backend_url' | 'default_max_cost_usd'> |
 
 /** An llmserver the user runs: its URL and the warm-up. */
 function ExistingBackendFields({ form, saved }: { form: DraftBinding; saved: Saved }) {
-  const { draft, errorOf, set, bind } = form;
+  const { draft, errorOf, set, bind, touch } = form;
   return (
     <>
       <Field
         label="Backend URL"
-        hint={saved?.default_backend_url && draft.backend_url === saved.default_backend_url ? 'Your default backend (Settings).' : 'An Ollama-compatible llmserver.'}
+        hint={saved?.default_backend_url && draft.backend_url === saved.default_backend_url ? 'Your default backend (Settings).' : 'Ollama (http://host:11434) or an OpenAI-compatible server (vLLM: http://host:8000).'}
         error={errorOf('backend_url')}
       >
         <input type="url" autoComplete="off" spellCheck={false} {...bind('backend_url')} />
       </Field>
+      <BackendApiField
+        api={draft.backend_api}
+        apiKey={draft.backend_api_key}
+        onApi={(backend_api) => set({ backend_api })}
+        onKey={(backend_api_key) => set({ backend_api_key })}
+        onBlur={() => touch('backend_api')}
+        error={errorOf('backend_api')}
+        keyError={errorOf('backend_api_key')}
+      />
       <Field label="Warm-up timeout (s)" hint="How long loading the model may take." error={errorOf('backend_warmup_timeout')}>
         <input type="number" min={1} max={3600} {...bind('backend_warmup_timeout')} />
       </Field>

@@ -30,7 +30,7 @@ export function WhatToRunPanel({ form, catalog, marketplace, savedKubeconfig }: 
         >
           <ModelField value={draft.model} onChange={(v) => set({ model: v })} onBlur={() => touch('model')} catalog={catalog} testId="launch-model" />
         </Field>
-        {fields.has('concurrency') ? <ServingLoadFields form={form} /> : null}
+        {form.kind === 'serving-benchmark' ? <ServingLoadFields form={form} /> : null}
         {fields.has('agent') ? <AgentField value={draft.agent} error={errorOf('agent')} onChange={(v) => set({ agent: v })} onBlur={() => touch('agent')} /> : null}
         {fields.has('cluster') ? (
           <ClusterSource

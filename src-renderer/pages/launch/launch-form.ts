@@ -13,13 +13,24 @@ import {
   type ValidationIssue,
 } from '../../../shared';
 import { levelsOf, servingPlanEstimate } from './serving-estimate';
+import {
+  BACKEND_API_DRAFT_DEFAULTS,
+  SERVING_DRAFT_DEFAULTS,
+  SERVING_REQUEST_FIELDS,
+  SERVING_WORDS,
+  backendApiRequest,
+  servingDraftFromRequest,
+  servingWorkload,
+  type BackendApiDraft,
+  type ServingDraft,
+} from './serving-draft';
 
 /** The Vast.ai template that runs Ollama (the one the CLI's examples use). */
 export const DEFAULT_TEMPLATE_HASH = '4e17788f74f075dd9aab7d0d4427968f';
 export const DEFAULT_BACKEND_URL = 'http://127.0.0.1:11434';
 
 /** The launch form as typed: strings for numbers, so half-typed input survives. */
-export type LaunchDraft = {
+export type LaunchDraft = ServingDraft & BackendApiDraft & {
   question: string;
   model: string;
   agent: string;
@@ -53,6 +64,8 @@ export type DraftField = keyof LaunchDraft;
 
 /** The form with nothing saved in Settings. */
 export const DEFAULT_DRAFT: LaunchDraft = {
+  ...SERVING_DRAFT_DEFAULTS,
+  ...BACKEND_API_DRAFT_DEFAULTS,
   question: '',
   model: '',
   agent: 'builtin',
@@ -71,7 +84,8 @@ export const DEFAULT_DRAFT: LaunchDraft = {
   max_cost_usd: '',
   hours: '1',
   concurrency: SERVING_DEFAULTS.concurrency.join(', '),
-  requests_per_level: String(SERVING_DEFAULTS.requests_per_level),
+  // Empty: each level's default, several waves of its concurrency.
+  requests_per_level: '',
   prompt_tokens: String(SERVING_DEFAULTS.prompt_tokens),
   output_tokens: String(SERVING_DEFAULTS.output_tokens),
   warmup_requests: String(SERVING_DEFAULTS.warmup_requests),
@@ -101,7 +115,13 @@ export function canRent(kind: JobKind): boolean {
 export function fieldsOf(kind: JobKind, draft: LaunchDraft): ReadonlySet<DraftField> {
   const f = new Set<DraftField>(['model']);
   const add = (...names: DraftField[]) => names.forEach((n) => f.add(n));
-  if (kind === 'serving-benchmark') add('concurrency', 'requests_per_level', 'prompt_tokens', 'output_tokens', 'warmup_requests');
+  if (kind === 'serving-benchmark') {
+    add('prompt_tokens', 'output_tokens', 'warmup_requests', 'level_mode', 'length_mode', 'dataset_kind', 'slo_ttft_ms', 'slo_tpot_ms', 'slo_e2e_ms');
+    add(draft.level_mode === 'rate' ? 'request_rate' : 'concurrency', draft.length_mode === 'duration' ? 'duration_s' : 'requests_per_level');
+    if (draft.level_mode === 'rate') add('burstiness', 'max_concurrency');
+    if (draft.dataset_kind === 'file') add('dataset_path');
+    else if (draft.dataset_kind === 'random') add('range_ratio');
+  }
   else if (kind !== 'llm-instance') add('question', 'agent', 'cluster', draft.cluster === 'snapshot' ? 'snapshot' : 'kubeconfig');
   const marketplace = canRent(kind) && draft.target === 'marketplace';
   if (canRent(kind)) f.add('target');
@@ -111,7 +131,8 @@ export function fieldsOf(kind: JobKind, draft: LaunchDraft): ReadonlySet<DraftFi
     if (kind !== 'serving-benchmark') f.add('hours');
     if (kind === 'benchmark' || kind === 'serving-benchmark') f.add('stop_instance');
   } else {
-    add('backend_url', 'backend_warmup', 'backend_warmup_timeout');
+    add('backend_url', 'backend_warmup', 'backend_warmup_timeout', 'backend_api');
+    if (draft.backend_api !== 'ollama') f.add('backend_api_key');
   }
   return f;
 }
@@ -138,6 +159,7 @@ const REQUEST_FIELD_TO_DRAFT: Record<string, DraftField> = {
   prompt_tokens: 'prompt_tokens',
   output_tokens: 'output_tokens',
   warmup_requests: 'warmup_requests',
+  ...SERVING_REQUEST_FIELDS,
 };
 
 /** The Launch form's names for the request's fields: what a validation issue is said with. */
@@ -164,6 +186,7 @@ export const LAUNCH_WORDS: FieldVocabulary = {
   prompt_tokens: { name: 'Prompt tokens' },
   output_tokens: { name: 'Output tokens' },
   warmup_requests: { name: 'Warm-up requests' },
+  ...SERVING_WORDS,
 };
 
 /** Valid stand-in values for fields that already have an error (see validateDraft). */
@@ -180,6 +203,7 @@ const STAND_INS: Record<string, unknown> = {
   estimated_duration_seconds: 3600,
   concurrency: [1],
   requests_per_level: 1024,
+  request_rate: [1],
 };
 
 /** A number as typed; empty or junk becomes NaN, which the schema reports as "must be a number". */
@@ -205,6 +229,7 @@ export function buildRequest(kind: JobKind, d: LaunchDraft): Record<string, unkn
     backend_url: optional(d.backend_url),
     backend_warmup: d.backend_warmup,
     backend_warmup_timeout: num(d.backend_warmup_timeout),
+    ...backendApiRequest(d),
   };
   const market = {
     marketplace: true,
@@ -217,14 +242,7 @@ export function buildRequest(kind: JobKind, d: LaunchDraft): Record<string, unkn
   };
   const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
   if (kind === 'serving-benchmark') {
-    const load = {
-      model: common.model,
-      concurrency: levelsOf(d.concurrency),
-      requests_per_level: num(d.requests_per_level),
-      prompt_tokens: num(d.prompt_tokens),
-      output_tokens: num(d.output_tokens),
-      warmup_requests: num(d.warmup_requests),
-    };
+    const load = { model: common.model, ...servingWorkload(d, levelsOf(d.concurrency)), warmup_requests: num(d.warmup_requests) };
     // The machine is held for the load and its preparation: priced from the plan, not typed.
     const held = servingPlanEstimate(d)?.totalSeconds;
     return strip(
@@ -371,5 +389,5 @@ export function draftFromRequest(request: Readonly<Record<string, unknown>>): Pa
   set('output_tokens', number(request.output_tokens));
   set('warmup_requests', number(request.warmup_requests));
   if (typeof request.estimated_duration_seconds === 'number') patch.hours = String(Math.round((request.estimated_duration_seconds / 3600) * 100) / 100);
-  return patch;
+  return { ...patch, ...servingDraftFromRequest(request) };
 }

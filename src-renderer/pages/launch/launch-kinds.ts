@@ -22,7 +22,7 @@ export const LAUNCH_KINDS: readonly LaunchKindEntry[] = [
   {
     kind: 'serving-benchmark',
     label: 'Serving',
-    what: 'Measure how fast a model is served under concurrent load: TTFT, TPOT, ITL and tokens/s per concurrency level, and $ per million tokens on a rented GPU.',
+    what: 'Measure how fast a model is served, as vllm bench serve does (Ollama or an OpenAI-compatible engine: vLLM, SGLang, TGI, llama.cpp): TTFT, TPOT, ITL, tokens/s and goodput per concurrency or request-rate level, and $ per million tokens on a rented GPU.',
     Form: JobRequestForm,
   },
   {

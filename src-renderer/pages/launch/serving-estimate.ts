@@ -1,4 +1,6 @@
+import { SERVING_DEFAULTS } from '../../../shared';
 import type { LaunchDraft } from './launch-form';
+import { ratesOf, requestsOfLevel } from './serving-draft';
 
 /** "1, 2, 4, 8" → [1, 2, 4, 8]; anything that is not a number stays NaN, which the schema names. */
 export function levelsOf(text: string): number[] {
@@ -34,17 +36,45 @@ const whole = (text: string): number | null => {
   return text.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : null;
 };
 
+type PlanDraft = Pick<LaunchDraft, 'concurrency' | 'requests_per_level' | 'output_tokens' | 'warmup_requests' | 'target' | 'level_mode' | 'request_rate' | 'max_concurrency' | 'length_mode' | 'duration_s'>;
+
+/** One level's requests and its load time (s), the warm-up included. */
+function levelLoad(d: PlanDraft, level: number | 'inf', rate: boolean, request: number, warmup: number): { requests: number; seconds: number } | null {
+  const typed = d.length_mode === 'requests' && d.requests_per_level.trim() !== '' ? whole(d.requests_per_level) : null;
+  if (d.length_mode === 'requests' && d.requests_per_level.trim() !== '' && !typed) return null;
+  const duration = d.length_mode === 'duration' ? Number(d.duration_s) : null;
+  if (duration !== null && !(duration > 0)) return null;
+  if (!rate) {
+    const c = level as number;
+    if (duration !== null) return { requests: Math.ceil((duration / request) * c) + warmup, seconds: duration + request + Math.ceil(warmup / c) * request };
+    const n = requestsOfLevel(typed, c);
+    return { requests: n + warmup, seconds: (Math.ceil(warmup / c) + Math.ceil(n / c)) * request };
+  }
+  const cap = whole(d.max_concurrency) ?? 0;
+  if (level === 'inf') {
+    const n = requestsOfLevel(typed, cap || SERVING_DEFAULTS.requests_per_level);
+    return { requests: n + warmup, seconds: (cap > 0 ? Math.ceil(n / cap) : 1) * request + warmup * request };
+  }
+  const n = duration !== null ? Math.max(1, Math.round(level * duration)) : requestsOfLevel(typed, cap || Math.ceil(level * 10));
+  return { requests: n + warmup, seconds: n / level + request + warmup * request };
+}
+
 /** null while a field it needs is not a valid number. */
-export function servingPlanEstimate(d: Pick<LaunchDraft, 'concurrency' | 'requests_per_level' | 'output_tokens' | 'warmup_requests' | 'target'>): ServingPlanEstimate | null {
-  const levels = levelsOf(d.concurrency);
-  const perLevel = whole(d.requests_per_level);
+export function servingPlanEstimate(d: PlanDraft): ServingPlanEstimate | null {
+  const rate = d.level_mode === 'rate';
+  const levels: (number | 'inf')[] = rate ? ratesOf(d.request_rate) : levelsOf(d.concurrency);
   const output = whole(d.output_tokens);
   const warmup = whole(d.warmup_requests);
-  if (levels.length === 0 || levels.some((c) => !Number.isInteger(c) || c < 1) || !perLevel || !output || warmup === null) return null;
+  if (levels.length === 0 || levels.some((c) => c !== 'inf' && (!(c > 0) || (!rate && !Number.isInteger(c)))) || !output || warmup === null) return null;
   const request = ASSUMED_TTFT_S + output / ASSUMED_STREAM_TOKENS_PER_S;
   let loadSeconds = 0;
-  for (const c of levels) loadSeconds += (Math.ceil(warmup / c) + Math.ceil(perLevel / c)) * request;
-  const requests = levels.length * (perLevel + warmup);
+  let requests = 0;
+  for (const level of levels) {
+    const one = levelLoad(d, level, rate, request, warmup);
+    if (!one) return null;
+    loadSeconds += one.seconds;
+    requests += one.requests;
+  }
   return {
     requests,
     outputTokens: requests * output,

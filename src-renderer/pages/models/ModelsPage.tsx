@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { issueInWords, type CatalogEntry, type LlmModelsResponse, type ModelEntry } from '../../../shared';
+import { issueInWords, type BackendApi, type CatalogEntry, type LlmModelsResponse, type ModelEntry } from '../../../shared';
 import type { BenchdeskApiError } from '../../../shared/client';
 import { useApi } from '../../bridge';
 import { DataTable, type Column } from '../../components/DataTable';
+import { BackendApiField } from '../../components/BackendApiField';
 import { Field } from '../../components/Field';
 import { RelativeTime } from '../../components/Format';
 import { Page, Panel } from '../../components/Page';
@@ -99,6 +100,10 @@ function BackendModels() {
   const save = useUpdateSettings();
   const [draft, setDraft] = useState<string | null>(null);
   const [url, setUrl] = useState<string | null>(null);
+  // The API and the key as chosen, and as last listed (the list follows a submit, not every keystroke).
+  const [apiDraft, setApiDraft] = useState<BackendApi>('auto');
+  const [keyDraft, setKeyDraft] = useState('');
+  const [target, setTarget] = useState<{ api: BackendApi; key: string }>({ api: 'auto', key: '' });
   // The remembered URL, once settings arrive (and the page lists it at once).
   useEffect(() => {
     if (settings.data && url === null) {
@@ -108,8 +113,8 @@ function BackendModels() {
     }
   }, [settings.data, url]);
   const models = useQuery<LlmModelsResponse, BenchdeskApiError>({
-    queryKey: ['llm-models', url],
-    queryFn: ({ signal }) => api.listLlmModels({ backend_url: url ?? '' }, { signal }),
+    queryKey: ['llm-models', url, target.api, target.key !== ''],
+    queryFn: ({ signal }) => api.listLlmModels({ backend_url: url ?? '', backend_api: target.api, ...(target.key && target.api !== 'ollama' ? { backend_api_key: target.key } : {}) }, { signal }),
     enabled: Boolean(url),
     retry: false,
     refetchInterval: 30_000,
@@ -119,6 +124,7 @@ function BackendModels() {
     const next = (draft ?? '').trim();
     if (!next) return;
     setUrl(next);
+    setTarget({ api: apiDraft, key: keyDraft.trim() });
     if (next !== url) void models.refetch();
     if (settings.data?.settings.default_backend_url !== next) save.mutate({ default_backend_url: next });
   };
@@ -131,7 +137,7 @@ function BackendModels() {
       cell: (m) =>
         m.running ? (
           <span className="badge badge-ok" data-testid="model-running">
-            running
+            {models.data?.backend_api === 'openai' ? 'served' : 'running'}
           </span>
         ) : (
           <span className="muted">on disk</span>
@@ -142,13 +148,15 @@ function BackendModels() {
     { id: 'params', header: 'Parameters', cell: (m) => m.parameter_size ?? '—' },
     { id: 'quant', header: 'Quantization', cell: (m) => m.quantization ?? '—' },
     { id: 'size', header: 'Size', align: 'right', cell: (m) => formatBytes(m.size), sortValue: (m) => m.size ?? null },
+    // Ollama's loaded window (/api/ps) or vLLM's max_model_len: the longest prompt + answer a request may have.
+    { id: 'context', header: 'Context (tokens)', align: 'right', cell: (m) => formatCount(m.running?.context_length ?? m.context_length ?? null), sortValue: (m) => m.running?.context_length ?? m.context_length ?? null },
     { id: 'vram', header: 'In VRAM', align: 'right', cell: (m) => (m.running ? formatBytes(m.running.size_vram) : '—'), sortValue: (m) => m.running?.size_vram ?? null },
     { id: 'expires', header: 'Unloads', cell: (m) => (m.running?.expires_at ? <RelativeTime iso={m.running.expires_at} /> : '—') },
   ];
   return (
     <Panel title="Models of a backend" testId="models-backend">
       <form className="toolbar backend-form" onSubmit={submit}>
-        <Field label="llmserver (Ollama) URL" hint="Remembered in Settings as the default backend.">
+        <Field label="llmserver URL" hint="Ollama or an OpenAI-compatible server; remembered in Settings as the default backend.">
           <input
             type="url"
             className="input input-wide"
@@ -159,13 +167,14 @@ function BackendModels() {
             required
           />
         </Field>
+        <BackendApiField api={apiDraft} apiKey={keyDraft} onApi={setApiDraft} onKey={setKeyDraft} testIdPrefix="models" />
         <button type="submit" className="button button-primary" data-testid="backend-list" disabled={models.isFetching}>
           {models.isFetching ? 'Listing…' : 'List models'}
         </button>
       </form>
       {!url ? (
         <EmptyState title="No backend chosen">
-          <p>Enter the URL of an Ollama server (it listens on port 11434 by default) and list its models.</p>
+          <p>Enter the URL of an Ollama server (port 11434 by default) or of an OpenAI-compatible one (vLLM: port 8000) and list its models.</p>
         </EmptyState>
       ) : models.isError ? (
         <BackendError url={url} error={models.error} onRetry={() => void models.refetch()} />
@@ -174,8 +183,8 @@ function BackendModels() {
       ) : (
         <>
           <p className="muted note-small" data-testid="backend-summary">
-            {models.data.backend_url}: {formatCount(rows.length, 'model')}, {formatCount(models.data.running_models.length)} running
-            {models.data.running_models.length > 0
+            {models.data.backend_url} ({models.data.backend_api === 'openai' ? 'OpenAI-compatible' : 'Ollama'}): {formatCount(rows.length, 'model')}, {formatCount(models.data.running_models.length)} {models.data.backend_api === 'openai' ? 'served' : 'running'}
+            {models.data.backend_api === 'ollama' && models.data.running_models.length > 0
               ? `, ${formatBytes(models.data.running_models.reduce((s, m) => s + (m.size_vram ?? 0), 0))} in VRAM`
               : ''}
             .
@@ -209,8 +218,9 @@ function BackendError({ url, error, onRetry }: { url: string; error: BenchdeskAp
       </p>
       <ul className="fix-list">
         <li>
-          Is Ollama running there? Start it with <code>ollama serve</code>; it listens on <code>http://127.0.0.1:11434</code> by default.
+          Is Ollama running there? Start it with <code>ollama serve</code>; it listens on <code>http://127.0.0.1:11434</code> by default. vLLM listens on port 8000 (<code>vllm serve MODEL</code>).
         </li>
+        <li>A server started with <code>--api-key</code> wants that key: choose OpenAI-compatible and enter it.</li>
         <li>Is the host and port right, and does the URL start with http:// or https://?</li>
         <li>
           A server on another machine must listen on its network address (<code>OLLAMA_HOST=0.0.0.0</code>), and a firewall may block the port.

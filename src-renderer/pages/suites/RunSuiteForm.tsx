@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import type { Suite, SuiteRequestInput } from '../../../shared';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { BackendApiField } from '../../components/BackendApiField';
 import { Field } from '../../components/Field';
 import { ModelField } from '../../components/ModelField';
 import { Panel } from '../../components/Page';
@@ -62,9 +63,12 @@ function TargetFields({ draft, errorOf }: { draft: Draft; errorOf: (k: string) =
   const { values: v, setters: s, saved } = draft;
   if (v.target === 'backend') {
     return (
-      <Field label="llmserver URL" hint={saved?.default_backend_url && v.backendUrl === saved.default_backend_url ? 'Your default backend (Settings).' : 'An Ollama-compatible llmserver.'} error={errorOf('backend_url')}>
-        <input value={v.backendUrl} onChange={(e) => s.setBackendUrl(e.target.value)} data-testid="run-backend-url" />
-      </Field>
+      <>
+        <Field label="llmserver URL" hint={saved?.default_backend_url && v.backendUrl === saved.default_backend_url ? 'Your default backend (Settings).' : 'Ollama or an OpenAI-compatible server (vLLM, SGLang, llama.cpp…).'} error={errorOf('backend_url')}>
+          <input value={v.backendUrl} onChange={(e) => s.setBackendUrl(e.target.value)} data-testid="run-backend-url" />
+        </Field>
+        <BackendApiField api={v.backendApi} apiKey={v.backendApiKey} onApi={s.setBackendApi} onKey={s.setBackendApiKey} error={errorOf('backend_api')} keyError={errorOf('backend_api_key')} testIdPrefix="run" />
+      </>
     );
   }
   return (

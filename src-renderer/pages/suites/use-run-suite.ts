@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { sameModel, zodIssuesToValidation, SuiteRequestSchema, type Suite, type SuiteRequestInput } from '../../../shared';
+import { sameModel, zodIssuesToValidation, SuiteRequestSchema, BackendApiSchema, type BackendApi, type Suite, type SuiteRequestInput } from '../../../shared';
 import { useSettings } from '../../queries/settings';
 import { DEFAULT_TEMPLATE_HASH } from '../launch/launch-form';
 
@@ -24,6 +24,9 @@ export function useRunSuiteDraft(suite: Suite, initial: Readonly<Record<string, 
   // The saved defaults until the user types: null means "not edited here".
   const [agentEdit, setAgent] = useState<string | null>(text(initial?.agent));
   const [backendUrlEdit, setBackendUrl] = useState<string | null>(text(initial?.backend_url));
+  const [backendApi, setBackendApi] = useState<BackendApi>(BackendApiSchema.safeParse(initial?.backend_api).data ?? 'auto');
+  // A key is never carried over from a stored request (it is redacted there): typed again.
+  const [backendApiKey, setBackendApiKey] = useState('');
   const [maxCostEdit, setMaxCost] = useState<string | null>(initial ? (num(initial.max_cost_usd) ?? '') : null);
   const [maxDph, setMaxDph] = useState(num(initial?.max_dph) ?? '0.5');
   const [repeat, setRepeat] = useState(num(initial?.repeat) ?? '1');
@@ -55,7 +58,7 @@ export function useRunSuiteDraft(suite: Suite, initial: Readonly<Record<string, 
     temperature: Number(temperature),
     ...(seed.trim() ? { seed: Number(seed) } : {}),
     ...(target === 'backend'
-      ? { backend_url: backendUrl.trim() }
+      ? { backend_url: backendUrl.trim(), backend_api: backendApi, ...(backendApi !== 'ollama' && backendApiKey.trim() ? { backend_api_key: backendApiKey.trim() } : {}) }
       : { marketplace: true, template_hash: template.trim(), max_dph: Number(maxDph), ...(maxCost.trim() ? { max_cost_usd: Number(maxCost) } : {}) }),
   });
   /** The request when it is valid, else null with the errors set on their fields. */
@@ -77,8 +80,8 @@ export function useRunSuiteDraft(suite: Suite, initial: Readonly<Record<string, 
     settings,
     saved,
     keyConfigured: settings.data?.environment.marketplace_key.configured ?? true,
-    values: { model, target, template, agent, backendUrl, maxCost, maxDph, repeat, judgeModel, selfJudge, judgeIsModel, temperature, seed },
-    setters: { setModel, setTarget, setTemplate, setAgent, setBackendUrl, setMaxCost, setMaxDph, setRepeat, setJudgeModel, setSelfJudge, setTemperature, setSeed },
+    values: { model, target, template, agent, backendUrl, backendApi, backendApiKey, maxCost, maxDph, repeat, judgeModel, selfJudge, judgeIsModel, temperature, seed },
+    setters: { setModel, setTarget, setTemplate, setAgent, setBackendUrl, setBackendApi, setBackendApiKey, setMaxCost, setMaxDph, setRepeat, setJudgeModel, setSelfJudge, setTemperature, setSeed },
     chosen,
     allChosen,
     choose,
