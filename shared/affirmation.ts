@@ -15,7 +15,7 @@ export type HitReading = { reason: HitReason; cue: string | null };
 
 /** Words that negate what follows them. */
 export const NEGATORS =
-  /\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|can't|won't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|hasn't|haven't|hadn't|shouldn't|couldn't|wouldn't|ruled? out|rules out|ruling out|excluded?|excludes|instead of|rather than|unlike|no sign of|no evidence of|nothing to do with|free of|false alarm)\b/gi;
+  /\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|can't|won't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|hasn't|haven't|hadn't|shouldn't|couldn't|wouldn't|ruled? out|rules out|ruling out|excluded?|excludes|instead of|rather than|unlike|no sign of|no evidence of|nothing to do with|free of|far from|false alarm)\b/gi;
 
 /** How many words before a hit a negator still reaches. */
 const NEGATOR_REACH_WORDS = 7;

@@ -1,4 +1,4 @@
-import { readHit, toneOf, type HitReading } from './affirmation';
+import { NEGATORS, readHit, toneOf, type HitReading } from './affirmation';
 import { splitStatements } from './statements';
 import type { ExpectedFinding } from './suites';
 
@@ -9,7 +9,9 @@ import type { ExpectedFinding } from './suites';
  *
  * - A finding is matched when one of its `any_of` patterns hits an affirmed statement and, for
  *   each concept of its `all_of`, one of that concept's patterns does too (anywhere in the answer:
- *   "ip-10-0-3-17 ran out of disk. It went NotReady." names the node and the state apart).
+ *   "ip-10-0-3-17 ran out of disk. It went NotReady." names the node and the state apart). In
+ *   the statement where the main concept counted, its pattern's own negation does not take a
+ *   concept back ("storefront-config has **no** entry called feature-flags" names the key).
  * - `must_not` lists claims of wrong causes, matched in affirmed statements only.
  * - On a healthy scenario, an affirmed claim of any fault (FAULT_CLAIMS) fails the answer.
  * - `score` = matched / expected (a scenario with nothing expected: 1 unless a wrong claim);
@@ -101,22 +103,39 @@ function normalise(answer: string): string {
 
 type Row = ScoredStatement & { prose: boolean; after: string; firstMiss: HitReading | null; hitAffirmed: boolean };
 
-/** The statements where any of `patterns` hits and is affirmed (their indexes), recording every reading on the rows. */
-function affirmedIn(rows: Row[], patterns: readonly string[]): Set<number> {
-  const found = new Set<number>();
+/** Where a pattern hit a statement and was affirmed: [start, end) in the statement's text. */
+type Span = readonly [number, number];
+
+/**
+ * The text with every negation word inside `owned` blanked out (same length, so positions hold):
+ * those negations belong to a pattern that already counted there ("has **no** entry called X").
+ */
+function withoutOwnedNegations(text: string, owned: readonly Span[]): string {
+  return text.replace(NEGATORS, (word, at: number) => (owned.some(([s, e]) => at >= s && at + word.length <= e) ? ' '.repeat(word.length) : word));
+}
+
+/**
+ * The statements where any of `patterns` hits and is affirmed, with the spans of those hits,
+ * recording every reading on the rows. `owned`: per statement, the spans of hits that already
+ * counted there (a finding's main concept), whose negations are not read against these patterns.
+ */
+function affirmedIn(rows: Row[], patterns: readonly string[], owned?: ReadonlyMap<number, readonly Span[]>): Map<number, Span[]> {
+  const found = new Map<number, Span[]>();
   for (const pattern of patterns) {
     const { all, one } = compile(pattern);
     rows.forEach((row, index) => {
       if (!row.prose) return;
+      const ownedSpans = owned?.get(index);
+      const text = ownedSpans ? withoutOwnedNegations(row.text, ownedSpans) : row.text;
       all.lastIndex = 0;
       for (const m of row.text.matchAll(all)) {
         if (m[0].length === 0) continue;
         const start = m.index ?? 0;
         const end = start + m[0].length;
-        const reading = readHit(row.text, start, end, one, `${row.text.slice(end)} ${row.after}`);
+        const reading = readHit(text, start, end, one, `${row.text.slice(end)} ${row.after}`);
         if (reading.reason === 'affirmed') {
           row.hitAffirmed = true;
-          found.add(index);
+          found.set(index, [...(found.get(index) ?? []), [start, end]]);
           break;
         }
         row.firstMiss ??= reading;
@@ -141,10 +160,11 @@ export function scoreRules(answer: string, rules: RuleSet): RulesScore {
   const missed: string[] = [];
   for (const finding of rules.expected) {
     const main = affirmedIn(rows, finding.any_of);
-    const concepts = (finding.all_of ?? []).map((group) => affirmedIn(rows, group));
+    // A concept named where the main one counted is not taken back by the main pattern's own negation.
+    const concepts = (finding.all_of ?? []).map((group) => affirmedIn(rows, group, main));
     if (main.size > 0 && concepts.every((c) => c.size > 0)) {
       matched.push(finding.finding);
-      for (const i of new Set([main, ...concepts].flatMap((set) => [...set]))) (rows[i] as Row).counted.push(finding.finding);
+      for (const i of new Set([main, ...concepts].flatMap((found) => [...found.keys()]))) (rows[i] as Row).counted.push(finding.finding);
     } else missed.push(finding.finding);
   }
   const wrong: string[] = [];
@@ -152,11 +172,11 @@ export function scoreRules(answer: string, rules: RuleSet): RulesScore {
     const hits = affirmedIn(rows, [pattern]);
     if (hits.size === 0) continue;
     wrong.push(pattern);
-    for (const i of hits) (rows[i] as Row).wrong.push(pattern);
+    for (const i of hits.keys()) (rows[i] as Row).wrong.push(pattern);
   }
   if (rules.healthy ?? rules.expected.length === 0) {
     for (const pattern of FAULT_CLAIMS) {
-      for (const i of affirmedIn(rows, [pattern])) {
+      for (const i of affirmedIn(rows, [pattern]).keys()) {
         const row = rows[i] as Row;
         const claim = `a fault claimed: "${row.text.length > 120 ? `${row.text.slice(0, 117)}…` : row.text}"`;
         if (!row.wrong.includes(claim)) row.wrong.push(claim);

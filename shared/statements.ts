@@ -7,7 +7,8 @@
  * - The rest is prose. A paragraph's wrapped lines are joined; list items, headings and table
  *   rows stand alone. Prose is split into sentences, and sentences into clauses at strong breaks
  *   (`;`, `: `, dashes, parentheses) and before contrast or cause words (but, because, rather
- *   than, …) and `, not` / `, no`: each clause is one statement.
+ *   than, …) and `, not` / `, no`: each clause is one statement. A colon before a number or
+ *   true/false is a `key: value` pair (`replicas: 0`), not a break.
  */
 
 export type StatementShape = 'prose' | 'quoted';
@@ -133,7 +134,8 @@ function sentencesOf(text: string): string[] {
 const CLAUSE_BREAK = new RegExp(
   [
     ';',
-    ':(?=\\s)',
+    // Not inside a `key: value` pair (`replicas: 0`, `suspend: true`, `timeoutSeconds: 1`): one fact, not two claims.
+    String.raw`:(?=\s)(?!\s*(?:-?\d+(?:\.\d+)?(?:[KMGTPE]i|[kKMG]|ms|m|s|%)?|true|false)\b)`,
     '\\s[—–]\\s?',
     '\\s-{1,2}\\s',
     '[()]',

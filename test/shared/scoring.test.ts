@@ -46,6 +46,15 @@ describe('splitStatements', () => {
     expect(splitStatements(raw.join('\n')).every((s) => s.shape === 'quoted')).toBe(true);
   });
 
+  it('keeps a `key: value` pair in one statement, and still breaks at a colon before words', () => {
+    expect(splitStatements('Someone set recommendations to replicas: 0 an hour ago. Cause: the tag is wrong.').map((s) => s.text)).toEqual([
+      'Someone set recommendations to replicas: 0 an hour ago.',
+      'Cause',
+      'the tag is wrong.',
+    ]);
+    expect(splitStatements('It has suspend: true, and timeoutSeconds: 1s.').map((s) => s.text)).toEqual(['It has suspend: true', 'and timeoutSeconds: 1s.']);
+  });
+
   it('joins a paragraph wrapped over lines and marks questions', () => {
     expect(splitStatements('The orders-api pods crash\nat start. Is it the password?')).toMatchObject([
       { text: 'The orders-api pods crash at start.', question: false },
@@ -107,6 +116,20 @@ describe('scoreRules', () => {
     const far = `ip-10-0-3-17 ${'hosted the search pods and the log shipper, '.repeat(5)}ran out of disk. It then went NotReady.`;
     expect(scoreRules(far, { expected: node }).passed).toBe(true);
     expect(scoreRules('ip-10-0-3-17 is fine. ip-10-0-1-21 is NotReady.', { expected: node }).passed).toBe(false);
+  });
+
+  it('does not let the main pattern\'s own negation take back an all_of concept in the same statement', () => {
+    const key = [{ finding: 'key missing', any_of: ["(has no|lacks|does ?n[o']t have) (the )?(key|entry)"], all_of: [['feature-flags']] }];
+    // "no" belongs to "has no entry": the key named after it is not negated.
+    expect(scoreRules('The ConfigMap has no entry called feature-flags.', { expected: key }).passed).toBe(true);
+    // A negation of its own still takes the concept back, in that statement or elsewhere.
+    expect(scoreRules('The ConfigMap has no entry called api-url. It is not feature-flags.', { expected: key }).passed).toBe(false);
+    // And the concept alone, negated where no finding counted, is still negated.
+    expect(scoreRules('The key is fine, not feature-flags. It lacks the key.', { expected: key }).passed).toBe(false);
+  });
+
+  it('reads "far from" as a negation', () => {
+    expect(scoreRules('The quota is far from full.', { expected: [], must_not: ['quota.{0,20}full'] }).passed).toBe(true);
   });
 
   it('fails a healthy scenario on any affirmed fault, and not on a negated one', () => {
