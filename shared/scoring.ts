@@ -70,8 +70,8 @@ export const FAULT_CLAIMS: readonly string[] = [
   String.raw`\bevicted\b`,
   String.raw`\broot cause\b`,
   String.raw`\b(?:errors?|failures?|problems?|issues?|faults?)\s+(?:in|with|on|at|affecting)\b`,
-  // A fault named as a thing it has: "checkout 4.2 has a readiness problem".
-  String.raw`\b(?:has|have|had|there (?:is|are|was|were))\s+(?:an?\s+|some\s+)?(?:[\w-]+\s+)?(?:problem|issue|fault|bug|failure|outage|regression)s?\b`,
+  // A fault named as a thing it has now: "checkout 4.2 has a readiness problem" (a past one is history).
+  String.raw`\b(?:has|have|there (?:is|are))\s+(?:an?\s+|some\s+)?(?:[\w-]+\s+)?(?:problem|issue|fault|bug|failure|outage|regression)s?\b`,
   String.raw`\b(?:fails|failed|failing)\b`,
   String.raw`\b(?:needs?|must|should)\s+(?:to\s+)?(?:be\s+)?(?:fixed|restarted|repaired|rolled back|fix|restart|repair)\b`,
   String.raw`\b(?:could|may|might|will|would|is likely to|is about to)\s+(?:soon\s+)?(?:fail|crash|break|go down|run out|be evicted|be OOMKilled)\b`,

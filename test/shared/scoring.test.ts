@@ -157,6 +157,7 @@ describe('scoreRules', () => {
     expect(scoreRules('The warnings are "Readiness probe failed: connection refused" from the first seconds of each pod.', healthy).passed).toBe(true);
     expect(scoreRules('The pods are failing: "Readiness probe failed".', healthy).passed).toBe(false);
     expect(scoreRules('checkout 4.2 has a readiness problem.', healthy).passed).toBe(false);
+    expect(scoreRules('There was a brief problem during the rollout; all pods are ready now.', healthy).passed).toBe(true);
     expect(scoreRules('Its pods will keep flapping.', healthy).passed).toBe(false);
   });
 
