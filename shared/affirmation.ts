@@ -15,7 +15,7 @@ export type HitReading = { reason: HitReason; cue: string | null };
 
 /** Words that negate what follows them. */
 export const NEGATORS =
-  /\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|can't|won't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|hasn't|haven't|hadn't|shouldn't|couldn't|wouldn't|ruled? out|rules out|ruling out|excluded?|excludes|instead of|rather than|unlike|no sign of|no evidence of|nothing to do with|free of|false alarm)\b/gi;
+  /\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cannot|can't|won't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|hasn't|haven't|hadn't|shouldn't|couldn't|wouldn't|ruled? out|rules out|ruling out|excluded?|excludes|instead of|rather than|unlike|no sign of|no evidence of|nothing to do with|free of|far from|false alarm)\b/gi;
 
 /** How many words before a hit a negator still reaches. */
 const NEGATOR_REACH_WORDS = 7;
@@ -38,6 +38,13 @@ const DISMISSAL_AFTER = new RegExp(
       String.raw`(?:is|are|was|were)\s+(?:not\s+(?:needed|necessary|required)|unnecessary)\b`,
       String.raw`(?:is|are|was|were)\s+(?:only|just|merely)\s+(?:a\s+)?(?:warning|noise|cosmetic|informational|symptom)\b`,
       String.raw`(?<=:\s*)(?:none|nothing|zero|no|0|ok|fine)\b(?=\s*(?:[.,;!)]|$))`,
+      // Meant so: "data-sandbox-db-0 is Pending by design".
+      String.raw`(?:by design|on purpose|intentionally|deliberately|as (?:intended|designed))\b`,
+      // History, not a fault now: "is a leftover from five days ago", "is five days old", "dates from the reboot".
+      String.raw`(?:is|are|was|were)\s+(?:just\s+|only\s+|merely\s+|simply\s+)?(?:an?\s+)?(?:old\s+)?(?:leftovers?|left over|history|historical|stale|old news)\b`,
+      String.raw`(?:is|are)\s+(?:\w+\s+)?(?:days?|weeks?|months?)\s+old\b`,
+      String.raw`dat(?:e|es|ed|ing)\s+(?:back\s+)?(?:from|to)\b`,
+      String.raw`(?:is|are|was|were)\s+(?:all\s+)?from\s+(?:the\s+|a\s+|an\s+)?(?:[\w-]+\s+){0,3}?(?:days?|weeks?|months?)\s+ago\b`,
     ].join('|') +
     ')',
   'i',
@@ -47,6 +54,17 @@ const DISMISSAL_AFTER = new RegExp(
 function dismissalCue(match: string): string {
   const predicate = /\b(?:is|are|was|were|isn't|aren't|wasn't|weren't|looks?|seems?|appears?|remains?|stays?|can|could|should|may|has|have|had|checks?|checked|won't|will|would|wouldn't|doesn't|does|did|didn't)\b[\s\S]*$/i.exec(match);
   return (predicate ? predicate[0] : match).trim();
+}
+
+/** An age said of the thing just before the hit: "the **old** evicted pod". */
+const HISTORY_BEFORE = /\b(?:old|stale|leftover|left-over|historical|long-gone)\s+$/i;
+
+/** "No," or "Nope," opening a statement answers the question asked; it does not negate what follows. */
+const ANSWER_WORD = /^\s*(?:no|nope|nah)\s*[,!:;]\s*/i;
+
+/** The statement with an opening answer word blanked (same length, so positions hold). */
+function withoutAnswerWord(statement: string): string {
+  return statement.replace(ANSWER_WORD, (word) => ' '.repeat(word.length));
 }
 
 function wordsBefore(text: string, at: number): string {
@@ -75,11 +93,14 @@ function anyNegator(text: string): string | null {
 }
 
 /**
- * Reads one hit: `statement` is the clause, [start, end) the hit, `pattern` the pattern that hit
- * (a fresh non-global RegExp), `sentenceAfter` the rest of the sentence after the hit (a
- * dismissal may follow past a clause break: "Problems found: none").
+ * Reads one hit: `text` is the clause (an opening "No," answers the question and negates
+ * nothing), [start, end) the hit, `pattern` the pattern that hit (a fresh non-global RegExp),
+ * `sentenceAfter` the rest of the sentence after the hit (a dismissal may follow past a clause
+ * break: "Problems found: none"). A hit said to be old or meant so ("the old evicted pod", "is a
+ * leftover from five days ago", "is Pending by design") is dismissed: history, not a fault now.
  */
-export function readHit(statement: string, start: number, end: number, pattern: RegExp, sentenceAfter: string): HitReading {
+export function readHit(text: string, start: number, end: number, pattern: RegExp, sentenceAfter: string): HitReading {
+  const statement = start > 0 ? withoutAnswerWord(text) : text;
   const before = wordsBefore(statement, start);
   const negatorBefore = anyNegator(before);
   if (negatorBefore) return { reason: 'negated', cue: negatorBefore };
@@ -89,6 +110,8 @@ export function readHit(statement: string, start: number, end: number, pattern: 
   if (hypothesis) return { reason: 'hypothetical', cue: hypothesis[0] };
   const dismissal = DISMISSAL_AFTER.exec(sentenceAfter);
   if (dismissal) return { reason: 'dismissed', cue: dismissalCue(dismissal[0]) };
+  const age = HISTORY_BEFORE.exec(statement.slice(0, start));
+  if (age) return { reason: 'dismissed', cue: age[0].trim() };
   return { reason: 'affirmed', cue: null };
 }
 

@@ -7,7 +7,9 @@
  * - The rest is prose. A paragraph's wrapped lines are joined; list items, headings and table
  *   rows stand alone. Prose is split into sentences, and sentences into clauses at strong breaks
  *   (`;`, `: `, dashes, parentheses) and before contrast or cause words (but, because, rather
- *   than, …) and `, not` / `, no`: each clause is one statement.
+ *   than, …) and `, not` / `, no`: each clause is one statement. A colon before a number or
+ *   true/false is a `key: value` pair (`replicas: 0`), not a break; a quotation in double quotes
+ *   is never cut.
  */
 
 export type StatementShape = 'prose' | 'quoted';
@@ -133,7 +135,8 @@ function sentencesOf(text: string): string[] {
 const CLAUSE_BREAK = new RegExp(
   [
     ';',
-    ':(?=\\s)',
+    // Not inside a `key: value` pair (`replicas: 0`, `suspend: true`, `timeoutSeconds: 1`): one fact, not two claims.
+    String.raw`:(?=\s)(?!\s*(?:-?\d+(?:\.\d+)?(?:[KMGTPE]i|[kKMG]|ms|m|s|%)?|true|false)\b)`,
     '\\s[—–]\\s?',
     '\\s-{1,2}\\s',
     '[()]',
@@ -143,11 +146,25 @@ const CLAUSE_BREAK = new RegExp(
   'gi',
 );
 
+/** A quotation the answer cites ("… is forbidden: exceeded quota …"): one piece, never cut into clauses. */
+const QUOTATION = /"[^"\n]{1,400}"|\u201c[^\u201d\n]{1,400}\u201d/g;
+/** The characters a clause break needs, and stand-ins for them (private-use code points) inside quotations. */
+const BREAK_CHARS = ';:()\u2014\u2013-, \t';
+const STAND_IN = 0xe000;
+
+function shieldQuotations(sentence: string): string {
+  return sentence.replace(QUOTATION, (q) => [...q].map((ch) => (BREAK_CHARS.includes(ch) ? String.fromCharCode(STAND_IN + BREAK_CHARS.indexOf(ch)) : ch)).join(''));
+}
+
+function unshield(text: string): string {
+  return text.replace(/[\ue000-\ue00f]/g, (ch) => BREAK_CHARS[ch.charCodeAt(0) - STAND_IN] ?? ch);
+}
+
 function clausesOf(sentence: string): string[] {
-  return sentence
+  return shieldQuotations(sentence)
     .split(CLAUSE_BREAK)
     .filter((c): c is string => typeof c === 'string')
-    .map((c) => c.trim().replace(/^[,.\s]+|[,\s]+$/g, ''))
+    .map((c) => unshield(c).trim().replace(/^[,.\s]+|[,\s]+$/g, ''))
     .filter((c) => /[\p{L}\p{N}]/u.test(c) && !/^(but|however|whereas|although|though|because|since|except|rather than|instead of|unlike|so that|which means|meaning|other than|apart from|besides|not|no|never|nor|neither|and not|while|so|which|as|yet|it is|it's|that is|this is)$/i.test(c));
 }
 

@@ -46,6 +46,22 @@ describe('splitStatements', () => {
     expect(splitStatements(raw.join('\n')).every((s) => s.shape === 'quoted')).toBe(true);
   });
 
+  it('keeps a `key: value` pair in one statement, and still breaks at a colon before words', () => {
+    expect(splitStatements('Someone set recommendations to replicas: 0 an hour ago. Cause: the tag is wrong.').map((s) => s.text)).toEqual([
+      'Someone set recommendations to replicas: 0 an hour ago.',
+      'Cause',
+      'the tag is wrong.',
+    ]);
+    expect(splitStatements('It has suspend: true, and timeoutSeconds: 1s.').map((s) => s.text)).toEqual(['It has suspend: true', 'and timeoutSeconds: 1s.']);
+  });
+
+  it('never cuts a quotation the answer cites', () => {
+    expect(splitStatements('Its log says "configmaps is forbidden: cannot list (shop)"; add a Role.').map((s) => s.text)).toEqual([
+      'Its log says "configmaps is forbidden: cannot list (shop)"',
+      'add a Role.',
+    ]);
+  });
+
   it('joins a paragraph wrapped over lines and marks questions', () => {
     expect(splitStatements('The orders-api pods crash\nat start. Is it the password?')).toMatchObject([
       { text: 'The orders-api pods crash at start.', question: false },
@@ -107,6 +123,56 @@ describe('scoreRules', () => {
     const far = `ip-10-0-3-17 ${'hosted the search pods and the log shipper, '.repeat(5)}ran out of disk. It then went NotReady.`;
     expect(scoreRules(far, { expected: node }).passed).toBe(true);
     expect(scoreRules('ip-10-0-3-17 is fine. ip-10-0-1-21 is NotReady.', { expected: node }).passed).toBe(false);
+  });
+
+  it('does not let the main pattern\'s own negation take back an all_of concept in the same statement', () => {
+    const key = [{ finding: 'key missing', any_of: ["(has no|lacks|does ?n[o']t have) (the )?(key|entry)"], all_of: [['feature-flags']] }];
+    // "no" belongs to "has no entry": the key named after it is not negated.
+    expect(scoreRules('The ConfigMap has no entry called feature-flags.', { expected: key }).passed).toBe(true);
+    // A negation of its own still takes the concept back, in that statement or elsewhere.
+    expect(scoreRules('The ConfigMap has no entry called api-url. It is not feature-flags.', { expected: key }).passed).toBe(false);
+    // And the concept alone, negated where no finding counted, is still negated.
+    expect(scoreRules('The key is fine, not feature-flags. It lacks the key.', { expected: key }).passed).toBe(false);
+  });
+
+  it('does not read an opening "No," (the answer to the question) as a negation of what follows', () => {
+    const allClear = { expected: [{ finding: 'healthy', any_of: ['(is|are) (all )?healthy'] }], healthy: true };
+    expect(scoreRules('No, the cluster is healthy.', allClear).passed).toBe(true);
+    expect(scoreRules('The cluster is not healthy.', allClear).passed).toBe(false);
+  });
+
+  it('dismisses a state said to be meant so or to be history ("by design", "a leftover from five days ago", "the old evicted pod")', () => {
+    const healthy = { expected: [], healthy: true };
+    expect(scoreRules('data-sandbox-db-0 is Pending by design.', healthy).passed).toBe(true);
+    expect(scoreRules('The Evicted storefront pod is a leftover from five days ago.', healthy).passed).toBe(true);
+    expect(scoreRules('The Evicted pod is five days old. You can delete the old evicted pod.', healthy).passed).toBe(true);
+    expect(scoreRules('The catalog restarts date from the node reboot.', { expected: [], must_not: ['restarts'] }).passed).toBe(true);
+    // Without the cue it is a fault claimed.
+    expect(scoreRules('data-sandbox-db-0 is Pending.', healthy).passed).toBe(false);
+    expect(scoreRules('The storefront pod was evicted an hour ago.', healthy).passed).toBe(false);
+  });
+
+  it('on a healthy scenario, does not read a message cited in quotes as a fault claimed, and reads the words around it', () => {
+    const healthy = { expected: [], healthy: true };
+    expect(scoreRules('The warnings are "Readiness probe failed: connection refused" from the first seconds of each pod.', healthy).passed).toBe(true);
+    expect(scoreRules('The pods are failing: "Readiness probe failed".', healthy).passed).toBe(false);
+    expect(scoreRules('checkout 4.2 has a readiness problem.', healthy).passed).toBe(false);
+    expect(scoreRules('There was a brief problem during the rollout; all pods are ready now.', healthy).passed).toBe(true);
+    expect(scoreRules('Its pods will keep flapping.', healthy).passed).toBe(false);
+  });
+
+  it('reads the verdict block\'s fix as the answer\'s own statement, and nothing else of the block', () => {
+    const fix = [{ finding: 'raise the deadline', any_of: ['(increase|raise) activeDeadlineSeconds'] }];
+    const block = (v: object) => `The job hit its deadline.\n\n\`\`\`json\n${JSON.stringify(v)}\n\`\`\``;
+    const scored = scoreRules(block({ healthy: false, causes: [{ category: 'job-failure', objects: ['job/a/b'] }], fix: 'increase activeDeadlineSeconds' }), { expected: fix });
+    expect(scored.passed).toBe(true);
+    expect(scored.statements.at(-1)).toMatchObject({ text: 'increase activeDeadlineSeconds', reason: 'affirmed', counted: ['raise the deadline'] });
+    expect(scoreRules(block({ healthy: false, causes: [{ category: 'increase activeDeadlineSeconds', objects: [] }] }), { expected: fix }).passed).toBe(false);
+    expect(scoreRules(block({ healthy: false, causes: [], fix: 'raise the CPU limit' }), { expected: [], must_not: ['cpu limit'] }).passed).toBe(false);
+  });
+
+  it('reads "far from" as a negation', () => {
+    expect(scoreRules('The quota is far from full.', { expected: [], must_not: ['quota.{0,20}full'] }).passed).toBe(true);
   });
 
   it('fails a healthy scenario on any affirmed fault, and not on a negated one', () => {

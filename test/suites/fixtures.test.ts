@@ -27,6 +27,18 @@ describe('the starter suite’s fixtures', () => {
     expect(agreement.agreed / agreement.total, `rules agree with ${agreement.agreed} of ${agreement.total}; they disagree with:\n${listed}`).toBeGreaterThanOrEqual(0.95);
   });
 
+  it('every right answer that carries a verdict block has it read and judged right against the ground truth', () => {
+    const checked: string[] = [];
+    for (const s of suite.scenarios) {
+      for (const f of (s.fixtures ?? []).filter((x) => x.label === 'correct' && x.answer.includes('"healthy"'))) {
+        expect(scoreScenario(f.answer, s).verdict, `${s.scenario_id}: ${f.note}`).toMatchObject({ found: true, correct: true });
+        checked.push(s.scenario_id);
+      }
+    }
+    // Every scenario has at least one such answer, so a ground truth the verdict check cannot meet shows.
+    expect(new Set(checked)).toEqual(new Set(suite.scenarios.map((s) => s.scenario_id)));
+  });
+
   it('fixtureAgreement counts what scoreScenario decides, and lists the disagreements', () => {
     const scenario = { scenario_id: 'x', expected: [{ finding: 'oom', any_of: ['oom'] }], must_not: [], fixtures: [
       { answer: 'It was OOM.', label: 'correct' as const, note: 'right' },

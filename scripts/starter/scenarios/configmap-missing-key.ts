@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, configMap, deployment, event, httpProbe, lines, linesAfter, replica, replicaSet, startedAt, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import type { StarterScenario } from '../scenario';
 
 /** A rollout stuck on CreateContainerConfigError: the new template reads a key the ConfigMap does not have. */
@@ -51,9 +51,9 @@ function build(): Cluster {
   return c;
 }
 
-const STOREFRONT = 'storefront';
-const NEVER_STARTS = String.raw`(never|fails? to|does not|doesn't|cannot|can't|unable to|won't)\s+(gets? (its |the )?containers? )?(start|be created|create|run)|stuck (in|at|on)? ?(creat|config|start|pending)`;
-const KEY = 'feature-?flags';
+/** The new pod, said in any of the ways an answer names it. */
+const SUBJECT = String.raw`storefront|new (pod|replica|version|revision)|2\.5\.0|revision 7|the rollout`;
+const KEY = String.raw`feature[-_ ]?flags`;
 
 export const configmapMissingKey: StarterScenario = {
   build,
@@ -64,18 +64,33 @@ export const configmapMissingKey: StarterScenario = {
     expected: [
       {
         finding: 'the new storefront pod never starts its container (CreateContainerConfigError)',
-        any_of: [C.configError, ...near(`${STOREFRONT}|new (pod|replica)|2\\.5\\.0`, NEVER_STARTS)],
+        any_of: C.neverStarts,
+        all_of: [[SUBJECT]],
       },
       {
         finding: 'ConfigMap storefront-config has no key feature-flags (the template references a key that is not there)',
         any_of: [
-          String.raw`${KEY}.{0,80}(missing|not found|absent|doesn't exist|does not exist|isn't (there|present|defined|in)|is not (there|present|defined|in)|no such key|renamed|removed|couldn't be found)`,
-          String.raw`(missing|lacks|without|no such|couldn't find|could not find|can't find|cannot find)\W+((the|a|configmap|config map|key|entry)\W+){0,4}["'\x60]?${KEY}`,
-          ...near('storefront-config', String.raw`(no longer has|doesn't have|does not have|has no|lacks|missing)\W+(the\W+)?(key|entry|${KEY})`),
+          String.raw`${KEY}\W{1,3}(key |entry )?(is |was )?(${C.absent})`,
+          String.raw`${KEY}.{0,60}\b(${C.absent})`,
+          String.raw`(missing|lacks|without|no such|no|couldn't find|could not find|can't find|cannot find|non-?existent|absent)\W{1,3}(the |a )?(configmap |config ?map )?(key |entry )?(called |named )?["'\x60]?${KEY}`,
+          String.raw`(no longer has|does ?n[o']t (have|hold|contain)|has no|holds no|lacks|is missing)\W{1,3}(the |a |any )?(key|entry|${KEY})`,
+          String.raw`(missing|non-?existent|absent|unknown|renamed|stale) (configmap |config ?map )?key`,
+          String.raw`(the|that|this|a|its) (configmap |config ?map )?(key|entry)\b.{0,30}\b(${C.absent})`,
+          String.raw`(key|entry) that (is ?n[o']t|is not|does ?n[o']t exist|was renamed|no longer exists)`,
         ],
+        all_of: [[KEY]],
       },
     ],
-    must_not: [WRONG.imagePull, WRONG.oom, WRONG.crashLoop, WRONG.insufficientCpu, WRONG.probe, WRONG.quota],
+    must_not: [
+      WRONG.imagePull,
+      WRONG.oom,
+      WRONG.crashLoop,
+      WRONG.insufficientCpu,
+      WRONG.probe,
+      WRONG.quota,
+      WRONG.badContent,
+      String.raw`(storefront-config|the config ?map)\W{1,3}(config ?map\W{1,3})?(is |was )?(missing|deleted|not found|does ?n[o']t exist|absent)(?!\s+(the|a|an|its|key|entry|feature))`,
+    ],
     tags: ['bad-config', 'easy', 'rollout', 'configmap', 'events'],
     difficulty: 'easy',
     verdict: { healthy: false, causes: [{ category: 'bad-config', objects: ['configmap/shop/storefront-config', 'deployment/shop/storefront'] }] },

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, crashLoopReplica, deployment, event, httpProbe, lines, linesAfter, replica, replicaSet, startedAt, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, waiting, type StarterScenario } from '../scenario';
 
 /** A typo in the container args: the Go flag parser refuses -confg, prints its usage and exits 2. */
@@ -43,7 +43,10 @@ function build(): Cluster {
 
 const built = build();
 const CRASHING = podOf(built, 'billing', 'invoice-api-', waiting('CrashLoopBackOff'));
-const FLAG_WRONG = String.raw`typo|misspel\w*|mis-?typed|(not|isn't|is not|wasn't) (a )?(defined|valid|known|recogni[sz]ed)|undefined|unknown|unrecogni[sz]ed|invalid|wrong|bad|should (be|read|say) -?-config`;
+/** The new version, however an answer names it. */
+const SUBJECT = String.raw`invoice-api|new (pod|replica|version|release|revision|container)|4\.7\.0|revision 12|the rollout`;
+const FLAG = String.raw`-?-?confg|flags?|args?|arguments?|command[- ]line|options?|parameters?`;
+const MISTYPED = String.raw`typo\w*|misspel\w*|mis-?spelt|mis-?typ\w*|unknown|unrecogni[sz]ed|undefined|not (a )?(defined|valid|known|recogni[sz]ed|accepted)|invalid|wrong|bad|bogus`;
 
 export const crashloopBadArgs: StarterScenario = {
   build,
@@ -54,14 +57,32 @@ export const crashloopBadArgs: StarterScenario = {
     expected: [
       {
         finding: 'the new invoice-api pod crash-loops: it exits right after starting (exit code 2)',
-        any_of: [C.crashLoop, ...near('invoice-api|new pod|4\\.7\\.0|container', String.raw`exit(s|ed|ing)? .{0,30}(code|status) 2\b|exit code 2\b|(exits|quits|dies|fails) (immediately|right away|at start\w*|on start\w*)`)],
+        any_of: [C.crashLoop, C.exitsAtStart, String.raw`exit(s|ed|ing)?\W{1,3}(with )?(code|status) 2\b|exit code 2\b`],
+        all_of: [[SUBJECT]],
       },
       {
         finding: 'its args mistype the flag: --confg is not a flag the binary knows (it is --config)',
-        any_of: ['flag provided but not defined', ...near(String.raw`-?-confg|\bflags?\b|\bargs?\b|arguments?|command[- ]line|option`, FLAG_WRONG, 80)],
+        any_of: [
+          'flag provided but not defined',
+          String.raw`\b(${FLAG})\b.{0,60}\b(${MISTYPED})`,
+          String.raw`\b(${MISTYPED}) (command[- ]line )?(flag|arg\w*|option|parameter|spelling)`,
+          String.raw`(typo|misspel\w*|mis-?spelt|mis-?typ\w*)\b.{0,40}(-?-?config|-?-?confg)`,
+          String.raw`(does ?n[o']t|did ?n[o']t|does not|did not|won't|can ?not|can't) (recogni[sz]e|know|accept|understand|parse)\w* (the |that |this |its |an? )?(-?-confg |unknown )?(flag|arg\w*|option|parameter|-?-confg)`,
+          String.raw`confg.{0,20}(instead of|rather than|for|should be|meant|not)\W{1,3}-?-?config`,
+          String.raw`(should|must|needs to) (be|read|say) ["'\x60]?-?-config`,
+          String.raw`(rejects?|refuses?)\w* (the |its )?(flag|arg\w*|option|-?-confg)`,
+        ],
       },
     ],
-    must_not: [WRONG.oom, WRONG.imagePull, WRONG.password, WRONG.probe, WRONG.insufficientCpu, String.raw`config(\.yaml| file| map|map).{0,40}(missing|not found|doesn't exist|does not exist|absent|not mounted)`],
+    must_not: [
+      WRONG.oom,
+      WRONG.imagePull,
+      WRONG.password,
+      WRONG.probe,
+      WRONG.insufficientCpu,
+      String.raw`(config(\.yaml| file| ?map)|/etc/invoice\S*)\W.{0,40}\b(missing|not found|does ?n[o']t exist|absent|not mounted|empty)`,
+      WRONG.badContent,
+    ],
     tags: ['bad-config', 'medium', 'crash-loop', 'rollout', 'logs'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'bad-config', objects: ['deployment/billing/invoice-api', `pod/billing/${CRASHING}`] }] },

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, configMap, crashLoopReplica, deployment, event, httpProbe, logStamp, replica, replicaSet, startedAt, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, waiting, type StarterScenario } from '../scenario';
 
 /** A release that panics at start (a nil map in its rule loader): the new pods crash-loop, the old ones serve. */
@@ -61,6 +61,8 @@ function build(): Cluster {
 
 const built = build();
 const CRASHING = podOf(built, 'pricing', 'pricing-engine-', waiting('CrashLoopBackOff'));
+/** The new release, however an answer names it. */
+const SUBJECT = String.raw`pricing-engine|new (pod|replica|version|release|revision|build|image|code)|3\.2\.0|the release|the rollout`;
 
 export const crashloopPanicRelease: StarterScenario = {
   build,
@@ -69,13 +71,27 @@ export const crashloopPanicRelease: StarterScenario = {
     title: 'Crash loop: a release that panics at start',
     question: 'We released pricing-engine 3.2.0 in the pricing namespace almost an hour ago, but quotes still come from 3.1.4. Why has the release not gone out?',
     expected: [
-      { finding: 'the new pricing-engine pod is crash-looping', any_of: [C.crashLoop, ...near('pricing-engine|new pod|3\\.2\\.0', String.raw`exit(s|ed|ing)? .{0,30}(code|status) 2\b|(crash|die|exit|fail)\w* (immediately |right )?(at|on|after|during) start\w*`)] },
+      { finding: 'the new pricing-engine pod is crash-looping', any_of: [C.crashLoop, C.exitsAtStart, String.raw`exit(s|ed|ing)?\W{1,3}(with )?(code|status) 2\b|exit code 2\b`], all_of: [[SUBJECT]] },
       {
         finding: 'the 3.2.0 binary panics while loading its rules (assignment to entry in nil map): a bug in the release',
-        any_of: ['nil map', ...near(String.raw`panic\w*|bug|regression|code (error|defect)|programming error`, String.raw`3\.2\.0|new (version|release|build|image|code)|pricing-engine|rules?|start\w*`, 100)],
+        any_of: [
+          String.raw`nil map|uninitiali[sz]ed map`,
+          String.raw`\bpanic(s|ked|king)?\b`,
+          String.raw`\b(bug|regression|defect|programming (error|mistake)|code (error|defect|bug)|coding (error|mistake))`,
+          String.raw`(map|variable|registry)( that)?( was| is)? (never|not) (initiali[sz]ed|created|allocated|made)`,
+        ],
+        all_of: [[SUBJECT]],
       },
     ],
-    must_not: [WRONG.oom, WRONG.imagePull, WRONG.password, WRONG.probe, WRONG.insufficientCpu, String.raw`(config ?map|rules?( files?| dir\w*)?) .{0,40}(missing|empty|not mounted|invalid|malformed|wrong)`],
+    must_not: [
+      WRONG.oom,
+      WRONG.imagePull,
+      WRONG.password,
+      WRONG.probe,
+      WRONG.insufficientCpu,
+      String.raw`(config ?map|pricing-rules|rules?( files?| dir\w*)?)\W.{0,40}\b(missing|empty|not mounted|invalid|malformed|wrong|corrupt\w*|not found)`,
+      WRONG.nodeDown,
+    ],
     tags: ['crash-loop', 'medium', 'rollout', 'logs', 'release'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'crash-loop', objects: ['deployment/pricing/pricing-engine', `pod/pricing/${CRASHING}`] }] },

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, crashLoopReplica, crashed, deployment, event, lines, linesAfter, replica, replicaSet, startedAt, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, waiting, type StarterScenario } from '../scenario';
 
 /** A rollback to 6.1 that cannot read the index 7.0 migrated; beside it, a pod with many old restarts that is the red herring. */
@@ -44,6 +44,7 @@ function build(): Cluster {
 
 const built = build();
 const POD = podOf(built, 'search', 'search-indexer-', waiting('CrashLoopBackOff'));
+const INDEX = String.raw`\bindex\b|schema|format|version 7|\bv7\b`;
 
 export const crashloopRollbackSchema: StarterScenario = {
   build,
@@ -52,10 +53,31 @@ export const crashloopRollbackSchema: StarterScenario = {
     title: 'Crash loop after a rollback, beside a pod with old restarts (red herring)',
     question: 'Search results stopped updating about 25 minutes ago, right after we rolled search-indexer back to 6.1. In the search namespace we also see a pod with 11 restarts. Which pod is the problem, and why?',
     expected: [
-      { finding: 'search-indexer (6.1.4) crash-loops: it exits at start', any_of: [...near(String.raw`search-indexer|indexer|6\.1|old (build|version)`, C.crashLoop + String.raw`|exit\w* (at|on|right after) start\w*|(fails?|dies) (at|on) start\w*|refus\w* to start`, 120)] },
-      { finding: 'the index was migrated to schema version 7 by 7.0, and 6.1 refuses to open it (no downgrade): roll forward to 7.0 or restore a version-6 index', any_of: [...near(String.raw`schema|index (format|version)|version 7|newer`, String.raw`6\.1|downgrade|roll(ed)? ?back|older|refus\w*|supports?|incompatib\w*|can ?not (open|read)|can't (open|read)`, 120)] },
+      {
+        finding: 'search-indexer (6.1.4) crash-loops: it exits at start',
+        any_of: [C.crashLoop, C.exitsAtStart, String.raw`exit(s|ed)?\W{1,3}(with )?(code|status) 1\b|exit code 1\b`],
+        all_of: [[String.raw`search-indexer|indexer|6\.1|old (build|version|release|binary)|the rollback`]],
+      },
+      {
+        finding: 'the index was migrated to schema version 7 by 7.0, and 6.1 refuses to open it (no downgrade): roll forward to 7.0 or restore a version-6 index',
+        any_of: [
+          String.raw`(schema|index (format|version)|on-disk (index )?format|version 7|\bv7\b|newer (index|schema|format))\b.{0,80}\b(newer|migrat\w*|upgrad\w*|incompatib\w*|downgrad\w*|not supported|unsupported|too new|refus\w*)`,
+          String.raw`(migrat\w*|upgrad\w*|convert\w*|rewr(ote|itten))\b.{0,40}\b(index|schema|format)`,
+          String.raw`(can ?not|can't|cannot|unable to|refus\w* to|won't|fails? to|does ?n[o']t|could ?n[o']t) (open|read|load|use|understand|support|start on|handle)\b`,
+          String.raw`refus\w* to downgrade|\bno downgrade|(can ?not|can't|cannot) (be )?downgrade`,
+          String.raw`(newer|too new|more recent) than (it|this|the old|6\.1)`,
+        ],
+        all_of: [[INDEX]],
+      },
     ],
-    must_not: [String.raw`metrics-exporter .{0,40}(is|was) (the (problem|cause|culprit)|crash-?looping|broken|failing)`, String.raw`(raise|increase|bump) .{0,30}metrics-exporter|metrics-exporter('s)? memory limit`, WRONG.oom, WRONG.imagePull, WRONG.probe, String.raw`(disk|pvc|volume) .{0,30}(full|corrupt\w*|missing)`],
+    must_not: [
+      String.raw`metrics-exporter\b.{0,40}(is|was) (the (problem|cause|culprit)|crash-?looping|broken|failing)`,
+      String.raw`(rais|increas|bump)\w* .{0,30}metrics-exporter|metrics-exporter('s)? memory limit`,
+      WRONG.oom,
+      WRONG.imagePull,
+      WRONG.probe,
+      String.raw`(disk|pvc|volume)\b.{0,30}(full|corrupt\w*|missing)`,
+    ],
     tags: ['crash-loop', 'medium', 'red-herring', 'rollback', 'logs'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'crash-loop', objects: ['deployment/search/search-indexer', `pod/search/${POD}`] }] },

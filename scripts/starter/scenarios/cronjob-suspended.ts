@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, cronJob, cronJobName, job, jobPod, linesAfter, stamp, webApp } from '../builder';
-import { WRONG, near, raw, verdictBlock } from '../patterns';
+import { WRONG, raw, verdictBlock } from '../patterns';
 import type { StarterScenario } from '../scenario';
 
 /** Nothing failed: the CronJob was suspended during an incident three days ago and never resumed. */
@@ -35,10 +35,26 @@ export const cronjobSuspended: StarterScenario = {
     title: 'The daily job stopped: its CronJob is suspended',
     question: 'The sales leads have not received the daily sales report since Friday. It comes from a scheduled job in the analytics namespace. Is it failing?',
     expected: [
-      { finding: 'no: the CronJob daily-sales-report is suspended (suspend: true) — no job has been created since Friday\'s, which completed', any_of: [...near(String.raw`daily-sales-report|cron ?job|schedul\w*|report job|job`, String.raw`suspend\w*|paused|disabled|turned off|switched off`, 100)] },
-      { finding: 'resume it (suspend: false) — and run the missed days by hand if needed', any_of: [String.raw`suspend: ?false|un-?suspend\w*|resum\w*|re-?enabl\w*|(turn|switch)\b.{0,24}\bback on`] },
+      {
+        finding: 'no: the CronJob daily-sales-report is suspended (suspend: true) — no job has been created since Friday\'s, which completed',
+        any_of: [String.raw`suspend\w*|\bpaused\b|disabled|turned off|switched off|stopped scheduling|on hold`],
+        all_of: [[String.raw`daily-sales-report|cron ?job|schedul\w*|report|\bjobs?\b`]],
+      },
+      {
+        finding: 'resume it (suspend: false) — and run the missed days by hand if needed',
+        any_of: [String.raw`suspend\W{1,3}false|un-?suspend\w*|resum\w*|re-?enabl\w*|(turn|switch)\w*\b.{0,24}\bback on|un-?paus\w*|set suspend (back )?to false`],
+      },
     ],
-    must_not: [WRONG.crashLoop, WRONG.oom, WRONG.imagePull, String.raw`(job|report) (is |was |keeps )?(fail\w*|crash\w*|erroring)`, String.raw`BackoffLimitExceeded|DeadlineExceeded`, String.raw`(mail|smtp) .{0,30}(fail\w*|refused|down)`],
+    must_not: [
+      WRONG.crashLoop,
+      WRONG.oom,
+      WRONG.imagePull,
+      String.raw`(job|report|runs?)\b.{0,20}(is |are |was |were |has been |have been |keeps? )(fail\w*|crash\w*|erroring)`,
+      String.raw`BackoffLimitExceeded|DeadlineExceeded|backoff ?limit`,
+      String.raw`(mail|smtp)\b.{0,30}(fail\w*|refus\w*|down)`,
+      String.raw`(time ?zone)\b.{0,30}(wrong|incorrect|misconfigured)|wrong time ?zone`,
+      String.raw`(warehouse|database|\bdb\b)\b.{0,20}(is|are) (still )?(down|unreachable)`,
+    ],
     tags: ['job-failure', 'medium', 'cronjob', 'jobs', 'nothing-failing'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'job-failure', objects: ['cronjob/analytics/daily-sales-report'] }] },

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, deployment, event, lines, linesAfter, service, startedAt, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, type StarterScenario } from '../scenario';
 
 /** Someone scaled a deployment to zero: its Service has no endpoints, and its clients get "connection refused". */
@@ -51,10 +51,33 @@ export const deploymentScaledZero: StarterScenario = {
     title: 'A Service with no endpoints: its deployment was scaled to zero',
     question: 'The "recommended for you" panel vanished from the shop about half an hour ago. Nothing is crashing. What happened?',
     expected: [
-      { finding: 'the recommendations Service has no endpoints: storefront\'s calls to it are refused', any_of: [...near(String.raw`recommendations`, C.noEndpoints, 100), ...near(String.raw`recommendations`, String.raw`connection refused|refus\w*|unreachable|no (backend|pods?)|nothing (behind|backing|serving)`, 100)] },
-      { finding: 'the recommendations deployment was scaled to 0 replicas 35 minutes ago: scale it back up', any_of: [...near(String.raw`recommendations`, String.raw`(scaled|scale)( it| down)?( back)? (down )?to (0|zero)|0 replicas|zero replicas|replicas: ?0|0/0|scaled down|no replicas`, 120)] },
+      {
+        finding: 'the recommendations Service has no endpoints: storefront\'s calls to it are refused',
+        any_of: [C.noEndpoints, String.raw`connection refused|ECONNREFUSED|(calls?|requests?|connections?)\b.{0,40}\b(refused|rejected)`],
+        all_of: [[String.raw`recommendations|(its|the) service`]],
+      },
+      {
+        finding: 'the recommendations deployment was scaled to 0 replicas 35 minutes ago: scale it back up',
+        any_of: [
+          String.raw`(scaled|scale|set|turned|dropped|brought|reduced)\w*( it| them)?( down| back)?( down)?\W{1,3}(to|at) (0|zero)\b`,
+          String.raw`\b(0|zero|no) (running )?(replicas|pods)\b`,
+          String.raw`replicas\W{1,3}(to |= ?|: ?)?0\b|\b0/0\b`,
+          String.raw`scaled (it |them )?(all the way )?down|turned (\w+ )?off|switched (\w+ )?off|shut (\w+ )?(off|down)`,
+          String.raw`(replica count|replicas|desired)\b.{0,20}\b(0|zero)\b`,
+        ],
+        all_of: [[String.raw`recommendations`]],
+      },
     ],
-    must_not: [String.raw`selector .{0,40}(match(es)? no|doesn't match|does not match|mismatch|wrong|typo)`, WRONG.crashLoop, WRONG.netpol, WRONG.dnsDown, WRONG.oom, WRONG.imagePull, WRONG.insufficientCpu],
+    must_not: [
+      WRONG.selector,
+      WRONG.crashLoop,
+      WRONG.netpol,
+      WRONG.dnsDown,
+      WRONG.oom,
+      WRONG.imagePull,
+      WRONG.insufficientCpu,
+      String.raw`(recommendations|pods?)\b.{0,30}(are |is )?(failing (their )?readiness|not ready|unhealthy)`,
+    ],
     tags: ['service-no-endpoints', 'easy', 'services', 'scaling'],
     difficulty: 'easy',
     verdict: { healthy: false, causes: [{ category: 'service-no-endpoints', objects: ['deployment/shop/recommendations', 'service/shop/recommendations'] }] },

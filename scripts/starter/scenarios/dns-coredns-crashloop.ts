@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, crashLoopReplica, deployment, lines, linesAfter, replica, startedAt } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, type StarterScenario } from '../scenario';
 
 /** A bad Corefile edit lay dormant (reload refused it) until the node rotation restarted CoreDNS: now it crash-loops and DNS is down. */
@@ -41,6 +41,7 @@ function build(): Cluster {
 
 const built = build();
 const DNS_POD = podOf(built, 'kube-system', 'coredns-');
+const CONFIG = String.raw`corefile|coredns (config ?map|configuration|config)|config(uration)? (file|map)|config ?map|forward (line|entry|address|upstream|directive|plugin|target)|upstream address|forward\b`;
 
 export const dnsCorednsCrashloop: StarterScenario = {
   build,
@@ -49,10 +50,31 @@ export const dnsCorednsCrashloop: StarterScenario = {
     title: 'Cluster DNS down: CoreDNS crash-loops on a bad Corefile',
     question: 'Right after this morning\'s node group upgrade, the whole shop started failing with errors like "EAI_AGAIN" and "connection refused" on port 53. The nodes look fine. What broke?',
     expected: [
-      { finding: 'CoreDNS is crash-looping, so cluster DNS is down (kube-dns has no ready endpoints)', any_of: [...near(String.raw`coredns|kube-dns|dns (pods?|servers?)`, C.crashLoop + String.raw`|exit\w* (with )?(code )?1|(is|are) (down|failing|not running)|no (ready )?endpoints|not ready|(refus\w*|fail\w*) to (boot|start)|(won't|can't|cannot|can not) (boot|start)`, 100)] },
-      { finding: 'the coredns ConfigMap has an invalid forward upstream ("10.0.0.2:53x"); the restarted pods cannot parse the Corefile', any_of: [String.raw`53x`, 'not an IP address or file', ...near(String.raw`corefile|coredns (config ?map|configuration|config)|forward`, String.raw`typo|invalid|bad|malformed|wrong|broken|parse|syntax|error`, 100)] },
+      {
+        finding: 'CoreDNS is crash-looping, so cluster DNS is down (kube-dns has no ready endpoints)',
+        any_of: [C.crashLoop, C.exitsAtStart, String.raw`(is|are) (now )?(down|failing|not running|gone|broken|dead)\b|no (ready )?endpoints`],
+        all_of: [[String.raw`coredns|kube-dns|dns (pods?|servers?)|cluster(')?s? dns|\bdns\b`]],
+      },
+      {
+        finding: 'the coredns ConfigMap has an invalid forward upstream ("10.0.0.2:53x"); the restarted pods cannot parse the Corefile',
+        any_of: [
+          String.raw`53x`,
+          'not an IP address or file',
+          String.raw`(${CONFIG})\b.{0,80}\b(typo\w*|invalid|bad|malformed|wrong|broken|syntax|error|mistake|unparsable|garbage|corrupt\w*)`,
+          String.raw`(typo\w*|invalid|bad|malformed|wrong|broken|syntax error|mistake|unparsable)\w* (in (the |its )?)?(${CONFIG})`,
+          String.raw`(can ?not|can't|cannot|fail\w* to|unable to|refus\w* to) (parse|load|read)\b.{0,30}\b(${CONFIG})`,
+        ],
+      },
     ],
-    must_not: [WRONG.netpol, String.raw`(upstream|vpc) (dns |resolver )?(is )?(down|unreachable|timing out)`, WRONG.oom, WRONG.imagePull, WRONG.nodeDown, String.raw`catalog (is )?(down|crash\w*)`],
+    must_not: [
+      WRONG.netpol,
+      String.raw`(upstream|vpc|10\.0\.0\.2)\b.{0,30}(dns |resolver )?(is |was )?(down|unreachable|timing out|not (answering|responding))`,
+      WRONG.oom,
+      WRONG.imagePull,
+      WRONG.nodeDown,
+      String.raw`(cni|aws-node)\b.{0,30}(is )?(broken|down|crash\w*|failing)`,
+      String.raw`catalog (is )?(down|crash\w*)`,
+    ],
     tags: ['dns', 'medium', 'coredns', 'crash-loop', 'kube-system'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'dns', objects: ['deployment/kube-system/coredns', 'configmap/kube-system/coredns'] }] },

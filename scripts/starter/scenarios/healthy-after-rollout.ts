@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, deployment, event, httpProbe, lines, linesAfter, replica, replicaSet, service, startedAt, webApp } from '../builder';
-import { raw, verdictBlock } from '../patterns';
+import { C, raw, verdictBlock } from '../patterns';
 import type { StarterScenario } from '../scenario';
 
 /** A rollout that went fine: the warnings are from its new pods starting; everything is ready now. */
@@ -37,10 +37,10 @@ export const healthyAfterRollout: StarterScenario = {
     scenario_id: 'healthy-after-rollout',
     title: 'A finished rollout with start-up warnings (the correct answer: nothing is wrong)',
     question: 'We deployed checkout 4.2 about ten minutes ago and "kubectl get events" in the checkout namespace shows Warning events. Is something still wrong with checkout?',
-    expected: [],
+    expected: [{ finding: 'nothing is wrong: the warnings were the new pods\' first readiness checks while the JVM started; all three 4.2 pods are ready', any_of: C.allClear }],
     must_not: [
       String.raw`readiness probe (is|keeps|are) (still )?fail\w*|(is|are) (still )?not ready`,
-      String.raw`(roll ?back|revert|undo) (the )?(rollout|deploy\w*|checkout|release|4\.2)`,
+      String.raw`(roll ?back|revert|undo)\w* (to |the )?(rollout|deploy\w*|checkout|release|4\.\d)`,
       String.raw`(rollout|deployment) (is )?(stuck|stalled|failed|broken)`,
       String.raw`crash[ -]?loop\w*|OOM[ -]?kill\w*|ImagePullBackOff`,
       String.raw`4\.2(\.0)? (is )?(broken|buggy|failing|bad)`,

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, claim, cronJob, cronJobName, deployment, event, evictedReplica, job, jobPod, lines, linesAfter, replica, service, stamp, startedAt, statefulSet, volume, webApp } from '../builder';
-import { raw, verdictBlock } from '../patterns';
+import { C, raw, verdictBlock } from '../patterns';
 import type { StarterScenario } from '../scenario';
 
 /** Nothing is wrong — but the cluster is noisy: old restarts, a leftover Evicted pod, Completed jobs, a claim waiting for a consumer, warnings from a finished rollout. */
@@ -50,9 +50,10 @@ const NO_FAULT = [
   String.raw`(is|are|keeps?) (now |currently |still )?(crash[ -]?loop\w*|crashing)`,
   String.raw`OOM[ -]?kill\w*|out of memory`,
   String.raw`ImagePullBackOff|ErrImagePull`,
-  String.raw`(node|ip-10-\S+) .{0,40}(is|are) (now |currently |still )?(not ?ready|under (disk |memory )?pressure|out of disk)`,
-  String.raw`(pvc|claim|data-sandbox-db-0) .{0,40}(is )?(broken|a problem|an issue|needs? (a )?fix|fail\w*)|storage (is )?(broken|failing)`,
-  String.raw`readiness probe (is|keeps|are) (still )?fail\w*|(cart|catalog|storefront) (is|are) (down|failing|broken|unhealthy)`,
+  String.raw`(node|ip-10-\S+)\b.{0,40}(is|are) (now |currently |still )?(not ?ready|under (disk |memory )?pressure|out of disk)`,
+  String.raw`(pvc|claim|data-sandbox-db-0)\b.{0,40}(is )?(broken|a problem|an issue|needs? (a )?fix|fail\w*)|storage (is )?(broken|failing)`,
+  String.raw`(sandbox-db|claim|pvc|volume)\b.{0,40}(can ?not|can't|cannot|never) (start|bind|be bound)|(create|provision)\w* (a )?(pv|persistent ?volume|storage ?class)\b`,
+  String.raw`readiness probe (is|keeps|are) (still )?fail\w*|(cart|catalog|storefront)\b.{0,20}(is|are) (still )?(down|failing|broken|unhealthy|restarting)`,
   String.raw`(roll ?back|restart|redeploy) (the )?(cart|catalog|storefront)`,
 ];
 
@@ -62,7 +63,7 @@ export const healthyNoisy: StarterScenario = {
     scenario_id: 'healthy-noisy',
     title: 'A noisy but healthy cluster (the correct answer: nothing is wrong)',
     question: 'Someone was paged by a "pods not ready" alert about 40 minutes ago and it cleared by itself. Looking around, we see restarts, an Evicted pod and a Pending volume claim. Is anything actually wrong right now?',
-    expected: [],
+    expected: [{ finding: 'nothing is wrong now: the restarts, the eviction and the warnings are history, the Pending claim and the Completed pods are expected', any_of: C.allClear }],
     must_not: NO_FAULT,
     tags: ['none', 'hard', 'noisy', 'red-herring', 'healthy'],
     difficulty: 'hard',

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, deployment, event, httpProbe, imagePullReplica, lines, linesAfter, replica, replicaSet, startEvents, startedAt } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, waiting, type StarterScenario } from '../scenario';
 
 /** An amd64-only image on a new Graviton (arm64) node: "no match for platform in manifest". */
@@ -35,7 +35,8 @@ function build(): Cluster {
 
 const built = build();
 const STUCK = podOf(built, 'reporting', 'report-api-', waiting('ImagePullBackOff'));
-const ARCH = String.raw`amd64|x86|platform|architecture|\barch\b|manifest|multi-?arch|variant|(built|build|image) (only )?for`;
+/** The new node's architecture, however an answer names it. */
+const ARM_NODE = String.raw`arm64|aarch64|graviton|\barm\b|m7g|ip-10-0-3-17`;
 
 export const imagePullArchMismatch: StarterScenario = {
   build,
@@ -47,10 +48,28 @@ export const imagePullArchMismatch: StarterScenario = {
       { finding: 'the stuck report-api pod cannot pull its image (ErrImagePull / ImagePullBackOff)', any_of: [C.imagePull] },
       {
         finding: 'the image has no linux/arm64 variant, and that pod was scheduled on the new arm64 (Graviton) node',
-        any_of: ['no match for platform', ...near(String.raw`arm64|aarch64|graviton|\barm\b|m7g`, ARCH, 100)],
+        any_of: [
+          'no match for platform',
+          String.raw`(only|just) (published |built |available |exists |pushed |released |made |compiled )?(for |as )?(linux/)?(amd64|x86\w*|intel|x64)`,
+          String.raw`(amd64|x86\w*|intel|x64)[- ]only|(linux/)?(amd64|x86\w*) only\b`,
+          String.raw`\bno (linux/)?(arm64|aarch64|arm) (variant|image|build|manifest|version|layer|platform)`,
+          String.raw`(no|not an?|isn't an?|is not an?|without an?|lacks an?) multi-?(arch|architecture|platform)`,
+          String.raw`(architecture|\barch\b|platform|cpu type)\W{0,3}(mismatch|conflict|incompatib\w*|is wrong)`,
+          String.raw`(mismatch\w*|wrong|incompatible|unsupported) (cpu )?(architecture|\barch\b|platform)`,
+          String.raw`(no|can ?not|can't|cannot|doesn't|does not|fails? to) (find )?(a |any )?(matching|compatible|suitable) (platform|architecture|variant|image)`,
+        ],
+        all_of: [[ARM_NODE]],
       },
     ],
-    must_not: [String.raw`(tag|image)\W.{0,40}(doesn't exist|does not exist|wrong tag|typo|manifest unknown)`, String.raw`401|unauthori[sz]ed|(missing|no) (image ?pull ?)?secret`, WRONG.oom, WRONG.crashLoop, WRONG.insufficientCpu, WRONG.nodeDown],
+    must_not: [
+      String.raw`(tag|image|version)\W.{0,40}\b(does ?n[o']t exist|not found|wrong tag|typo|manifest unknown|never (pushed|published))`,
+      String.raw`\b401\b|unauthori[sz]ed|(missing|no) (image ?pull ?)?secret`,
+      String.raw`rate[ -]?limit\w*|toomanyrequests|too many requests`,
+      WRONG.oom,
+      WRONG.crashLoop,
+      WRONG.insufficientCpu,
+      WRONG.nodeDown,
+    ],
     tags: ['image-pull', 'hard', 'architecture', 'nodes', 'rollout'],
     difficulty: 'hard',
     verdict: { healthy: false, causes: [{ category: 'image-pull', objects: ['deployment/reporting/report-api', `pod/reporting/${STUCK}`, `node/${ARM}`] }] },

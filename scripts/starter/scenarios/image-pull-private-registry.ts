@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, deployment, event, imagePullReplica, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, type StarterScenario } from '../scenario';
 
 /** A new deployment from a private registry without the pull secret its neighbours use: 401 from ghcr.io. */
@@ -31,6 +31,7 @@ function build(): Cluster {
 
 const built = build();
 const POD = podOf(built, 'ledger', 'ledger-sync-');
+const SECRET = String.raw`image ?pull ?secrets?|pull ?secrets?|registry (credentials?|secret|auth\w*|login|token)|ghcr-pull|credentials?`;
 
 export const imagePullPrivateRegistry: StarterScenario = {
   build,
@@ -43,15 +44,17 @@ export const imagePullPrivateRegistry: StarterScenario = {
       {
         finding: 'ghcr.io refuses the pull (401 Unauthorized) because ledger-sync has no imagePullSecrets, unlike ledger-api',
         any_of: [
-          String.raw`(missing|no|without|lacks|forgot|add|needs?)\W+((the|an?|its|any)\W+)?(image ?pull ?secrets?|pull ?secrets?|registry (credentials?|secret|auth\w*)|ghcr-pull)`,
-          ...near(String.raw`imagePullSecrets?|pull ?secrets?|ghcr-pull|registry credentials?`, String.raw`missing|not set|absent|\bno\b|none|without|lacks|forgot|add|needs?|unset|empty`),
-          ...near(String.raw`401|unauthori[sz]ed|not authori[sz]ed|anonymous|authenticat\w*|credentials?`, String.raw`registry|ghcr|pull\w*|token|private`),
+          String.raw`\b401\b|unauthori[sz]ed|not authori[sz]ed|unauthenticated|not authenticated|anonymous (pull|request|token|access)|authenticat\w* (fail\w*|error|required|needed)|(requires?|needs?|wants?) (authentication|credentials?|a login|a token)`,
+          String.raw`(missing|no|without|lacks?|lacking|forgot|add|needs?|set|give it)\W{1,3}(the |an? |its |any )?(${SECRET})`,
+          String.raw`(${SECRET})\W.{0,40}\b(missing|not set|absent|none|unset|empty|forgotten|left out)`,
+          String.raw`(private|non-?public) (registry|repo\w*|org\w*|image|package)`,
         ],
       },
     ],
     must_not: [
-      String.raw`(tag|image|version)\W.{0,40}(doesn't exist|does not exist|not found|wrong tag|typo|manifest unknown)`,
-      String.raw`rate[ -]?limit\w*|toomanyrequests`,
+      String.raw`(tag|image|version|manifest)\W.{0,40}\b(does ?n[o']t exist|not found|wrong tag|typo|manifest unknown|never (pushed|published))`,
+      String.raw`rate[ -]?limit\w*|toomanyrequests|too many requests`,
+      String.raw`(registry|ghcr(\.io)?)\S* (is |was )?(down|unreachable|unavailable|offline|having an outage)`,
       WRONG.oom,
       WRONG.crashLoop,
       WRONG.insufficientCpu,

@@ -1,4 +1,5 @@
 import type { StarterScenario } from '../scenario';
+import { withHeldOutProbes } from '../held-out';
 import { configmapMissingKey } from './configmap-missing-key';
 import { crashloopBadArgs } from './crashloop-bad-args';
 import { crashloopPanicRelease } from './crashloop-panic-release';
@@ -33,4 +34,4 @@ import { twoCausesImageAndSecret } from './two-causes-image-and-secret';
 import { twoCausesGatewayAndAuth } from './two-causes-gateway-and-auth';
 import { unschedulableAntiAffinity } from './unschedulable-anti-affinity';
 /** The scenarios written with the builder, in suite order (after the ten hand-written ones of suite.json). */
-export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry, imagePullArchMismatch, oomSidecar, nodeMemoryPressure, unschedulableNodeSelector, unschedulableGpuTaint, pvcZoneConflict, pvcMultiAttach, livenessProbeTimeout, deploymentScaledZero, ingressBackendRenamed, netpolDefaultDeny, netpolEgressDns, dnsCorednsCrashloop, dnsUpstreamTimeout, nodeNotreadyCni, jobDeadlineExceeded, jobOomBackoff, cronjobSuspended, quotaExceeded, quotaRequiresLimits, rbacForbiddenList, rbacLeaderElection, healthyNoisy, healthyAfterRollout, crashloopRollbackSchema, twoCausesImageAndSecret, twoCausesGatewayAndAuth, unschedulableAntiAffinity];
+export const STARTER_SCENARIOS: readonly StarterScenario[] = [configmapMissingKey, crashloopBadArgs, crashloopPanicRelease, imagePullPrivateRegistry, imagePullArchMismatch, oomSidecar, nodeMemoryPressure, unschedulableNodeSelector, unschedulableGpuTaint, pvcZoneConflict, pvcMultiAttach, livenessProbeTimeout, deploymentScaledZero, ingressBackendRenamed, netpolDefaultDeny, netpolEgressDns, dnsCorednsCrashloop, dnsUpstreamTimeout, nodeNotreadyCni, jobDeadlineExceeded, jobOomBackoff, cronjobSuspended, quotaExceeded, quotaRequiresLimits, rbacForbiddenList, rbacLeaderElection, healthyNoisy, healthyAfterRollout, crashloopRollbackSchema, twoCausesImageAndSecret, twoCausesGatewayAndAuth, unschedulableAntiAffinity].map(withHeldOutProbes);

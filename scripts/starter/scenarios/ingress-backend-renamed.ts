@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, deployment, ingress, linesAfter, logStamp, replica, startedAt, webApp } from '../builder';
-import { WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, type StarterScenario } from '../scenario';
 
 /** A chart upgrade renamed the Service frontend to web-frontend; the Ingress still routes to frontend: nginx answers 503. */
@@ -49,6 +49,8 @@ function build(): Cluster {
 
 const built = build();
 const CONTROLLER = podOf(built, 'ingress-nginx', 'ingress-nginx-controller-');
+/** The old Service name alone, not the new web-frontend. */
+const OLD_NAME = String.raw`(?<![\w-])frontend\b(?!-)`;
 
 export const ingressBackendRenamed: StarterScenario = {
   build,
@@ -59,11 +61,33 @@ export const ingressBackendRenamed: StarterScenario = {
     expected: [
       {
         finding: 'the Ingress shop-public sends traffic to Service frontend, which does not exist any more',
-        any_of: [...near(String.raw`ingress|shop-public`, String.raw`\bfrontend\b.{0,60}(doesn't exist|does not exist|no longer exists|not found|missing|gone|deleted|removed|renamed)|(old|stale|wrong|previous) (service )?name|web/frontend`, 160), ...near(String.raw`(service|svc) .{0,10}\bfrontend\b|"?web/frontend"?`, String.raw`doesn't exist|does not exist|no longer exists|not found|missing|gone|deleted|removed|renamed|no object matching`, 100)],
+        any_of: [
+          String.raw`${OLD_NAME}.{0,60}\b(${C.absent}|disappeared|vanished|gone)`,
+          String.raw`(old|stale|wrong|previous|outdated|former|obsolete|dangling) (service |backend )?(name|service|backend|reference)`,
+          String.raw`no object matching key`,
+          String.raw`(non-?existent|missing|deleted|removed|renamed) (service|backend)`,
+        ],
+        all_of: [[String.raw`ingress|shop-public|\broute|routing|backend`]],
       },
-      { finding: 'the chart renamed it web-frontend: point the Ingress backend at web-frontend (port 80)', any_of: [...near(String.raw`web-frontend`, String.raw`renam\w*|point|change|update|switch|should (use|be)|instead|now (called|named)|new name`, 120)] },
+      {
+        finding: 'the chart renamed it web-frontend: point the Ingress backend at web-frontend (port 80)',
+        any_of: [
+          String.raw`(renam\w*|now (called|named)|new name|became|replaced by)\b.{0,40}\bweb-frontend`,
+          String.raw`(point|change|update|switch|set|edit|fix|patch|use|move|rout)\w*\b.{0,60}\bweb-frontend`,
+          String.raw`web-frontend\b.{0,30}\b(instead|is the new name|is its new name)`,
+        ],
+      },
     ],
-    must_not: [WRONG.crashLoop, WRONG.probe, WRONG.netpol, WRONG.dnsDown, String.raw`web-frontend (pods? )?(is |are )?(down|unready|not ready|failing|crash\w*)`, String.raw`ingress(-nginx)? controller (is )?(down|broken|crash\w*|overloaded)`, WRONG.imagePull],
+    must_not: [
+      WRONG.crashLoop,
+      WRONG.probe,
+      String.raw`readiness\w*.{0,30}fail\w*`,
+      WRONG.netpol,
+      WRONG.dnsDown,
+      String.raw`web-frontend (pods? )?(is |are )?(down|unready|not ready|failing|crash\w*|unhealthy)`,
+      String.raw`ingress(-nginx)?( controller)? (is |was )?(\w+ and )?(down|broken|crash\w*|overloaded|misconfigured)`,
+      WRONG.imagePull,
+    ],
     tags: ['service-no-endpoints', 'medium', 'ingress', 'services', 'logs'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'service-no-endpoints', objects: ['ingress/web/shop-public', 'service/web/web-frontend'] }] },

@@ -1,10 +1,8 @@
 import { Cluster, appNamespace, baseCluster, cronJob, cronJobName, job, jobPod, linesAfter, stamp, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import type { StarterScenario } from '../scenario';
 
 /** The nightly export ran into its one-hour deadline: the job controller killed it at 71 %, its pod is gone, only the Job says why. */
-
-const SCHEDULE_HOUR = 2;
 
 function build(): Cluster {
   const c = new Cluster({
@@ -33,6 +31,8 @@ function build(): Cluster {
   return c;
 }
 
+const SCHEDULE_HOUR = 2;
+
 export const jobDeadlineExceeded: StarterScenario = {
   build,
   scenario: {
@@ -40,10 +40,33 @@ export const jobDeadlineExceeded: StarterScenario = {
     title: 'Job killed at its active deadline',
     question: 'Finance did not get last night\'s invoice export. The export-invoices job in billing has run every night for months. What happened this time, and what should we change?',
     expected: [
-      { finding: 'tonight\'s export-invoices job failed with DeadlineExceeded: it ran longer than its activeDeadlineSeconds (1 hour) and was terminated', any_of: [C.deadline, ...near(String.raw`export-invoices|job|export`, String.raw`(ran|run\w*|took|active) (longer|more) than|over (its|the) (time )?limit|out of time|killed after (an|one|1) hour`, 100)] },
-      { finding: 'raise activeDeadlineSeconds (the month-end batch is larger), or make the export faster / split it', any_of: [...near(String.raw`activeDeadlineSeconds|deadline|time ?limit|timeout`, String.raw`raise|increase|longer|extend|bump|more time|higher`, 100), ...near(String.raw`split|batch|paralleli[sz]e|faster|speed up`, String.raw`export|job`, 60)] },
+      {
+        finding: 'tonight\'s export-invoices job failed with DeadlineExceeded: it ran longer than its activeDeadlineSeconds (1 hour) and was terminated',
+        any_of: [
+          C.deadline,
+          String.raw`(hit|reached|exceeded|ran past|ran over|overran|overshot|blew through|went over|passed) (its |the )?(\w+[- ])?(\w+[- ])?(time ?limit|deadline|timeout|time budget)`,
+          String.raw`(ran|run\w*|took|was active|been active) (a lot |much )?(longer|more) than (its |the )?(\w+[- ])?(deadline|limit|allowed|hour|3600)`,
+          String.raw`out of time|(stopped|killed|terminated|cut off) (it )?(at|after) (the |its )?(one|1|an)[- ]hour`,
+        ],
+      },
+      {
+        finding: 'raise activeDeadlineSeconds (the month-end batch is larger), or make the export faster / split it',
+        any_of: [
+          String.raw`(rais|increas|bump|extend|lengthen|doubl|longer|more|loosen|relax)\w*\b.{0,40}\b(activeDeadlineSeconds|deadline|time ?limit|timeout|time\b)`,
+          String.raw`(activeDeadlineSeconds|deadline|time ?limit)\b.{0,30}\b(to|of) \d`,
+          String.raw`\b(split|chunk|shard|paralleli[sz]e|batch)\w*\b.{0,40}\b(export|job|work|run|invoices|month)`,
+          String.raw`(faster|speed (it )?up|optimi[sz]e)`,
+        ],
+      },
     ],
-    must_not: [C.backoffLimit, WRONG.oom, WRONG.imagePull, String.raw`(s3|bucket) .{0,40}(denied|forbidden|AccessDenied|permission)`, WRONG.crashLoop, String.raw`(cron ?job|schedule) (is |was )?(suspended|paused|disabled)`],
+    must_not: [
+      C.backoffLimit,
+      WRONG.oom,
+      WRONG.imagePull,
+      String.raw`(s3|bucket)\b.{0,40}(denied|forbidden|AccessDenied|permission)`,
+      WRONG.crashLoop,
+      String.raw`(cron ?job|schedule)\b.{0,20}(is |was )?(suspended|paused|disabled)`,
+    ],
     tags: ['job-failure', 'medium', 'jobs', 'cronjob', 'deadline'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'job-failure', objects: ['cronjob/billing/export-invoices', `job/billing/${cronJobName('export-invoices', Date.UTC(2026, 11, 1, SCHEDULE_HOUR))}`] }] },

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, claim, deployment, event, httpProbe, lines, linesAfter, networkPolicy, replica, service, stamp, startedAt, statefulSet, volume } from '../builder';
-import { WRONG, near, raw, verdictBlock } from '../patterns';
+import { WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, type StarterScenario } from '../scenario';
 
 /** A default-deny ingress policy added to the data namespace: orders-api's connections to postgres time out. */
@@ -48,7 +48,8 @@ function build(): Cluster {
 
 const built = build();
 const API = podOf(built, 'shop', 'orders-api-');
-const POLICY = String.raw`network ?polic\w+|netpol|default-deny(-ingress)?|deny[- ]all|firewall`;
+const POLICY = String.raw`network ?polic\w*|netpol|default-deny(-ingress)?|deny[- ]all|firewall|\bpolicy`;
+const BLOCKS = String.raw`block\w*|den(y|ies|ied)|drop\w*|\bcut|reject\w*|filter\w*|no (allow|rule)|does ?n[o']t (allow|admit|let)|only (allow\w*|admits?|lets?)|prevent\w*|isolat\w*|shut\w* out`;
 
 export const netpolDefaultDeny: StarterScenario = {
   build,
@@ -57,10 +58,33 @@ export const netpolDefaultDeny: StarterScenario = {
     title: 'A default-deny NetworkPolicy blocks the app from its database',
     question: 'Orders have been failing for about 40 minutes: orders-api in the shop namespace says it cannot get a database connection, but the DBA says orders-db in the data namespace is up and idle. What is wrong?',
     expected: [
-      { finding: 'orders-api cannot open connections to orders-db: they time out (its pods are not ready)', any_of: [...near(String.raw`orders-api|app|connections?`, String.raw`time[sd]? ?out|timeout|timing out|SocketTimeout|can ?not (reach|connect)|can't (reach|connect)|unreachable`, 100)] },
-      { finding: 'the NetworkPolicy default-deny-ingress added to the data namespace ~40 minutes ago blocks ingress to orders-db from shop (only monitoring is allowed)', any_of: [...near(POLICY, String.raw`block\w*|den(y|ies|ied)|drop\w*|cut|reject\w*|no (allow|rule)|doesn't allow|does not allow|only allow\w*|prevent\w*|isolat\w*`, 120), ...near(String.raw`hardening|data namespace|namespace data`, String.raw`den(y|ies)|block\w*|drop\w*`, 80)] },
+      {
+        finding: 'orders-api cannot open connections to orders-db: they time out (its pods are not ready)',
+        any_of: [String.raw`time[sd]? ?out|timeout|timing out|SocketTimeout|\bhang\w*|unreachable|no (tcp )?connection (is )?(ever )?(made|established)|(packets|SYNs?|connections?) (are |get )?(silently )?dropped`],
+        all_of: [[String.raw`orders-api|connect\w*|db calls?|database|orders-db|\bdb\b|postgres`]],
+      },
+      {
+        finding: 'the NetworkPolicy default-deny-ingress added to the data namespace ~40 minutes ago blocks ingress to orders-db from shop (only monitoring is allowed)',
+        any_of: [
+          String.raw`(${POLICY})\b.{0,120}\b(${BLOCKS})`,
+          String.raw`(${BLOCKS})\b.{0,120}\b(${POLICY})`,
+          String.raw`(den(y|ies|ied)|block\w*|drop\w*|reject\w*) (all )?(incoming|ingress|inbound)( traffic)?`,
+          String.raw`(dropped|blocked|filtered|refused) (at|by) (the )?(network|policy|firewall)`,
+          String.raw`(only|just) (allows?|admits?|lets?) (in )?(traffic )?(from )?(the )?monitoring`,
+          String.raw`nothing (allows?|lets?|admits?) (the )?(shop|orders-api)`,
+        ],
+      },
     ],
-    must_not: [WRONG.password, WRONG.dnsDown, String.raw`orders-db (is )?(down|crash\w*|overloaded|out of connections|the (root )?cause)`, String.raw`readiness probe (is )?(misconfigured|wrong)`, WRONG.oom, WRONG.quota, String.raw`max_connections|too many (connections|clients)`],
+    must_not: [
+      WRONG.password,
+      String.raw`(can ?not|can't|cannot|fails? to) (log ?in|authenticate)|authentication (fails|failed|error)|(reject\w*|refus\w*|den(y|ies|ied))\b.{0,30}\blog ?ins?\b|password (was |has been |got )?(changed|rotated|reset)`,
+      WRONG.dnsDown,
+      String.raw`orders-db\b.{0,20}(is |was )?(down|crash\w*|overloaded|out of connections|full|the (root )?cause|unhealthy|not running)`,
+      String.raw`readiness probe (is )?(misconfigured|wrong)`,
+      WRONG.oom,
+      WRONG.quota,
+      String.raw`max_connections|too many (connections|clients)|(ran|run|runs|running) out of connections`,
+    ],
     tags: ['network-policy', 'medium', 'database', 'security-change', 'logs'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'network-policy', objects: ['networkpolicy/data/default-deny-ingress', 'deployment/shop/orders-api'] }] },

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, deployment, event, httpProbe, lines, linesAfter, networkPolicy, replica, service, stamp, startedAt, webApp } from '../builder';
-import { WRONG, near, raw, verdictBlock } from '../patterns';
+import { WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, type StarterScenario } from '../scenario';
 
 /** An egress NetworkPolicy that forgot DNS: every lookup from payments-gateway times out, while CoreDNS is healthy. */
@@ -50,6 +50,8 @@ function build(): Cluster {
 
 const built = build();
 const GW = podOf(built, 'payments', 'payments-gateway-');
+const POLICY = String.raw`network ?polic\w*|netpol|restrict-egress|egress (rule|policy|polic\w*)|\bpolicy`;
+const DNS = String.raw`\bdns\b|port 53|\b53\b|kube-dns|coredns|name resolution|lookups?|(name|dns) queries|resolv\w*`;
 
 export const netpolEgressDns: StarterScenario = {
   build,
@@ -58,10 +60,35 @@ export const netpolEgressDns: StarterScenario = {
     title: 'An egress NetworkPolicy blocks DNS (CoreDNS is fine)',
     question: 'payments-gateway in the payments namespace has been unready for an hour and its logs are full of lookup errors. Should we restart CoreDNS?',
     expected: [
-      { finding: 'payments-gateway\'s DNS lookups to kube-dns (172.20.0.10:53) time out, from its pods only: CoreDNS itself is healthy', any_of: [...near(String.raw`lookups?|dns|name resolution|resolv\w*|port 53|:53`, String.raw`time[sd]? ?out|timeout|i/o timeout|can ?not reach|can't reach|block\w*|dropped|never (leave|reach|arrive|get (out|through))`, 100)] },
-      { finding: 'the egress NetworkPolicy restrict-egress (applied 1 h ago) allows only 443 and 5432: it does not allow DNS (UDP/TCP 53 to kube-system)', any_of: [...near(String.raw`network ?polic\w+|netpol|restrict-egress|egress (rule|policy)`, String.raw`dns|port 53|\b53\b|kube-dns|coredns|name resolution|lookups?`, 140)] },
+      {
+        finding: 'payments-gateway\'s DNS lookups to kube-dns (172.20.0.10:53) time out, from its pods only: CoreDNS itself is healthy',
+        any_of: [
+          String.raw`i/o timeout|time[sd]? ?out|timeout|timing out|\bhang\w*`,
+          String.raw`(never|can ?not|can't|cannot|unable to|fails? to|don't|do not) (leave|reach|arrive|get (out|through|an answer)|send|resolve|be resolved)`,
+          String.raw`(lookups?|queries|resolution|dns)\b.{0,30}\b(fail\w*|block\w*|dropped|unanswered|go unanswered)`,
+          String.raw`(block\w*|den(y|ies|ied)|drop\w*|cut\w* off)\b.{0,40}\b(dns|port 53|lookups?|name resolution|queries)`,
+        ],
+        all_of: [[DNS]],
+      },
+      {
+        finding: 'the egress NetworkPolicy restrict-egress (applied 1 h ago) allows only 443 and 5432: it does not allow DNS (UDP/TCP 53 to kube-system)',
+        any_of: [
+          String.raw`(${POLICY})\b.{0,120}\b(block\w*|den(y|ies|ied)|drop\w*|forg[eo]t\w*|omit\w*|miss\w*|lacks?|leaves? out|left out|does ?n[o']t (allow|include|permit|cover|open)|only (allows?|permits?|lets?|opens?)|(allows?|permits?|lets?|opens?) only|no (rule|exception|allowance|entry) for)`,
+          String.raw`(block\w*|den(y|ies|ied)|drop\w*|cut\w* off)\b.{0,120}\b(${POLICY})`,
+          String.raw`(${DNS})\b.{0,40}\b(is |are |was )?(not (allowed|permitted|included|covered|listed|open)|blocked|denied|dropped|missing|left out|forgotten)`,
+          String.raw`(may|can) only (talk|reach|connect|send|use)`,
+        ],
+        all_of: [[POLICY], [DNS]],
+      },
     ],
-    must_not: [String.raw`(restart|roll out|rollout restart|fix|scale up) (the )?(coredns|kube-dns)`, WRONG.dnsDown, String.raw`stripe (is )?(down|unreachable|failing)`, WRONG.oom, WRONG.crashLoop, String.raw`payments-db (is )?(down|crash\w*)`],
+    must_not: [
+      String.raw`(restart|roll out|rollout restart|fix|scale up|redeploy)\w* (the )?(coredns|kube-dns)`,
+      String.raw`(coredns|kube-dns|dns)\b.{0,20}(is |was )?(down|broken|failing|crash\w*|not resolving|outage|overloaded|unhealthy)`,
+      String.raw`stripe\b.{0,20}(is )?(down|unreachable|failing|outage)|stripe outage`,
+      WRONG.oom,
+      WRONG.crashLoop,
+      String.raw`payments-db\b.{0,20}(is )?(down|crash\w*)`,
+    ],
     tags: ['network-policy', 'hard', 'red-herring', 'dns', 'egress'],
     difficulty: 'hard',
     verdict: { healthy: false, causes: [{ category: 'network-policy', objects: ['networkpolicy/payments/restrict-egress', 'deployment/payments/payments-gateway'] }] },

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, deployment, event, evictedReplica, lines, linesAfter, replica, startedAt, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { type StarterScenario } from '../scenario';
 
 /** A BestEffort importer with no memory limit fills a node: MemoryPressure, and the kubelet evicts pods. */
@@ -45,13 +45,35 @@ export const nodeMemoryPressure: StarterScenario = {
     title: 'Node memory pressure: a pod without limits gets pods evicted',
     question: 'A few minutes ago several pods in the catalog and data namespaces were killed and now show as Failed, then came back elsewhere. What happened, and will it happen again?',
     expected: [
-      { finding: 'node ip-10-0-3-17 is under memory pressure (MemoryPressure) and the kubelet evicted pods from it', any_of: [...near(String.raw`ip-10-0-3-17|node|worker|machine`, C.memoryPressure, 100), ...near(C.evicted, C.memoryPressure, 100)] },
+      {
+        finding: 'node ip-10-0-3-17 is under memory pressure (MemoryPressure) and the kubelet evicted pods from it',
+        any_of: [C.memoryPressure],
+        all_of: [[String.raw`ip-10-0-3-17|\bnodes?\b|worker|machine|host`], [String.raw`evict\w*|threw (the )?pods off|kick\w* (the |some )?pods|pushed (the |some )?pods off|reclaim\w* (the )?memory`]],
+      },
       {
         finding: 'bulk-importer has no memory request or limit (BestEffort) and used ~9.4 GiB: it caused the pressure and will do it again where it runs now',
-        any_of: [...near('bulk-importer|importer', String.raw`no (memory )?(request|limit)s?|without (a )?(memory )?(request|limit)s?|BestEffort|request is 0|unbounded|9\.?[0-9]* ?Gi|9875408Ki|(using|consum\w*|uses|grew to) .{0,20}(memory|Gi)`, 100)],
+        any_of: [
+          String.raw`\bno (memory |ram )?(requests?|limits?)\b`,
+          String.raw`without (a |any )?(memory |ram )?(requests?|limits?)`,
+          String.raw`best-?effort`,
+          String.raw`request is 0`,
+          String.raw`(unbounded|uncapped|unlimited|unrestricted) (memory|ram|growth|usage)`,
+          String.raw`(grew|grows|swell\w*|swoll\w*|balloon\w*|used|using|uses|consum\w*|reached|climbed) (up )?(to )?(about |around |nearly |~)?9(\.\d+)? ?(GiB|Gi|G|GB)`,
+          String.raw`(memory|ram) (hog|leak)|hogg\w* (the )?(memory|ram)`,
+          String.raw`(set|add|give|cap|limit)\w*.{0,30}(memory |ram )?(requests?|limits?|memory)`,
+        ],
+        all_of: [[String.raw`importer`]],
       },
     ],
-    must_not: [String.raw`catalog .{0,40}(memory leak|is the cause|caused)`, String.raw`(disk|ephemeral[- ]storage) ?pressure|out of disk`, WRONG.nodeDown, WRONG.imagePull, WRONG.crashLoop, String.raw`OOM[ -]?kill\w*`],
+    must_not: [
+      String.raw`catalog\b.{0,40}(memory leak|leak\w*|is the (cause|culprit)|caused|(used|using|uses) too much)`,
+      String.raw`(rais|increas|bump)\w* (the )?catalog('s)? (memory )?limit`,
+      String.raw`(disk|ephemeral[- ]storage) ?pressure|out of disk|ran out of (disk|storage)`,
+      WRONG.nodeDown,
+      WRONG.imagePull,
+      WRONG.crashLoop,
+      WRONG.oom,
+    ],
     tags: ['node-pressure', 'medium', 'eviction', 'resources', 'nodes'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'node-pressure', objects: [`node/${NODE}`, 'deployment/data/bulk-importer'] }] },

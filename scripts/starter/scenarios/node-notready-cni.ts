@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, crashLoopReplica, daemonSet, deployment, event, pendingReplica, replica, webApp } from '../builder';
-import { WRONG, near, raw, verdictBlock } from '../patterns';
+import { WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, type StarterScenario } from '../scenario';
 
 /** A new node never becomes Ready: its VPC CNI pod cannot reach the instance metadata service, so the network plugin is not initialised. */
@@ -53,6 +53,7 @@ function build(): Cluster {
 
 const built = build();
 const CNI_POD = podOf(built, 'kube-system', 'aws-node-', (p) => JSON.stringify(p.status).includes('CrashLoopBackOff'));
+const METADATA = String.raw`169\.254\.169\.254|metadata|\bimds\w*`;
 
 export const nodeNotreadyCni: StarterScenario = {
   build,
@@ -61,10 +62,33 @@ export const nodeNotreadyCni: StarterScenario = {
     title: 'A new node never becomes Ready: the CNI cannot start',
     question: 'report-builder in the reports namespace has had two pods Pending for 20 minutes even though the autoscaler added a node for them. Why don\'t they run on the new node?',
     expected: [
-      { finding: 'the new node ip-10-0-2-34 is NotReady (container runtime network not ready: the CNI plugin is not initialised), so it keeps its not-ready taint', any_of: [...near(String.raw`ip-10-0-2-34|new node|the node`, String.raw`not ?ready|NetworkPluginNotReady|cni (plugin )?(is )?not initiali[sz]ed|network (plugin )?not ready|not-ready taint`, 120)] },
-      { finding: 'aws-node (the VPC CNI) on that node crash-loops: it cannot reach the instance metadata service (169.254.169.254 times out)', any_of: [...near(String.raw`aws-node|vpc cni|\bcni\b|ipamd`, String.raw`169\.254\.169\.254|metadata|imds|crash\w*|CrashLoopBackOff|restart\w*|fail\w* to (start|initiali[sz]e)`, 120)] },
+      {
+        finding: 'the new node ip-10-0-2-34 is NotReady (container runtime network not ready: the CNI plugin is not initialised), so it keeps its not-ready taint',
+        any_of: [
+          String.raw`\bnot ?-?ready\b|NetworkPluginNotReady|cni (plugin )?(is |was )?not initiali[sz]ed|network (plugin )?(is )?not ready`,
+          String.raw`(never|not|has ?n[o']t|has not|did ?n[o']t|did not) (yet )?(turn\w*|become|became|go|gone|went|get|got|been marked|reported|report\w*) (as )?ready`,
+          String.raw`never (finish\w*|complet\w*) (joining|its join|bootstrap\w*)`,
+        ],
+        all_of: [[String.raw`ip-10-0-2-34|\bnodes?\b|machine|worker|instance`]],
+      },
+      {
+        finding: 'aws-node (the VPC CNI) on that node crash-loops: it cannot reach the instance metadata service (169.254.169.254 times out)',
+        any_of: [
+          String.raw`(can ?not|can't|cannot|unable to|fails? to|failed to|could ?n[o']t|never) (reach|talk to|contact|connect to|get to|retrieve|query|access)\b.{0,40}\b(${METADATA})`,
+          String.raw`(${METADATA})\w*\b.{0,40}\b(time[sd]? ?out|timeout|unreachable|blocked|not reachable|does ?n[o']t answer|no answer)`,
+          String.raw`hop[- ]?limit`,
+        ],
+        all_of: [[String.raw`aws-node|vpc cni|\bcni\b|ipamd|network(ing)? (agent|plugin)`]],
+      },
     ],
-    must_not: [WRONG.insufficientMemory, String.raw`(disk|memory|pid) ?pressure`, WRONG.imagePull, String.raw`report-builder .{0,40}(crash\w*|bug|misconfigured)`, WRONG.quota],
+    must_not: [
+      WRONG.insufficientMemory,
+      String.raw`(disk|memory|pid) ?pressure`,
+      WRONG.imagePull,
+      String.raw`report-builder\b.{0,40}(crash\w*|bug|misconfigured)`,
+      WRONG.quota,
+      String.raw`(new node|ip-10-0-2-34\S*)\b.{0,20}(is |was )(already )?(ready\b|(\w+ )?(too small|full|out of (cpu|capacity)))`,
+    ],
     tags: ['node-pressure', 'hard', 'nodes', 'cni', 'autoscaling'],
     difficulty: 'hard',
     verdict: { healthy: false, causes: [{ category: 'node-pressure', objects: [`node/${NEW_NODE}`, 'daemonset/kube-system/aws-node'] }] },

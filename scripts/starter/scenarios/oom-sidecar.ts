@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, crashLoopReplica, crashed, deployment, httpProbe, lines, linesAfter, replica, startedAt, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, waiting, type StarterScenario } from '../scenario';
 
 /** The envoy sidecar, not the app, is OOMKilled under sale traffic; the app's logs blame the payments service. */
@@ -42,6 +42,7 @@ function build(): Cluster {
 const built = build();
 const CRASHING = podOf(built, 'checkout', 'checkout-', (p) => JSON.stringify(p.status).includes('CrashLoopBackOff'));
 void waiting;
+const SIDECAR = String.raw`envoy|sidecar|proxy`;
 
 export const oomSidecar: StarterScenario = {
   build,
@@ -50,13 +51,26 @@ export const oomSidecar: StarterScenario = {
     title: 'OOMKilled sidecar: the proxy, not the app, runs out of memory',
     question: 'Since the sale started at 18:00, checkout fails about a third of payments. The checkout logs say they cannot reach payments. What is the actual cause?',
     expected: [
-      { finding: 'the envoy sidecar of the checkout pods is OOMKilled (exit code 137) and restarting', any_of: near(String.raw`envoy|sidecar|proxy`, C.oom, 100) },
+      { finding: 'the envoy sidecar of the checkout pods is OOMKilled (exit code 137) and restarting', any_of: [C.oom], all_of: [[SIDECAR]] },
       {
         finding: 'the sidecar\'s 64Mi memory limit is too low for the sale traffic: raise it',
-        any_of: [...near(String.raw`64 ?Mi|memory limit|\blimit\b`, String.raw`too (low|small|tight)|raise|increase|bump|higher|double|not enough`, 80), ...near(String.raw`envoy|sidecar|proxy`, String.raw`more memory|(bigger|larger|higher) (memory )?limit`, 80)],
+        any_of: [
+          String.raw`(rais|increas|bump|doubl|bigger|larger|higher|more|extra)\w*.{0,40}(memory|limit|64 ?Mi)`,
+          String.raw`(64 ?Mi|memory limit|\blimit\b).{0,40}(too (low|small|tight)|not enough|insufficient|undersized)`,
+          String.raw`(memory|limit)\W{1,3}(to|of|at least) \d+ ?(Mi|Gi)`,
+        ],
+        all_of: [[SIDECAR, String.raw`64 ?Mi`]],
       },
     ],
-    must_not: [String.raw`payments (service |pods? |deployment )?(is |are )?(down|broken|failing|unhealthy|crash\w*|overloaded|the (root )?cause)`, String.raw`checkout (app|application|container) .{0,30}OOM`, WRONG.netpol, WRONG.dnsDown, WRONG.imagePull, WRONG.insufficientCpu],
+    must_not: [
+      String.raw`payments (service |pods? |deployment |api )?(is |are |was |were )?(down|broken|failing|unhealthy|crash\w*|overloaded|unavailable|the (root )?cause)`,
+      String.raw`(restart|scale|fix)\w* (up )?(the )?payments`,
+      String.raw`checkout('s)? ((app|application|main|own) ?(container)?|container (itself )?(is |was |gets |got )?)(OOM|out of memory)|checkout('s)? (app|application|main|own)\b.{0,30}(OOM|out of memory)|(rais|increas|bump)\w* (the )?checkout('s)? (app |application |container )?(memory |1 ?Gi )?limit`,
+      WRONG.netpol,
+      WRONG.dnsDown,
+      WRONG.imagePull,
+      WRONG.insufficientCpu,
+    ],
     tags: ['oom-killed', 'hard', 'red-herring', 'sidecar', 'multi-container'],
     difficulty: 'hard',
     verdict: { healthy: false, causes: [{ category: 'oom-killed', objects: ['deployment/checkout/checkout', `pod/checkout/${CRASHING}`] }] },

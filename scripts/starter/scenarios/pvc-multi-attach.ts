@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, claim, deployment, event, lines, linesAfter, replica, replicaSet, service, startedAt, volume } from '../builder';
-import { WRONG, near, raw, verdictBlock } from '../patterns';
+import { WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, waiting, type StarterScenario } from '../scenario';
 
 /** A rolling update of a one-replica deployment with a ReadWriteOnce EBS volume: the new pod lands on another node, Multi-Attach. */
@@ -36,6 +36,7 @@ function build(): Cluster {
 const built = build();
 const STUCK = podOf(built, 'docs', 'wiki-', waiting('ContainerCreating'));
 const OLD = podOf(built, 'docs', 'wiki-', (p) => JSON.stringify(p.status).includes('"running"'));
+const VOLUME = String.raw`volume|\bpvc\b|claim|wiki-data|\bebs\b|disk|\bpv\b`;
 
 export const pvcMultiAttach: StarterScenario = {
   build,
@@ -46,14 +47,33 @@ export const pvcMultiAttach: StarterScenario = {
     expected: [
       {
         finding: 'the new pod cannot attach the volume: Multi-Attach error, the ReadWriteOnce EBS volume is still attached to the old pod on another node',
-        any_of: [String.raw`multi-?attach`, ...near(String.raw`volume|pvc|wiki-data|ebs|disk`, String.raw`(already|still) (attached|used|in use|mounted)|attach\w* to (one|a single|another|the other) node|read ?write ?once|RWO`, 120)],
+        any_of: [
+          String.raw`multi-?attach`,
+          String.raw`(already|still) (being )?(attached|used|in use|mounted|held|claimed|bound to)`,
+          String.raw`(can ?not|can't|cannot|could ?n[o']t|unable to|fails? to|failed to|won't|never) (get|attach|mount|grab|take|acquire)\w* (its |the |a |that )?(disk|volume|pvc|ebs|storage)`,
+          String.raw`attach\w* (is |was |keeps )?(refused|fail\w*|blocked|rejected|denied|impossible)`,
+          String.raw`(held|locked|owned|used) by the old (wiki )?pod`,
+        ],
+        all_of: [[VOLUME]],
       },
       {
         finding: 'a rolling update of a one-replica deployment with an RWO volume deadlocks: use the Recreate strategy (or co-locate the pods)',
-        any_of: [String.raw`\brecreate\b`, ...near(String.raw`rolling ?update|surge|strategy`, String.raw`read ?write ?once|RWO|single|one replica|deadlock|both pods|old pod|at the same time|two pods`, 120)],
+        any_of: [
+          String.raw`\brecreate\b`,
+          String.raw`deadlock\w*|chicken[- ]and[- ]egg`,
+          String.raw`(rolling ?update|surge|maxSurge|maxUnavailable|strategy)\b.{0,80}\b(cannot work|can't work|never (finish|complete)|waits?|single|one replica|both pods|two pods|at the same time|RWO|read ?-?write ?-?once)`,
+          String.raw`(same node|co-?locat\w*|pod ?affinity|pin\w* (it |them |the pods )?to (one|a single|the same) node)`,
+        ],
       },
     ],
-    must_not: [WRONG.imagePull, WRONG.insufficientCpu, String.raw`storage ?class .{0,40}(missing|not found)|pvc (is )?(pending|unbound)`, WRONG.crashLoop, String.raw`zone .{0,40}(conflict|mismatch)`, WRONG.nodeDown],
+    must_not: [
+      WRONG.imagePull,
+      WRONG.insufficientCpu,
+      String.raw`storage ?class\b.{0,40}(missing|not found|does ?n[o']t exist)|(pvc|claim|wiki-data)\b.{0,20}(is |was )?(pending|unbound|not bound)|never provisioned`,
+      WRONG.crashLoop,
+      String.raw`zone\w*.{0,40}(conflict|mismatch)|(another|different|other|wrong) (availability )?zone`,
+      WRONG.nodeDown,
+    ],
     tags: ['unschedulable-volume', 'hard', 'storage', 'rollout', 'events'],
     difficulty: 'hard',
     verdict: { healthy: false, causes: [{ category: 'unschedulable-volume', objects: ['deployment/docs/wiki', 'persistentvolumeclaim/docs/wiki-data', `pod/docs/${STUCK}`] }] },

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, deployment, event, lines, linesAfter, replica, resourceQuota, startedAt, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import type { StarterScenario } from '../scenario';
 
 /** Scaling up hits the namespace's CPU quota: the ReplicaSet is forbidden to create the new pods. */
@@ -47,10 +47,28 @@ export const quotaExceeded: StarterScenario = {
     title: 'Scale-up blocked by the namespace\'s ResourceQuota',
     question: 'We scaled campaign-api in marketing to 4 replicas 25 minutes ago for the newsletter, but only 2 pods exist and sending is slow. Why did the other two never appear?',
     expected: [
-      { finding: 'the ReplicaSet is forbidden to create the new pods: they would exceed the namespace ResourceQuota compute-quota (exceeded quota)', any_of: [C.quota, ...near(String.raw`quota`, String.raw`forbidden|exceed\w*|full|reached|used up|no room|limit\w*`, 80)] },
-      { finding: 'requests.cpu is at 3800m of 4 CPUs and each pod requests 500m: raise the quota, lower the requests, or free CPU (e.g. scale campaign-worker down)', any_of: [String.raw`3800m|3\.8 ?(cpu|cores?)|3\.8 of 4`, ...near(String.raw`requests\.cpu|cpu requests?|500m`, String.raw`raise|increase|lower|reduce|free|4 ?cpus?|limited|\b4\b`, 100)] },
+      {
+        finding: 'the ReplicaSet is forbidden to create the new pods: they would exceed the namespace ResourceQuota compute-quota (exceeded quota)',
+        any_of: [C.quota, String.raw`(refused|forbidden|rejected|denied|not allowed|blocked)\b.{0,40}\bcreat\w*|(never|not|can ?not|can't|cannot) (be )?(create|created|admitted)`],
+        all_of: [[String.raw`quota|budget`]],
+      },
+      {
+        finding: 'requests.cpu is at 3800m of 4 CPUs and each pod requests 500m: raise the quota, lower the requests, or free CPU (e.g. scale campaign-worker down)',
+        any_of: [
+          String.raw`3800 ?m|3\.8 ?(cpus?|cores?)?\b|3\.8 of 4`,
+          String.raw`(requests\.cpu|cpu requests?|500 ?m|half a (core|cpu))\b.{0,60}\b(rais|increas|lower|reduc|free|4 ?(cpus?|cores?)|limited|\b4\b)`,
+          String.raw`(rais|increas|bump|lower|reduc|free|enlarg|grow)\w*\b.{0,40}\b(quota|requests?|cpu)`,
+        ],
+      },
     ],
-    must_not: [WRONG.insufficientCpu, String.raw`(pods? (are |is )?pending|unschedulable|FailedScheduling)`, String.raw`hpa|autoscaler .{0,30}(max|limit)`, WRONG.imagePull, WRONG.crashLoop, WRONG.rbac],
+    must_not: [
+      WRONG.insufficientCpu,
+      String.raw`pods? (are |is )?(\w+ )?pending|unschedulable|FailedScheduling`,
+      String.raw`\bhpa\b|autoscaler\b.{0,30}(max|limit|cap)|(caps?|capped|limits?) campaign-api at`,
+      WRONG.imagePull,
+      WRONG.crashLoop,
+      WRONG.rbac,
+    ],
     tags: ['quota', 'easy', 'scaling', 'events'],
     difficulty: 'easy',
     verdict: { healthy: false, causes: [{ category: 'quota', objects: ['resourcequota/marketing/compute-quota', 'deployment/marketing/campaign-api'] }] },

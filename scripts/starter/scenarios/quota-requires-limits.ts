@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, deployment, event, resourceQuota, webApp } from '../builder';
-import { WRONG, near, raw, verdictBlock } from '../patterns';
+import { WRONG, raw, verdictBlock } from '../patterns';
 import type { StarterScenario } from '../scenario';
 
 /** A quota on limits makes every pod declare them; the new deployment declares none, so no pod is ever created. */
@@ -39,10 +39,35 @@ export const quotaRequiresLimits: StarterScenario = {
     title: 'Pods forbidden: the quota requires requests and limits',
     question: 'The new notifier deployment in the notifications namespace shows 0/2 ready, and there are no notifier pods at all — not even Pending ones. What is going on?',
     expected: [
-      { finding: 'the API server refuses to create notifier\'s pods: failed quota team-quota (the namespace ResourceQuota)', any_of: [String.raw`failed quota`, ...near(String.raw`quota|team-quota|namespace budget`, String.raw`forbid\w*|refus\w*|reject\w*|block\w*|den(y|ies|ied)|must specify|requires?|insists?|demands?`, 100)] },
-      { finding: 'notifier sets no CPU/memory requests and limits, which that quota requires (no LimitRange gives defaults): add resources to the container', any_of: [String.raw`must specify .{0,20}(limits|requests)`, ...near(String.raw`notifier|container|deployment|pod spec|template`, String.raw`no (cpu|memory|resource)|without (any )?(resources?|requests|limits)|(doesn't|does not|don't|do not|never) (set|specify|declare|define)|missing (resources?|requests|limits)|add (resource|cpu|memory|requests|limits)|lacks? (resource|requests|limits)|declares? (none|nothing)`, 100)] },
+      {
+        finding: 'the API server refuses to create notifier\'s pods: failed quota team-quota (the namespace ResourceQuota)',
+        any_of: [
+          String.raw`failed quota`,
+          String.raw`refus\w*|reject\w*|forbid\w*|den(y|ies|ied)\b|block\w*|(not|never|nothing is|none is) admit\w*`,
+          String.raw`(can ?not|can't|cannot|never|not) (create|be created)`,
+        ],
+        all_of: [[String.raw`quota|namespace budget`]],
+      },
+      {
+        finding: 'notifier sets no CPU/memory requests and limits, which that quota requires (no LimitRange gives defaults): add resources to the container',
+        any_of: [
+          String.raw`must specify\b.{0,20}\b(limits|requests)`,
+          String.raw`\b(no|without|missing|lacks?|lacking) (any )?(cpu |memory |cpu\/memory )?(resources?|requests|limits)\b`,
+          String.raw`(does ?n[o']t|do ?n[o']t|never|not) (set|specify|declare|define)\w*`,
+          String.raw`declares? (none|nothing)|specif(y|ies) (no|none)`,
+          String.raw`(add|set|give|declare|specify)\w*\b.{0,30}\b(resources?|cpu|memory|requests|limits)\b`,
+          String.raw`(must|has to|have to|need to|needs to|required to) (declare|specify|set|have|carry)`,
+        ],
+      },
     ],
-    must_not: [String.raw`exceeded quota|quota (is )?(full|exceeded|used up)`, WRONG.insufficientCpu, String.raw`pending|unschedulable`, WRONG.imagePull, WRONG.rbac, WRONG.crashLoop],
+    must_not: [
+      String.raw`exceeded quota|quota\b.{0,20}(is |was )?(full|exceeded|used up|spent|exhausted)|(used|uses) up its (cpu|memory|quota)`,
+      WRONG.insufficientCpu,
+      String.raw`\bpending\b|unschedulable|no node has room`,
+      WRONG.imagePull,
+      WRONG.rbac,
+      WRONG.crashLoop,
+    ],
     tags: ['quota', 'medium', 'resources', 'events'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'quota', objects: ['resourcequota/notifications/team-quota', 'deployment/notifications/notifier'] }] },

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, configMap, deployment, linesAfter, logStamp, replica, role, roleBinding, startedAt, webApp } from '../builder';
-import { WRONG, near, raw, verdictBlock } from '../patterns';
+import { WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, type StarterScenario } from '../scenario';
 
 /** A controller told to watch a second namespace has no permission there: its informer is forbidden to list ConfigMaps. */
@@ -37,6 +37,7 @@ function build(): Cluster {
 
 const built = build();
 const POD = podOf(built, 'ops', 'config-sync-');
+const RBAC = String.raw`role ?binding|\broles?\b|rbac|clusterrole|permissions?|rights|access`;
 
 export const rbacForbiddenList: StarterScenario = {
   build,
@@ -45,10 +46,33 @@ export const rbacForbiddenList: StarterScenario = {
     title: 'RBAC: a controller may not list ConfigMaps in the namespace it was told to watch',
     question: 'We changed feature flags in the shop-flags ConfigMap two hours ago and the flag service still serves the old values. config-sync in the ops namespace is supposed to push them. It is running. Why is nothing synced?',
     expected: [
-      { finding: 'config-sync\'s requests to list ConfigMaps in shop are forbidden (its service account ops/config-sync has no permission there)', any_of: [...near(String.raw`config-sync|service ?account|it`, String.raw`forbidden|not (allowed|authori[sz]ed|permitted)|no (permission|rights?|access)|lacks? (permission|rights?|access)|(can ?not|can't|cannot) (list|read|watch|get)`, 120)] },
-      { finding: 'its Role and RoleBinding exist only in ops: add a Role and RoleBinding (get/list/watch configmaps) in shop', any_of: [...near(String.raw`role ?binding|rolebinding|\brole\b|rbac|clusterrole|permissions?`, String.raw`\bshop\b|only (in|exists? in) (the )?ops|own namespace|(another|other|second|that) namespace|missing|add|create|grant`, 120)] },
+      {
+        finding: 'config-sync\'s requests to list ConfigMaps in shop are forbidden (its service account ops/config-sync has no permission there)',
+        any_of: [
+          String.raw`forbidden|not (allowed|authori[sz]ed|permitted)|(is ?n[o']t|is not|are ?n[o']t|are not|was ?n[o']t) (allowed|authori[sz]ed|permitted)`,
+          String.raw`\bno (permission|rights?|access|rbac)|lacks? (the )?(permission|rights?|access)|access denied|permission denied`,
+          String.raw`(can ?not|can't|cannot|may not|may ?n[o']t|could ?n[o']t|unable to) (list|read|watch|get|see|access)`,
+          String.raw`(refused|denied|rejected) by (the )?(api ?server|rbac|kubernetes)`,
+        ],
+        all_of: [[String.raw`config ?-?maps?|\bshop\b`]],
+      },
+      {
+        finding: 'its Role and RoleBinding exist only in ops: add a Role and RoleBinding (get/list/watch configmaps) in shop',
+        any_of: [
+          String.raw`(${RBAC})\b.{0,80}\b(shop|only (in|exists? in|for) (the )?(ops|its own)|own namespace( only)?|(another|other|second|that) namespace|missing|add|create|grant)`,
+          String.raw`(add|create|grant|give|bind)\w*\b.{0,60}\b(role|rolebinding|permission|rights|access|rbac)`,
+          String.raw`\b(no|missing|lacks?) (a |any )?(role|rolebinding|role ?binding)\b.{0,40}\b(shop|there)`,
+        ],
+      },
     ],
-    must_not: [WRONG.crashLoop, WRONG.oom, String.raw`(shop-flags|config ?map) (is |was )?(missing|deleted|not found|empty)`, WRONG.netpol, String.raw`flags? service (is )?(down|broken)`, WRONG.imagePull],
+    must_not: [
+      WRONG.crashLoop,
+      WRONG.oom,
+      String.raw`(shop-flags|config ?map)\b.{0,20}(is |was )?(missing|deleted|not found|empty)`,
+      WRONG.netpol,
+      String.raw`flags? service\b.{0,20}(is )?(down|broken)`,
+      WRONG.imagePull,
+    ],
     tags: ['rbac', 'medium', 'controllers', 'logs'],
     difficulty: 'medium',
     verdict: { healthy: false, causes: [{ category: 'rbac', objects: ['deployment/ops/config-sync', 'rolebinding/ops/config-sync'] }] },

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, crashLoopReplica, deployment, event, logStamp, replicaSet, role, roleBinding, webApp } from '../builder';
-import { WRONG, near, raw, verdictBlock } from '../patterns';
+import { WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, waiting, type StarterScenario } from '../scenario';
 
 /** backup-operator 2.0 locks with a Lease for leader election; its Role still grants only ConfigMaps: forbidden, fatal, crash loop. */
@@ -47,6 +47,7 @@ function build(): Cluster {
 
 const built = build();
 const POD = podOf(built, 'ops', 'backup-operator-', waiting('CrashLoopBackOff'));
+const LOCK = String.raw`\bleases?\b|leader[- ]?(election|elect\w*|lock)|\block\b|become leader`;
 
 export const rbacLeaderElection: StarterScenario = {
   build,
@@ -55,10 +56,29 @@ export const rbacLeaderElection: StarterScenario = {
     title: 'RBAC: an operator upgrade needs a permission its Role does not grant',
     question: 'After upgrading backup-operator to 2.0 in the ops namespace 40 minutes ago, its pod keeps restarting and no backup has run since. The 1.9 version worked for months. What is wrong?',
     expected: [
-      { finding: 'backup-operator 2.0 cannot take its leader-election lock: getting the Lease backup-operator-leader is forbidden, so it exits (crash loop)', any_of: [...near(String.raw`lease|leader[- ]?elect\w*|lock`, String.raw`forbidden|not (allowed|authori[sz]ed|permitted)|no (permission|rights?|access)|(can ?not|can't|cannot|may not) (get|read|acquire|take)|refus\w*|denied|never extended`, 120)] },
-      { finding: 'its Role grants ConfigMaps (1.9\'s lock) but not coordination.k8s.io leases: add get/create/update on leases', any_of: [...near(String.raw`\brole\b|rbac|permissions?|rolebinding`, String.raw`leases?|coordination\.k8s\.io`, 120)] },
+      {
+        finding: 'backup-operator 2.0 cannot take its leader-election lock: getting the Lease backup-operator-leader is forbidden, so it exits (crash loop)',
+        any_of: [
+          String.raw`forbidden|not (allowed|authori[sz]ed|permitted)|(is ?n[o']t|is not|are ?n[o']t|was ?n[o']t) (allowed|authori[sz]ed|permitted)|\bno (permission|rights?|access)|access denied|permission denied`,
+          String.raw`(can ?not|can't|cannot|may not|may ?n[o']t|could ?n[o']t|unable to|fails? to|failed to|never) (get|read|acquire|take|obtain|hold|create|become)`,
+          String.raw`(is |was |gets? |got )?(refused|denied|rejected)|never extended`,
+        ],
+        all_of: [[LOCK]],
+      },
+      {
+        finding: 'its Role grants ConfigMaps (1.9\'s lock) but not coordination.k8s.io leases: add get/create/update on leases',
+        any_of: [String.raw`(lacks?|lacking|missing|misses|without|\bno\b|\bnot\b|never|only|add|grant|extend|updat)\w*\b.{0,80}\b(leases?|coordination\.k8s\.io)`],
+        all_of: [[String.raw`\brole\b|rbac|permissions?|rolebinding|rights`]],
+      },
     ],
-    must_not: [WRONG.oom, WRONG.imagePull, String.raw`(another|second|other) (leader|instance|replica) (holds|has) the (lease|lock)`, String.raw`velero .{0,30}(down|broken|missing)`, WRONG.netpol, WRONG.probe],
+    must_not: [
+      WRONG.oom,
+      WRONG.imagePull,
+      String.raw`(another|second|other|stale) (leader|instance|replica|lease|pod)\b.{0,30}(holds|has|owns|keeps)|(delete|remove) the (stale )?(lease|lock)`,
+      String.raw`velero\b.{0,30}(is |being )?(down|broken|missing|not installed)`,
+      WRONG.netpol,
+      WRONG.probe,
+    ],
     tags: ['rbac', 'hard', 'crash-loop', 'operators', 'upgrade'],
     difficulty: 'hard',
     verdict: { healthy: false, causes: [{ category: 'rbac', objects: ['role/ops/backup-operator', 'deployment/ops/backup-operator'] }] },

@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, configMap, crashLoopReplica, deployment, event, httpProbe, lines, linesAfter, replica, replicaSet, service, startedAt, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, waiting, type StarterScenario } from '../scenario';
 
 /** One change window, two breakages: the gateway's routes file does not parse (crash loop), and the auth Service selects a label its pods no longer carry (no endpoints). */
@@ -50,6 +50,7 @@ function build(): Cluster {
 
 const built = build();
 const GW = podOf(built, 'edge', 'api-gateway-', waiting('CrashLoopBackOff'));
+const CONFIG = String.raw`yaml|routes\.yaml|gateway-routes|route (file|config\w*)|config(uration)?( file| ?map)?`;
 
 export const twoCausesGatewayAndAuth: StarterScenario = {
   build,
@@ -58,10 +59,35 @@ export const twoCausesGatewayAndAuth: StarterScenario = {
     title: 'Two causes: a gateway config that does not parse, and a Service selector that matches nothing',
     question: 'Since the 14:00 change window the public API answers 502 and nobody can log in on the website. Several teams changed things. What exactly is broken?',
     expected: [
-      { finding: 'api-gateway crash-loops: its routes.yaml (ConfigMap gateway-routes) has a YAML error at line 42', any_of: [...near(String.raw`api-gateway|gateway`, String.raw`routes\.yaml|gateway-routes|yaml|config(uration)? (file|map)?`, 120), ...near(String.raw`yaml|line 42|mapping values`, C.crashLoop + String.raw`|parse|invalid|error`, 100)] },
-      { finding: 'the auth Service selects app=auth-service, but the auth pods are now labelled app=auth: it has no endpoints, logins get connection refused', any_of: [...near(String.raw`auth`, C.noEndpoints, 120), ...near(String.raw`auth-service`, String.raw`label|selector|app=auth\b|match`, 100)] },
+      {
+        finding: 'api-gateway crash-loops: its routes.yaml (ConfigMap gateway-routes) has a YAML error at line 42',
+        any_of: [
+          String.raw`(${CONFIG})\b.{0,60}\b(error|invalid|malformed|broken|bad|syntax|parse|indent\w*|typo|mistake)`,
+          String.raw`(invalid|malformed|broken|bad|not valid|is ?n[o']t valid|unparsable|unparseable|corrupt\w*) (yaml|config\w*|route file|routes)`,
+          String.raw`(can ?not|can't|cannot|fails? to|failed to|unable to|could ?n[o']t) (read|parse|load)\b.{0,40}\b(route|config|yaml)`,
+          String.raw`line 42|mapping values are not allowed|(bad|wrong|broken) indentation`,
+        ],
+        all_of: [[String.raw`gateway`], [C.crashLoop, C.exitsAtStart]],
+      },
+      {
+        finding: 'the auth Service selects app=auth-service, but the auth pods are now labelled app=auth: it has no endpoints, logins get connection refused',
+        any_of: [
+          C.noEndpoints,
+          String.raw`(still )?(selects?|looks? for|targets?|points? at|matches on|searches for)\b.{0,40}\bauth-service`,
+          String.raw`(pods?|auth)\b.{0,30}\b(now )?(labell?ed|carry|carries|have|has)\b.{0,20}\bapp=auth\b(?!-)`,
+          String.raw`(relabel\w*|renam\w*) (the )?(pods?|labels?)`,
+        ],
+        all_of: [[String.raw`auth|log ?ins?\b`]],
+      },
     ],
-    must_not: [WRONG.oom, WRONG.imagePull, WRONG.netpol, WRONG.dnsDown, String.raw`auth (pods? )?(is |are )?(down|crash\w*|not ready|unhealthy)`, WRONG.insufficientCpu],
+    must_not: [
+      WRONG.oom,
+      WRONG.imagePull,
+      WRONG.netpol,
+      WRONG.dnsDown,
+      String.raw`auth (pods? |service |deployment )?(is |are )?(down|crash\w*|not ready|unhealthy|failing|not running)`,
+      WRONG.insufficientCpu,
+    ],
     tags: ['crash-loop', 'hard', 'service-no-endpoints', 'two-causes', 'change-window'],
     difficulty: 'hard',
     verdict: {

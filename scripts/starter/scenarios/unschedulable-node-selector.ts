@@ -1,5 +1,5 @@
 import { Cluster, appNamespace, baseCluster, deployment, event, pendingReplica, webApp } from '../builder';
-import { C, WRONG, near, raw, verdictBlock } from '../patterns';
+import { C, WRONG, raw, verdictBlock } from '../patterns';
 import { podOf, type StarterScenario } from '../scenario';
 
 /** A nodeSelector for an instance type the cluster no longer has: every replica stays Pending. */
@@ -35,7 +35,7 @@ function build(): Cluster {
 
 const built = build();
 const POD = podOf(built, 'ml', 'ml-inference-');
-const LABEL = String.raw`g5(\.xlarge)?|instance[- ]type|node ?selector|nodeSelector|label`;
+const LABEL = String.raw`g5|instance[- ]type|node[ -]?selector|node affinity|labels?`;
 
 export const unschedulableNodeSelector: StarterScenario = {
   build,
@@ -44,13 +44,29 @@ export const unschedulableNodeSelector: StarterScenario = {
     title: 'Pending: the nodeSelector matches no node',
     question: 'We redeployed ml-inference in the ml namespace a quarter of an hour ago and it has served nothing since. What is wrong?',
     expected: [
-      { finding: 'the ml-inference pods are Pending: the scheduler cannot place them', any_of: [C.scheduling, ...near('ml-inference|pods?', String.raw`\bpending\b`, 60)] },
+      { finding: 'the ml-inference pods are Pending: the scheduler cannot place them', any_of: [C.scheduling, String.raw`\bpending\b`] },
       {
         finding: 'their nodeSelector asks for instance type g5.xlarge, and no node has that label',
-        any_of: [String.raw`didn't match (pod's )?node (affinity|selector)`, ...near(LABEL, String.raw`no (node|match)|matches no|doesn't match|does not match|don't match|do not match|none of the (current |existing )?(nodes|workers|machines)|no such node|no longer (exist|have|has)|removed|gone`, 100)],
+        any_of: [
+          String.raw`didn't match (pod's )?node (affinity|selector)`,
+          String.raw`\b(${LABEL})\b.{0,60}\b(match(es)? (no|nothing|none|zero)|does ?n[o']t match|do ?n[o']t match|no longer (match|exists?)|mismatch\w*|matching no)`,
+          String.raw`\b(no|none of the|not a single|not one) (\w+ )?(nodes?|workers?|machines?|instances?)\b.{0,40}\b(has|have|carr(y|ies)|match(es)?|with|bears?|is|are|of)\b.{0,20}\b(that|such|this|those|matching|required|g5|instance[- ]type|label)`,
+          String.raw`\bg5\b.{0,60}\b(removed|deleted|gone|no longer exists?|decommission\w*|scaled (down|to (0|zero))|retired|drained)`,
+          String.raw`(pinned|restricted|tied|bound|limited|locked|constrained) to (a |an |the )?(gpu )?(instance[- ]type|g5|node (group|pool)|nodes? (labell?ed|with))`,
+          String.raw`(requires?|asks? for|wants?|selects?|needs?|demands?)\b.{0,40}\b(instance[- ]type|g5)`,
+        ],
+        all_of: [[LABEL]],
       },
     ],
-    must_not: [WRONG.insufficientCpu, WRONG.insufficientMemory, String.raw`untolerated taint|taint .{0,30}(not tolerated|untolerated)`, WRONG.pvc, WRONG.imagePull, WRONG.quota],
+    must_not: [
+      WRONG.insufficientCpu,
+      WRONG.insufficientMemory,
+      WRONG.insufficientGpu,
+      String.raw`untolerated taint|taint\w*.{0,30}(not tolerated|untolerated)|(no|missing|add (a )?)\W{0,3}toleration`,
+      WRONG.pvc,
+      WRONG.imagePull,
+      WRONG.quota,
+    ],
     tags: ['unschedulable-resources', 'easy', 'scheduling', 'node-selector'],
     difficulty: 'easy',
     verdict: { healthy: false, causes: [{ category: 'unschedulable-resources', objects: ['deployment/ml/ml-inference', `pod/ml/${POD}`] }] },
