@@ -139,6 +139,8 @@ export const SweepCellSchema = z.object({
   suite_cost_usd: z.number().nonnegative().optional(),
   /** The serving benchmark failed after the suite succeeded: the cell keeps its suite figures. */
   serving_error: z.string().optional(),
+  /** What pulling the cell's model onto the machine cost ($: GB × the host's $/GB); part of cost_usd and suite_cost_usd. */
+  download_usd: z.number().nonnegative().optional().describe('what pulling the model onto the machine cost ($): part of cost_usd and suite_cost_usd'),
   /** The machine's $/h × the time the cell held it, plus its model's download ($). */
   cost_usd: z.number().nonnegative().describe('the machine’s $/h × the time this cell held it, plus its model’s download ($)'),
   cost_per_correct_usd: z.number().nonnegative().optional().describe('cost_usd ÷ correct answers ($)'),

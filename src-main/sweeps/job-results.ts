@@ -149,7 +149,7 @@ function endFailure(kind: SweepJobKind, end: SweepJobEnd): string {
  * model's download, which the cell paid for whatever it ran (design §12b and §15).
  */
 export function cellOutcome(ends: readonly JobEndOf[], opts: { dph: number; downloadUsd?: number; tagsOf?: ((scenarioId: string) => readonly string[] | undefined) | undefined }): { figures: Partial<SweepCell>; failure: string | null } {
-  const figures: Partial<SweepCell> = {};
+  const figures: Partial<SweepCell> = opts.downloadUsd ? { download_usd: round6(opts.downloadUsd) } : {};
   const suite = ends.find((e) => e.kind === 'suite');
   if (suite) {
     if (suite.end.status !== 'succeeded') return { figures, failure: endFailure('suite', suite.end) };

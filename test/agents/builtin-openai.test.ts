@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentRegistry } from '../../src-main/agents/registry';
+import { KUBERNETES_TOOLS } from '../../src-main/agents/builtin/tools';
 import { SCENARIO, startFakeKubernetes, type FakeKubernetes } from '../fakes/kubernetes';
 import type { ChatTurn } from '../fakes/ollama';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/openai';
@@ -51,7 +52,7 @@ describe('the built-in agent on an OpenAI-compatible server', () => {
       expect(vllm.state.violations).toEqual([]);
       const sent = bodies(before);
       expect(sent).toHaveLength(3);
-      expect(sent[0]?.tools?.map((t) => t.type)).toEqual(Array(6).fill('function'));
+      expect(sent[0]?.tools?.map((t) => t.function.name)).toEqual(KUBERNETES_TOOLS.map((t) => t.name));
       // The assistant's calls go back with string arguments; each result names its call.
       const second = sent[1]?.messages ?? [];
       const assistant = second.find((m) => m.role === 'assistant');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServingBenchmarkResultSchema } from '../../shared';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/openai';
+import { killChildren } from '../helpers/children';
 import { tempDir } from '../workflows/harness';
 import { buildCliBundle, cliEnv, runCli, stdoutJson, type CliRun } from './cli-harness';
 
@@ -26,6 +27,7 @@ beforeAll(async () => {
   [vllm, dataDir] = [fake, dir];
 }, 60_000);
 afterAll(async () => {
+  await killChildren();
   await Promise.all([vllm?.close(), cleanupCli?.(), dataDir && rm(dataDir, { recursive: true, force: true })]);
 });
 

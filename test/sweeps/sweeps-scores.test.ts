@@ -59,8 +59,9 @@ describe('sweeps rank honestly', () => {
     expect(sweep.cells.every((c) => c.status === 'succeeded')).toBe(true);
     const dph = sweep.machines[0]?.dph_total ?? 0;
     for (const c of sweep.cells) {
-      // The suite job said it took 5 minutes: that, at the machine's $/h, is what its answers cost.
-      expect(c.suite_cost_usd).toBeCloseTo((dph * 5) / 60, 5);
+      // The suite job said it took 5 minutes: that, at the machine's $/h, plus the model's pull, is what its answers cost.
+      expect(c.download_usd).toBeGreaterThan(0);
+      expect(c.suite_cost_usd).toBeCloseTo((dph * 5) / 60 + (c.download_usd ?? 0), 5);
       expect(c.cost_per_correct_usd).toBeCloseTo((c.suite_cost_usd ?? 0) / (c.passed ?? 1), 5);
       expect(c.accuracy_ci95).toHaveLength(2);
       expect(c.rank_tier).toBe(1);
