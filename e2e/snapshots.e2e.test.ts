@@ -192,10 +192,11 @@ describe('the snapshot browser', () => {
     await pods.waitFor();
     expect(await page.locator('#page-title').innerText()).toBe('Shop, crash loop');
     const crashRow = pods.locator('tr', { hasText: CRASH.name });
-    // Ages count from the recording (the fake cluster's objects date from 2026-08-20).
+    // Ages count from the recording (the fake cluster's story ends a minute before it started).
     const recordedAt = Date.parse(snapshot.recorded_at);
-    const age = ageAt('2026-08-20T10:00:00Z', recordedAt);
-    expect(await crashRow.innerText()).toMatch(new RegExp(`0/1\\s+CrashLoopBackOff\\s+7 \\(${ageAt('2026-08-20T10:21:00Z', recordedAt)} ago\\)\\s+${age}`));
+    const story = mustK8s(server.h);
+    const age = ageAt(story.storyAt(0), recordedAt);
+    expect(await crashRow.innerText()).toMatch(new RegExp(`0/1\\s+CrashLoopBackOff\\s+7 \\(${ageAt(story.storyAt(21), recordedAt)} ago\\)\\s+${age}`));
     expect(await pods.locator('tr', { hasText: SCENARIO.imagePullPod.name }).innerText()).toContain('ImagePullBackOff');
     expect(await page.locator('[data-testid="snapshot-browser"]').innerText()).toContain('3 of 8 pods need a look; 6 warning events');
     await shootBothThemes(page, 'snapshot-pods', 150);
@@ -207,7 +208,7 @@ describe('the snapshot browser', () => {
     await page.locator('[data-tab="events"]').click();
     const events = page.locator('[data-testid="snapshot-events"]');
     await events.waitFor();
-    expect(await events.locator('tr', { hasText: 'FailedScheduling' }).innerText()).toContain(ageAt('2026-08-20T10:26:30.123456Z', recordedAt));
+    expect(await events.locator('tr', { hasText: 'FailedScheduling' }).innerText()).toContain(ageAt(`${story.storyAt(26.5).slice(0, -1)}.123456Z`, recordedAt));
     await shootBothThemes(page, 'snapshot-events', 150);
 
     await page.locator('[data-tab="nodes"]').click();

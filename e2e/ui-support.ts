@@ -22,6 +22,8 @@ export async function startUiServer(options: HarnessOptions = {}): Promise<UiSer
   const h = await startHarness({
     start: true,
     ...options,
+    // The pages record the fake cluster now: its story ends now too, as a live cluster's would.
+    ...(options.k8s === true ? { k8s: { liveClock: true } } : {}),
     env: { SERVICE_API_AUTH_DISABLED: '', SERVICE_API_TOKENS: `default:${token}`, ...options.env },
     extra: { uiDir: path.join(ROOT, 'dist', 'renderer'), port: 0, host: '127.0.0.1', ...options.extra },
   });

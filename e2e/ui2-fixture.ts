@@ -64,7 +64,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     vast.setKnob('ollamaPort', Number(new URL(ollama.url).port));
     // Ready at the first poll: the server's real polling (2 s) then waits once, not four times.
     vast.setKnob('pollsPerPhase', { scheduling: 0, created: 0, loading: 0 });
-    const k8s = await startFakeKubernetes({});
+    const k8s = await startFakeKubernetes({ liveClock: true });
     cleanups.push(() => k8s.close());
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'benchdesk-ui2-'));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));

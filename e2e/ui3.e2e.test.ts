@@ -38,6 +38,25 @@ async function go(route: string): Promise<void> {
   await page.evaluate(`window.location.hash = ${JSON.stringify(route)}`);
 }
 
+/** The fake marketplace's last calls, for a failure's message. */
+function marketplaceCalls(): string {
+  return world.vast.calls
+    .slice(-12)
+    .map((c) => `${new Date(c.at).toISOString().slice(11, 23)} ${c.method} ${c.path} → ${c.status ?? 'no answer'}`)
+    .join('\n');
+}
+
+/** Waits for the Estimate to settle on live offers; on a timeout, says what the page shows instead. */
+async function liveEstimate(): Promise<void> {
+  try {
+    await page.locator('[data-testid="estimate-result"][data-basis="live_offers"][data-settled="true"]').waitFor({ timeout: 30_000 });
+  } catch (err) {
+    const result = page.getByTestId('estimate-result');
+    const state = (await result.count()) > 0 ? `basis=${await result.getAttribute('data-basis')} settled=${await result.getAttribute('data-settled')}` : 'no result';
+    throw new Error(`the Estimate did not settle on live offers (${state}); the page ends:\n${(await page.getByTestId('page-estimate').innerText()).slice(-1200)}\n${marketplaceCalls()}`, { cause: err });
+  }
+}
+
 async function submit(kind: string, request: Record<string, unknown>): Promise<string> {
   const res = await world.call('POST', `/v1/jobs/${kind}`, request);
   expect(res.status, JSON.stringify(res.body)).toBe(202);
@@ -122,14 +141,14 @@ describe('a kept machine', () => {
     await gotoRoute(page, world, '/estimate', 'page-estimate');
     await page.getByTestId('estimate-model').selectOption('llama3.1:8b');
     await page.getByTestId('estimate-max').fill('2');
-    await page.locator('[data-testid="estimate-result"][data-basis="live_offers"][data-settled="true"]').waitFor({ timeout: 30_000 });
+    await liveEstimate();
     // The marketplace answers 503 to the next search and all its retries (5 attempts).
     world.vast.setKnob('failNext', { count: 5, status: 503, endpoints: ['bundles'] });
     try {
       await page.getByTestId('estimate-max').fill('1.5');
       const notice = page.locator('[data-testid="estimate-no-live"][data-state="unreachable"]');
       await notice.waitFor({ timeout: 30_000 }).catch(async (err: unknown) => {
-        throw new Error(`no "does not answer" notice; the page shows: ${(await page.getByTestId('page-estimate').innerText()).slice(0, 800)}`, { cause: err });
+        throw new Error(`no "does not answer" notice; the page ends: ${(await page.getByTestId('page-estimate').innerText()).slice(-1200)}\n${marketplaceCalls()}`, { cause: err });
       });
       const text = await notice.innerText();
       expect(text).toContain('The marketplace does not answer');
@@ -197,7 +216,7 @@ describe('Launch on an offer', () => {
     await gotoRoute(page, world, '/estimate', 'page-estimate');
     await page.getByTestId('estimate-model').selectOption('llama3.1:8b');
     await page.getByTestId('estimate-max').fill('2');
-    await page.locator('[data-testid="estimate-result"][data-basis="live_offers"][data-settled="true"]').waitFor({ timeout: 30_000 });
+    await liveEstimate();
     await page.getByTestId('launch-on-cheapest').click();
     await page.getByTestId('launch-carried').waitFor({ timeout: 15_000 });
     expect(await page.getByTestId('launch-model').inputValue()).toBe('llama3.1:8b');

@@ -39,7 +39,7 @@ export type VastClientOptions = {
   createTimeoutMs?: number;
   /** Create attempts when each meets a 429, first one included (default 5: each waits the penalty). */
   createMaxAttempts?: number;
-  /** Offer searches allowed in any 60 s (default 9: Vast allows about 10 a minute per IP). */
+  /** Offer searches allowed in any 60 s (default 9: Vast allows about 10 a minute per IP; none counted when pacing's scale is 0). */
   searchesPerMinute?: number;
   /** How calls are spaced per route (Vast's thresholds by default; `scale: 0` turns pacing off against a fake). */
   pacing?: PacerOptions;
@@ -133,7 +133,9 @@ export class VastClient {
     this.pacer = new Pacer(options.pacing);
     this.#createTimeoutMs = options.createTimeoutMs ?? DEFAULT_CREATE_TIMEOUT_MS;
     this.#createMaxAttempts = Math.max(1, options.createMaxAttempts ?? 5);
-    this.#searchesPerMinute = Math.max(1, options.searchesPerMinute ?? DEFAULT_SEARCHES_PER_MINUTE);
+    // The search budget is pacing too: it scales with it (0 turns it off against a fake, as the pacer).
+    const scale = Math.max(0, options.pacing?.scale ?? 1);
+    this.#searchesPerMinute = Math.max(1, options.searchesPerMinute ?? (scale === 0 ? Number.POSITIVE_INFINITY : Math.floor(DEFAULT_SEARCHES_PER_MINUTE / Math.max(1, scale))));
     this.#onWarning = options.onWarning;
     this.#onRetry = options.onRetry;
     this.#http = new VastTransport({

@@ -7,8 +7,31 @@ export { seedOthers, seedSecrets } from './kubernetes-seed-others';
 export type Json = Record<string, unknown>;
 export type ContainerLogs = { current: string; previous?: string; waiting?: string };
 
-const T0 = Date.parse('2026-08-20T10:00:00Z');
+/** Where the seeded story starts: fixed for tests that record at a fixed time, or moved (seedClock) to just before now. */
+const FIXED_T0 = Date.parse('2026-08-20T10:00:00Z');
+let T0 = FIXED_T0;
 export const at = (minutes: number): string => new Date(T0 + minutes * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * Seeds built inside `build` tell their story ending `endsAgoMs` before now instead of at the fixed
+ * date: a recording made now then sees fresh heartbeats, as from a real cluster (the snapshot lint
+ * flags a heartbeat older than a kubelet's status interval).
+ */
+export function withLiveClock<T>(build: () => T, endsAgoMs = 60_000): { value: T; t0: number } {
+  // The story's last stamp is the scheduler event at(26.5): it ends endsAgoMs before now.
+  const t0 = Date.now() - endsAgoMs - 26.5 * 60_000;
+  T0 = t0;
+  try {
+    return { value: build(), t0 };
+  } finally {
+    T0 = FIXED_T0;
+  }
+}
+
+/** The time `minutes` into a story that starts at `t0` (the fixed date unless the clock is live), as the seed stamps it. */
+export function storyTime(minutes: number, t0 = FIXED_T0): string {
+  return new Date(t0 + minutes * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
 
 /** Names of the seeded objects, for assertions. */
 export const SCENARIO = {
@@ -185,7 +208,7 @@ export function seedEvents(): Json[] {
     event('shop', `${s.imagePullPod.name}.2`, podRef(s.imagePullPod), 'BackOff', 'Back-off pulling image "ghcr.io/acme/api:9.9.9"', 'Warning', at(23), { count: 40 }),
     // Created through events.k8s.io/v1 by the scheduler: no lastTimestamp, no count, eventTime set.
     event('shop', `${s.pendingPod.name}.1`, podRef(s.pendingPod), 'FailedScheduling', '0/3 nodes are available: 2 Insufficient cpu.', 'Warning', null, {
-      eventTime: '2026-08-20T10:26:30.123456Z',
+      eventTime: `${at(26.5).slice(0, -1)}.123456Z`,
       reportingComponent: 'default-scheduler',
       source: {},
     }),

@@ -40,7 +40,7 @@ import { RESOURCES, apiVersionOf, groupVersions, type ResourceInfo } from '../..
 import { parseLabelSelector, SelectorError } from '../../src-main/snapshots/selectors';
 import { acceptedForm, tableRow, toTable } from '../../src-main/snapshots/table';
 import { replayCertificate } from '../../src-main/snapshots/replay/tls';
-import { NAMESPACES, addBulkPods, meta, seedDeployments, seedEvents, seedNodes, seedOthers, seedPods, seedSecrets } from './kubernetes-seed';
+import { NAMESPACES, addBulkPods, meta, seedDeployments, seedEvents, seedNodes, seedOthers, seedPods, seedSecrets, storyTime, withLiveClock } from './kubernetes-seed';
 
 export { SCENARIO } from './kubernetes-seed';
 
@@ -70,6 +70,11 @@ export interface FakeKubernetesOptions {
    * the real kubectl sends its bearer token only over TLS.
    */
   tls?: boolean;
+  /**
+   * The seeded story ends a minute before the fake starts instead of on its fixed date, so a
+   * recording made now sees fresh heartbeats, as from a live cluster (browser tests record "now").
+   */
+  liveClock?: boolean;
 }
 
 export interface FakeKubernetes {
@@ -80,6 +85,8 @@ export interface FakeKubernetes {
   /** Calls whose path starts with this prefix. */
   callsTo(prefix: string): RecordedKubeCall[];
   setForbidden(resources: string[]): void;
+  /** The stamp `minutes` into the seeded story, on this fake's clock (fixed, or live). */
+  storyAt(minutes: number): string;
   close(): Promise<void>;
 }
 
@@ -140,21 +147,26 @@ const INFO_BY_PATH = new Map<string, ResourceInfo>(RESOURCES.map((r) => [`${r.gr
 export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): Promise<FakeKubernetes> {
   const token = options.token ?? randomBytes(16).toString('hex');
   let forbidden = new Set(options.forbidden ?? []);
-  const { pods, logs } = seedPods();
-  const namespaces = [...NAMESPACES];
-  if (options.bulkPods) {
-    namespaces.push('bulk');
-    addBulkPods(pods, logs, options.bulkPods);
-  }
-  const objects = new Map<string, Json[]>([
-    ['namespaces', namespaces.map((n) => ({ metadata: meta(n, null, 0), spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }))],
-    ['nodes', seedNodes()],
-    ['pods', pods],
-    ['deployments', seedDeployments()],
-    ['events', seedEvents()],
-    ...Object.entries(seedOthers()),
-    ['secrets', seedSecrets()],
-  ]);
+  const seed = (): { pods: Json[]; objects: Map<string, Json[]>; logs: ReturnType<typeof seedPods>['logs'] } => {
+    const { pods, logs } = seedPods();
+    const namespaces = [...NAMESPACES];
+    if (options.bulkPods) {
+      namespaces.push('bulk');
+      addBulkPods(pods, logs, options.bulkPods);
+    }
+    const objects = new Map<string, Json[]>([
+      ['namespaces', namespaces.map((n) => ({ metadata: meta(n, null, 0), spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }))],
+      ['nodes', seedNodes()],
+      ['pods', pods],
+      ['deployments', seedDeployments()],
+      ['events', seedEvents()],
+      ...Object.entries(seedOthers()),
+      ['secrets', seedSecrets()],
+    ]);
+    return { pods, objects, logs };
+  };
+  const story = options.liveClock ? withLiveClock(seed) : { value: seed(), t0: undefined };
+  const { pods, objects, logs } = story.value;
   const calls: RecordedKubeCall[] = [];
   // Log reads find their pod by key: thousands of them against thousands of pods (bulkPods).
   const podsByKey = new Map(pods.map((p) => [`${getField(p, 'metadata.namespace') ?? ''}/${getField(p, 'metadata.name') ?? ''}`, p]));
@@ -349,6 +361,7 @@ export async function startFakeKubernetes(options: FakeKubernetesOptions = {}): 
     setForbidden: (resources) => {
       forbidden = new Set(resources);
     },
+    storyAt: (minutes) => storyTime(minutes, story.t0),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -226,7 +226,8 @@ describe('VastClient against the fake', () => {
   });
 
   it('keeps offer searches under 10 a minute, and reuses an identical recent answer when asked to', async () => {
-    const client = clientFor(vast);
+    // Vast's pacing (scale 1) turns the search budget on.
+    const client = clientFor(vast, { pacing: { scale: 1 } });
     for (let i = 0; i < 9; i++) await client.searchOffers({ maxDph: 1 + i / 100 });
     expect(vast.callsTo('bundles')).toHaveLength(9);
     // A tenth within the minute: refused at once when the caller cannot wait...
@@ -239,6 +240,12 @@ describe('VastClient against the fake', () => {
     // An identical search answered moments ago costs nothing.
     expect((await client.searchOffers({ maxDph: 1 }, { maxAgeMs: 30_000 })).length).toBeGreaterThan(0);
     expect(vast.callsTo('bundles')).toHaveLength(9);
+  });
+
+  it('counts no searches when pacing is off (scale 0, against a fake): a server under test is not throttled by a budget meant for Vast', async () => {
+    const client = clientFor(vast);
+    for (let i = 0; i < 12; i++) await client.searchOffers({ maxDph: 1 + i / 100 }, { maxWaitMs: 0 });
+    expect(vast.callsTo('bundles')).toHaveLength(12);
   });
 
   it('lists instances through v1: select_filters, id order, pages of 25 followed with after_token', async () => {
