@@ -185,6 +185,8 @@ describe('a kept machine', () => {
     await release.click();
     await page.locator('[data-testid="release-confirm"][open] [data-testid="confirm-ok"]').click();
     await page.locator('[data-testid="event-row"][data-event="marketplace.instance.destroy"][data-status="ok"]').waitFor({ timeout: 20_000 });
+    // The confirmation says the machine's final cost (the ledger's: time up to the release plus downloads).
+    expect(await page.getByTestId('machine-release-outcome').innerText()).toMatch(new RegExp(`^Released #${instanceId}: the marketplace confirms it is gone\\. It cost \\$\\d+\\.\\d+ in all`));
     await page.getByTestId('llm-endpoint-retired').waitFor({ timeout: 15_000 });
     expect(await page.getByTestId('llm-endpoint-retired').innerText()).toContain(`#${instanceId}`);
     const stored = JobEventsResponseSchema.parse((await world.call('GET', `/v1/jobs/${encodeURIComponent(kept.job_id)}/events`)).body).events;

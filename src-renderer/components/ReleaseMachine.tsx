@@ -24,13 +24,13 @@ export type ReleaseTarget = {
 };
 
 /**
- * What a release answered, in one sentence: confirmed gone (with the machine's final cost once
- * the lease's ledger reports it on the answer, as `final_cost_usd`), or why it is not confirmed.
+ * What a release answered, in one sentence: confirmed gone with the machine's final cost (the
+ * ledger's: time up to the release plus downloads), or why it is not confirmed.
  */
 export function releaseOutcome(result: ReleaseInstanceResponse): string {
   if (!result.verified) return result.message;
-  const finalCost = (result as ReleaseInstanceResponse & { final_cost_usd?: unknown }).final_cost_usd;
-  const cost = typeof finalCost === 'number' ? ` It cost ${formatUsd(finalCost)} in all.` : '';
+  const downloads = result.download_usd ? ` (${formatUsd(result.download_usd)} of it downloads)` : '';
+  const cost = typeof result.cost_usd === 'number' ? ` It cost ${formatUsd(result.cost_usd)} in all${downloads}.` : '';
   return `Released ${formatInstance(result.instance_id)}: the marketplace confirms it is gone.${cost}`;
 }
 

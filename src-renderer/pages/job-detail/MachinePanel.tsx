@@ -1,18 +1,26 @@
 import { isTerminal, type JobEvent, type JobRecord } from '../../../shared';
 import { Duration, Money, RelativeTime, RunningCost } from '../../components/Format';
 import { Panel, Stat } from '../../components/Page';
-import { ReleaseMachineButton } from '../../components/ReleaseMachine';
+import { useState } from 'react';
+import { ReleaseMachineButton, releaseOutcome } from '../../components/ReleaseMachine';
 import { Notice } from '../../components/States';
 import { elapsedMs, formatDph, formatUsd, formatInstance } from '../../lib/format';
 import { jobMachine, machineResultOf, type RentedMachine } from '../../lib/machines';
 import { useInstances } from '../../queries/settings';
 
-/** The final cost of a released machine: the job's own figure when it recorded one (download included). */
+/**
+ * The final cost of a released machine, by the ledger's formula over the times the panel shows
+ * (rent to release, plus downloads), so the cost and the machine time agree, a kept machine's
+ * included; the job's recorded figure when those times are not known.
+ */
 function releasedCost(job: JobRecord, m: RentedMachine): number | null {
   const recorded = machineResultOf(job);
-  if (recorded) return recorded.cost.cost_usd;
-  if (m.dph === null || !m.rentedAt || !m.releasedAt) return null;
-  return (m.dph * (elapsedMs(m.rentedAt, m.releasedAt) ?? 0)) / 3_600_000 + (job.resources?.download_usd ?? 0);
+  const elapsed = m.rentedAt && m.releasedAt ? elapsedMs(m.rentedAt, m.releasedAt) : null;
+  if (m.dph !== null && elapsed !== null) {
+    const download = recorded?.cost.download_usd ?? job.resources?.download_usd ?? 0;
+    return (m.dph * elapsed) / 3_600_000 + download;
+  }
+  return recorded?.cost.cost_usd ?? null;
 }
 
 function maxDphOf(job: JobRecord): number | null {
@@ -26,6 +34,8 @@ function maxDphOf(job: JobRecord): number | null {
  */
 export function MachinePanel({ job, events, onCancelJob }: { job: JobRecord; events: readonly JobEvent[]; onCancelJob: () => void }) {
   const instances = useInstances();
+  // What the release answered (its final cost): said after the dialog closes, once the button is gone.
+  const [released, setReleased] = useState<string | null>(null);
   const listed = instances.isSuccess && instances.data.note === null;
   const m = jobMachine(job, { listed, entries: instances.data?.instances ?? [], listedAt: instances.dataUpdatedAt }, events);
 
@@ -69,6 +79,7 @@ export function MachinePanel({ job, events, onCancelJob }: { job: JobRecord; eve
             <ReleaseMachineButton
               target={{ instance_id: m.instanceId, gpu: m.gpu, dph: m.dph, rentedAt: m.rentedAt, costSoFar: m.live?.cost_usd_so_far ?? null, downloadUsd, classification, label: m.live?.label ?? null }}
               testId="job-release"
+              onReleased={(result) => setReleased(releaseOutcome(result))}
             />
           ) : null}
         </>
@@ -109,6 +120,11 @@ export function MachinePanel({ job, events, onCancelJob }: { job: JobRecord; eve
       {m.state === 'billing' && !active ? (
         <p className="muted note-small" data-testid="machine-kept-note">
           {m.kept ? 'Kept after the job on purpose: it bills until you release it.' : 'Its job is over and it is still up: release it to stop the billing.'}
+        </p>
+      ) : null}
+      {released ? (
+        <p className="note-small" role="status" data-testid="machine-release-outcome">
+          {released}
         </p>
       ) : null}
       {m.live?.release_error ? (
