@@ -4,6 +4,7 @@ import type { CanonicalSnapshot } from './document';
 import { CLOCK_SKEW_MS, STATUS_ROUNDING_MS, iso, lintContainers, time, type ContainerLog, type Warn } from './lint-containers';
 import { lintNodes } from './lint-nodes';
 import { resourceInfo } from './resources';
+import { runAtOnce, runSliced, type SlicedWork } from './time-slice';
 
 /**
  * The snapshot lint (design §12b): the timeline impossibilities a real cluster cannot show, so a
@@ -88,11 +89,24 @@ function lintEvent(warn: Warn, event: Json, recordedAt: number, created: Readonl
 }
 
 export function lintSnapshot(doc: CanonicalSnapshot): SnapshotLintWarning[] {
+  return runAtOnce(lintWork(doc));
+}
+
+/** The same lint in slices: a document of a million objects hands the event loop back as it goes. */
+export function lintSnapshotSliced(doc: CanonicalSnapshot): Promise<SnapshotLintWarning[]> {
+  return runSliced(lintWork(doc));
+}
+
+/** How many objects are read between two safe points. */
+const OBJECTS_PER_STEP = 256;
+
+function* lintWork(doc: CanonicalSnapshot): SlicedWork<SnapshotLintWarning[]> {
   const recordedAt = Date.parse(doc.recorded_at);
   const warnings: SnapshotLintWarning[] = [];
   const warn: Warn = (check, object, message) => warnings.push({ check, object, message: `${object} ${message}` });
   const objects = doc.objects as Record<(typeof SNAPSHOT_RESOURCES)[number], Json[]>;
   const created = new Map<string, number>();
+  let read = 0;
 
   for (const resource of SNAPSHOT_RESOURCES) {
     if (resource === 'events') continue;
@@ -103,9 +117,13 @@ export function lintSnapshot(doc: CanonicalSnapshot): SnapshotLintWarning[] {
       if (t !== null) created.set(`${kind}/${s(metadata.namespace)}/${s(metadata.name)}/${s(metadata.uid)}`, t);
       const future = firstFuture(object, recordedAt + CLOCK_SKEW_MS, '');
       if (future) warn('future-timestamp', refOf(resource, object), `has ${future.path} ${iso(future.at)}, after the recording (${iso(recordedAt)})`);
+      if (++read % OBJECTS_PER_STEP === 0) yield;
     }
   }
-  for (const event of objects.events) lintEvent(warn, event, recordedAt, created);
+  for (const event of objects.events) {
+    lintEvent(warn, event, recordedAt, created);
+    if (++read % OBJECTS_PER_STEP === 0) yield;
+  }
 
   const logs = new Map<string, ContainerLog>(doc.logs.map((l) => [`${l.namespace}/${l.pod}/${l.container}`, { current: l.current, previous: l.previous }]));
   lintContainers(warn, objects.pods, logs, recordedAt);

@@ -1,14 +1,14 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { SnapshotLintWarningSchema, SnapshotSummarySchema, type SnapshotSummary } from '../../shared/snapshots';
+import { SnapshotLintWarningSchema, SnapshotSummarySchema, type SnapshotLintWarning, type SnapshotSummary } from '../../shared/snapshots';
 import { DIR_MODE, isErrno, isOutOfSpace, writeFileAtomic, writeFileAtomicPieces } from '../store/atomic-file';
 import { idOfFile, LoadOnce, namesIn, readRecordFile } from '../store/id-files';
 import { Quarantine } from '../store/quarantine';
 import { InsufficientStorageError, type StoreLogger } from '../store/types';
 import { canonicalSnapshotOwned, contentHashSliced, countsOf, logBytesOf, sourceHost, SnapshotDocumentError, type CanonicalSnapshot } from './document';
 import { DocumentTextError, documentText, exportText, readDocumentText } from './document-stream';
-import { lintSentence, lintSnapshot } from './lint';
+import { lintSentence, lintSnapshot, lintSnapshotSliced } from './lint';
 
 /**
  * Snapshots in the data dir: `snapshots/<id>.json` (the document, as export writes it) and
@@ -97,7 +97,7 @@ export class SnapshotStore {
       if (isOutOfSpace(err)) throw new InsufficientStorageError(this.dataDir, err);
       throw err;
     }
-    const summary = summaryOf(stored, { origin, storedAt: storedAt.toISOString(), sizeBytes, hash });
+    const summary = summaryOf(stored, { origin, storedAt: storedAt.toISOString(), sizeBytes, hash, lint: await lintSnapshotSliced(stored) });
     try {
       await writeFileAtomic(this.metaPath(id), JSON.stringify(summary), { fsync: true });
     } catch (err) {
@@ -156,7 +156,7 @@ export class SnapshotStore {
       const doc = await this.readDocument(id);
       if (!doc) continue;
       const stat = await fsp.stat(this.docPath(id));
-      const rebuilt = summaryOf(doc, { origin: summary?.origin ?? 'imported', storedAt: summary?.stored_at ?? stat.mtime.toISOString(), sizeBytes: stat.size, hash: await contentHashSliced(doc) });
+      const rebuilt = summaryOf(doc, { origin: summary?.origin ?? 'imported', storedAt: summary?.stored_at ?? stat.mtime.toISOString(), sizeBytes: stat.size, hash: await contentHashSliced(doc), lint: await lintSnapshotSliced(doc) });
       await writeFileAtomic(this.metaPath(id), JSON.stringify(rebuilt), { fsync: true }).catch(() => undefined);
       map.set(id, rebuilt);
     }
@@ -206,8 +206,9 @@ export class SnapshotStore {
   }
 }
 
-export function summaryOf(doc: StoredSnapshot, meta: { origin: 'recorded' | 'imported'; storedAt: string; sizeBytes: number; hash: string }): StoredSummary {
-  const lint = lintSnapshot(doc);
+/** The summary of a stored document; `lint` is its lint (lintSnapshotSliced for a big one), or it is run here at once. */
+export function summaryOf(doc: StoredSnapshot, meta: { origin: 'recorded' | 'imported'; storedAt: string; sizeBytes: number; hash: string; lint?: SnapshotLintWarning[] }): StoredSummary {
+  const lint = meta.lint ?? lintSnapshot(doc);
   return {
     snapshot_id: doc.snapshot_id,
     name: doc.name,
