@@ -42,6 +42,7 @@ function VerdictFacts({ view }: { view: VerdictView }) {
                 </span>
               ) : null}
               <span className="verdict-objects">
+                {c.objects.length > 0 ? <span className="muted">on</span> : null}
                 {c.objects.length === 0 ? (
                   <span className="muted">no object named</span>
                 ) : (

@@ -37,16 +37,16 @@ export function ConstraintChoices({ draft, set, errors }: Props) {
       <legend>Constraints (optional)</legend>
       <p className="muted note-small sweep-constraints-hint">The report’s headline answers with the cheapest cell that meets every constraint given, or says which one no cell met.</p>
       <div className="form-grid">
-        <Field label="Lowest accuracy (%)" hint="From the suite; e.g. 80" error={errors.min_accuracy ?? null}>
+        <Field label="Lowest accuracy (%)" hint={draft.runSuite ? 'From the suite; e.g. 80' : 'Needs a suite: choose one above'} error={errors.min_accuracy ?? null}>
           <input inputMode="decimal" value={draft.minAccuracyPct} onChange={(e) => set({ minAccuracyPct: e.target.value })} placeholder="any" disabled={!draft.runSuite && draft.minAccuracyPct === ''} data-testid="sweep-min-accuracy" />
         </Field>
-        <Field label="Highest $ per correct answer ($)" hint="The suite’s machine time and download only" error={errors.max_usd_per_correct ?? null}>
+        <Field label="Highest $ per correct answer ($)" hint={draft.runSuite ? 'The suite’s machine time and download only' : 'Needs a suite: choose one above'} error={errors.max_usd_per_correct ?? null}>
           <input inputMode="decimal" value={draft.maxUsdPerCorrect} onChange={(e) => set({ maxUsdPerCorrect: e.target.value })} placeholder="any" disabled={!draft.runSuite && draft.maxUsdPerCorrect === ''} data-testid="sweep-max-per-correct" />
         </Field>
-        <Field label="Highest TTFT p99 (ms)" hint="The serving benchmark’s best level" error={errors.max_ttft_p99_ms ?? null}>
+        <Field label="Highest TTFT p99 (ms)" hint={draft.runServing ? 'The serving benchmark’s best level' : 'Needs the serving benchmark: choose it above'} error={errors.max_ttft_p99_ms ?? null}>
           <input inputMode="numeric" value={draft.maxTtftP99Ms} onChange={(e) => set({ maxTtftP99Ms: e.target.value })} placeholder="any" disabled={!draft.runServing && draft.maxTtftP99Ms === ''} data-testid="sweep-max-ttft" />
         </Field>
-        <Field label="Highest $ per 1M output tokens ($)" hint="From the serving benchmark" error={errors.max_usd_per_million_output_tokens ?? null}>
+        <Field label="Highest $ per 1M tokens ($)" hint={draft.runServing ? 'Output tokens, from the serving benchmark' : 'Needs the serving benchmark: choose it above'} error={errors.max_usd_per_million_output_tokens ?? null}>
           <input inputMode="decimal" value={draft.maxUsdPerMillion} onChange={(e) => set({ maxUsdPerMillion: e.target.value })} placeholder="any" disabled={!draft.runServing && draft.maxUsdPerMillion === ''} data-testid="sweep-max-per-million" />
         </Field>
       </div>
