@@ -25,13 +25,17 @@ const SCRIPT: ChatTurn[] = [
   { content: 'I could not tell.', by_question: { [questionOf('crashloop-db-password')]: CRASH, [questionOf('oomkilled')]: OOM, [questionOf('healthy-cluster')]: HEALTHY } },
 ];
 
+/** An agent answer to the oomkilled scenario that ends with the structured verdict (design §12b). */
+const OOM_VERDICT = `${OOM} Raise its memory limit.\n\n\`\`\`json\n{"healthy": false, "causes": [{"category": "oom-killed", "objects": ["deployment/analytics/report-worker"]}], "fix": "Raise report-worker's memory limit to 1Gi."}\n\`\`\``;
+const VERDICT_SCRIPT: ChatTurn[] = [{ tool_calls: [{ name: 'list_unhealthy_pods', arguments: {} }] }, { content: OOM_VERDICT }];
+
 let server: UiServer;
 let browser: Browser;
 let app: UiPage;
 let page: Page;
 
 beforeAll(async () => {
-  server = await startUiServer({ k8s: true, vast: true, ollama: { scripts: { 'llama3.1:8b': SCRIPT } } });
+  server = await startUiServer({ k8s: true, vast: true, ollama: { scripts: { 'llama3.1:8b': SCRIPT, 'qwen2.5:7b': VERDICT_SCRIPT } } });
   browser = await launchBrowser();
   app = await openApp(browser, server);
   page = app.page;
@@ -113,6 +117,28 @@ describe('the Suites page', () => {
     expect(await done.innerText()).toMatch(/Recorded Fake shop \(8 pods, 7 events/);
     await shootBothThemes(page, 'suites-record', 150);
     await page.locator('[data-testid="record-cluster"]').getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('an agent asked a scenario’s question on its snapshot: the job page shows the answer’s verdict and its score against the ground truth', async () => {
+    const oom = starter.scenarios.find((s) => s.scenario_id === 'oomkilled');
+    if (!oom) throw new Error('the starter suite has no oomkilled scenario');
+    const created = await apiCall(server, 'POST', '/v1/jobs/agentic-agent', { question: oom.question, model: 'qwen2.5:7b', agent: 'builtin', backend_url: server.h.ollama.url, snapshot: oom.snapshot_id });
+    expect(created.status).toBe(202);
+    await go(page, `/jobs/${String(created.body.job_id)}`);
+    const verdict = page.locator('[data-testid="answer-verdict"]');
+    await verdict.locator('[data-testid="try-score"]').waitFor({ timeout: 20_000 });
+    expect(await verdict.locator('[data-testid="verdict-healthy"]').innerText()).toBe('not healthy');
+    expect(await verdict.locator('[data-testid="verdict-causes"]').innerText()).toMatch(/out of memory \(OOMKilled\)\s+oom-killed\s+on\s+deployment\/analytics\/report-worker/);
+    expect(await verdict.locator('[data-testid="verdict-fix"]').innerText()).toBe("Raise report-worker's memory limit to 1Gi.");
+    expect(await verdict.locator('[data-testid="verdict-score"]').innerText()).toContain(`Scored against scenario “${oom.title}” of suite`);
+    expect(await verdict.locator('[data-testid="try-verdict"]').innerText()).toMatch(/Structured verdict: right/);
+    // Keyboard: the statements open from their summary.
+    await verdict.locator('summary').focus();
+    await page.keyboard.press('Enter');
+    await verdict.locator('[data-testid="verdict-statements"]').waitFor();
+    await shootElementBothThemes(page.locator('[data-testid="job-answer"]'), 'job-answer-verdict');
+    await shootBothThemes(page, 'job-agent-verdict', 200);
+    expect(app.errors).toEqual([]);
   });
 
   it('runs three scenarios from the page; the job page shows each scored row and the summary tiles', async () => {

@@ -59,6 +59,15 @@ describe('Sweeps page', () => {
     await expect.poll(() => page.locator('[data-testid="sweep-template"]').inputValue()).toBe(OLLAMA_TEMPLATE_HASH);
     expect(await page.locator('[data-testid="sweep-template"] option:checked').innerText()).toMatch(/Ollama/i);
     expect(await page.locator('[data-testid="sweep-preflight"]').innerText()).toMatch(/machine-hours ≈ \$\d/);
+    // The judge and the constraints are checked in the form's words: a model under test may not judge itself, accuracy is a %.
+    await page.locator('[data-testid="sweep-judge"]').fill('qwen2.5:7b');
+    await page.locator('[data-testid="sweep-min-accuracy"]').fill('150');
+    await page.locator('[data-testid="sweep-submit"]').click();
+    expect(await page.locator('.field', { has: page.locator('[data-testid="sweep-judge"]') }).locator('.field-error').innerText()).toContain('one of the models under test');
+    expect(await page.locator('.field', { has: page.locator('[data-testid="sweep-min-accuracy"]') }).locator('.field-error').innerText()).toBe('A percentage from 0 to 100');
+    await shootElementBothThemes(page.locator('[data-testid="sweep-constraints"]'), 'sweeps-form-constraints');
+    await page.locator('[data-testid="sweep-judge"]').fill('');
+    await page.locator('[data-testid="sweep-min-accuracy"]').fill('');
     const rents = mustVast(server.h).callsTo('asks').length;
     await page.locator('[data-testid="sweep-submit"]').click();
     await page.locator('[data-testid="sweep-confirm"]').waitFor();
@@ -125,6 +134,46 @@ describe('Sweeps page', () => {
       expect(blocking, scheme).toEqual([]);
     }
     expect(app.errors).toEqual([]);
+  });
+
+  it('a sweep with a judge and constraints that succeeded but not cleanly says so, each problem with what to do next', async () => {
+    const own = await startUiServer({ vast: true, ollama: { models: DEFAULT_FAKE_MODELS }, extra: { sweepTuning: { runner: jobs.runner } } });
+    try {
+      const vast = mustVast(own.h);
+      const refused = [...vast.state.offers.values()].filter((o) => o.gpu_name === 'RTX 4090').map((o) => o.id);
+      expect(refused.length).toBeGreaterThan(0);
+      vast.setKnob('rentRefused', { offers: refused, error: 'insufficient_credit', msg: 'your account lacks credit' });
+      const created = await apiCall(own, 'POST', '/v1/sweeps', {
+        name: 'Not clean',
+        models: ['llama3.1:8b'],
+        gpus: ['RTX 3090', 'RTX 4090'],
+        suite_id: 'starter',
+        judge: { model: 'qwen2.5:7b' },
+        constraints: { min_accuracy: 0.5, max_usd_per_correct: 0.05 },
+        template_hash: OLLAMA_TEMPLATE_HASH,
+        max_dph: 1,
+        max_total_cost_usd: 5,
+      });
+      expect(created.status).toBe(202);
+      const before = jobs.jobs.length;
+      await expect.poll(() => jobs.jobs.length, { timeout: 20_000 }).toBe(before + 1);
+      jobs.jobs[before]?.finish();
+      const url = `/v1/sweeps/${String(created.body.sweep_id)}`;
+      await expect.poll(async () => String((await apiCall(own, 'GET', url)).body.status), { timeout: 20_000 }).toBe('succeeded');
+      const ownPage = (await openApp(browser, own)).page;
+      await go(ownPage, `/sweeps/${String(created.body.sweep_id)}`);
+      const outcome = ownPage.locator('[data-testid="sweep-outcome"]');
+      await outcome.waitFor();
+      expect(await outcome.innerText()).toMatch(/^Succeeded, but not cleanly\./);
+      expect(await outcome.locator('[data-testid="sweep-problem-unrented"]').innerText()).toMatch(/No machine could be rented for RTX 4090[\s\S]*Next: Raise the highest price per machine/);
+      expect(await ownPage.locator('[data-testid="sweep-asked-judge"]').innerText()).toMatch(/^qwen2\.5:7b decides each answer/);
+      expect(await ownPage.locator('[data-testid="sweep-asked-constraints"]').innerText()).toBe('accuracy ≥ 50 % · ≤ $0.05 per correct answer');
+      await shootBothThemes(ownPage, 'sweeps-not-clean');
+      await go(ownPage, '/sweeps');
+      expect(await ownPage.locator(`[data-testid="sweep-not-clean-${String(created.body.sweep_id)}"]`).innerText()).toMatch(/not clean/);
+    } finally {
+      await own.close();
+    }
   });
 
   it('a serving sweep: the heat map of $ per million output tokens, ranked by it', async () => {

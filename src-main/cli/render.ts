@@ -2,6 +2,7 @@ import { jobErrorWording, type AgentResult, type BenchmarkResult, type JobEvent,
 import { formatAge, formatBytes, formatDuration, formatUsd, out, print, table } from './output';
 import { printSuiteResult } from './suites/render-suite';
 import { printServingResult } from './render-serving';
+import { verdictLines } from './render-verdict';
 
 /** Human-readable renderings of the API's records (everything --json does not print). */
 
@@ -20,6 +21,8 @@ export function agentMetadataLine(result: AgentResult): string {
 export function printAgentResult(result: AgentResult, jobId?: string): void {
   print(out.bold('Answer'));
   print(result.answer.trimEnd());
+  print();
+  for (const line of verdictLines(result.answer)) print(line);
   print();
   print(out.dim(agentMetadataLine(result)));
   if (result.artifacts.length > 0) print(out.dim(`${result.artifacts.length} artifact(s): benchdesk jobs show ${jobId ?? '<job-id>'} --json`));

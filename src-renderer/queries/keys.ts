@@ -15,4 +15,5 @@ export const queryKeys = {
   snapshotDocument: (id: string) => ['snapshot-document', id] as const,
   suites: ['suites'] as const,
   suite: (id: string) => ['suite', id] as const,
+  answerScore: (jobId: string, suiteId: string, scenarioId: string) => ['answer-score', jobId, suiteId, scenarioId] as const,
 };

@@ -131,20 +131,22 @@ describe('following a job', () => {
   });
 });
 
-describe('a failed job in `jobs show`', () => {
-  function shown(job: JobRecord): string {
-    const lines: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    });
-    try {
-      printJob(job);
-    } finally {
-      spy.mockRestore();
-    }
-    return lines.join('');
+/** What `jobs show` prints for a job (stdout captured). */
+function shown(job: JobRecord): string {
+  const lines: string[] = [];
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    lines.push(String(chunk));
+    return true;
+  });
+  try {
+    printJob(job);
+  } finally {
+    spy.mockRestore();
   }
+  return lines.join('');
+}
+
+describe('a failed job in `jobs show`', () => {
   const failed = (error_code: string | null): JobRecord => makeJob({ status: 'failed', error: "driver 'holmes' reported an error: nope", error_code, message: 'failed' });
 
   it('words the agent failure by its error code and says what to do next', () => {
@@ -164,5 +166,31 @@ describe('a long list in one table cell', () => {
     expect(firstOf(['pods', 'network', 'storage', 'dns', 'rbac', 'oom'], 4)).toBe('pods, network, storage, dns +2 more');
     expect(firstOf(['pods', 'network'], 4)).toBe('pods, network');
     expect(firstOf([], 4)).toBe('');
+  });
+});
+
+describe('an agent’s verdict in `jobs show`', () => {
+  const answered = (kind: 'agentic-agent' | 'benchmark', answer: string): JobRecord => {
+    const base = makeJob({ kind, status: 'succeeded', message: 'done' });
+    const metadata = { agent: 'builtin', model: 'llama3', steps: 2, tool_calls: 1, prompt_tokens: 5, completion_tokens: 5, tokens_per_second: 4, duration_ms: 900 };
+    const agent = { answer, result_type: 'text' as const, artifacts: [], metadata };
+    const result =
+      kind === 'benchmark'
+        ? { ...agent, model_name: 'llama3', backend_url: 'http://127.0.0.1:11434', contract_id: null, phases: [], cost: { dph_total: 0, rented_seconds: 0, cost_usd: 0 }, instance: null, teardown: null }
+        : agent;
+    return { ...base, result } as JobRecord;
+  };
+
+  it('prints the parsed verdict under the answer: healthy or not, each cause with its objects, the fix', () => {
+    const answer = 'The pod is OOMKilled.\n\n```json\n{"healthy": false, "causes": [{"category": "OOMKilled", "objects": ["pod/shop/orders-api-1"]}], "fix": "Raise the memory limit."}\n```';
+    for (const kind of ['agentic-agent', 'benchmark'] as const) {
+      const text = shown(answered(kind, answer));
+      expect(text, kind).toMatch(/Verdict not healthy\n {2}cause oom-killed: pod\/shop\/orders-api-1\n {2}fix Raise the memory limit\./);
+    }
+  });
+
+  it('says plainly when there is no verdict block, or one that does not read', () => {
+    expect(shown(answered('agentic-agent', 'Everything is fine.'))).toContain('Verdict none: the answer does not end with a verdict block (a suite\'s rules still read the prose)');
+    expect(shown(answered('agentic-agent', 'x\n```json\n{"healthy": maybe}\n```'))).toMatch(/Verdict none: the verdict block is not JSON/);
   });
 });

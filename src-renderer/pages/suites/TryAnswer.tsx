@@ -7,7 +7,7 @@ import { useScoreAnswer } from '../../queries/suites';
 import { StatementList } from './StatementList';
 
 /** The findings, wrong claims and verdict of a score, above its statements. */
-function ScoreSummary({ score, label }: { score: ScoreAnswerOutput; label: 'correct' | 'wrong' | null }) {
+export function ScoreSummary({ score, label }: { score: ScoreAnswerOutput; label: 'correct' | 'wrong' | null }) {
   const agrees = label === null ? null : score.passed === (label === 'correct');
   return (
     <div className="try-score" data-testid="try-score">

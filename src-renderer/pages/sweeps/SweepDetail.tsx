@@ -15,6 +15,7 @@ import { useCancelSweep, useSweep, useSweepReport } from '../../queries/sweeps';
 import { hrefOf, jobPath } from '../../router/routes';
 import { ParetoChart } from './ParetoChart';
 import { Headline, rankedColumns } from './RankedTable';
+import { SweepAsked, SweepOutcomeNotice } from './SweepFacts';
 import { SweepMatrix, cellMeter } from './SweepMatrix';
 import { defaultMetric, type HeatMetric } from './sweep-model';
 
@@ -174,6 +175,7 @@ export function SweepDetail({ sweepId }: { sweepId: string }) {
         </div>
       </div>
       {s.error ? <p className="sweep-error-line" data-testid="sweep-error-line">{s.error}</p> : null}
+      <SweepOutcomeNotice sweep={s} />
       <div className="stats sweep-stats">
         <Stat label="Cells finished" value={`${done} of ${formatCount(s.cells.length)}`} testId="sweep-progress" />
         <Stat
@@ -193,6 +195,7 @@ export function SweepDetail({ sweepId }: { sweepId: string }) {
         <Stat label="Machines held now" value={held.length === 0 ? 'none' : held.map((m) => m.gpu).join(', ')} hint={`${s.request.machines_at_once} at a time`} testId="sweep-held" />
         <Stat label="Started" value={<RelativeTime iso={s.started_at ?? s.created_at} />} />
       </div>
+      <SweepAsked sweep={s} />
 
       <Panel
         title="Matrix"

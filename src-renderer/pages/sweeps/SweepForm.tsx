@@ -13,8 +13,10 @@ import { useCreateSweep } from '../../queries/sweeps';
 import { sweepPath } from '../../router/routes';
 import { DEFAULT_TEMPLATE_HASH } from '../launch/launch-form';
 import { GpuChoices, ModelChoices, WorkChoices } from './SweepChoices';
+import { ConstraintChoices, JudgeChoice } from './SweepGoals';
 import { gpuChoices, preflight, type Preflight } from './sweep-model';
-import { useSweepDraft, type SweepDraft } from './use-sweep-draft';
+import { checkSweepDraft, useSweepDraft, type SweepDraft } from './use-sweep-draft';
+import { constraintWords } from './SweepFacts';
 
 /** The pre-flight line under the form: machine-hours and dollars for what is chosen. */
 function PreflightLine({ estimate, machines, models, limit }: { estimate: Preflight; machines: number; models: number; limit: number }) {
@@ -36,6 +38,19 @@ function PreflightLine({ estimate, machines, models, limit }: { estimate: Prefli
         </>
       )}
     </div>
+  );
+}
+
+/** The judge and the constraints in the confirmation, as they will be sent. */
+function GoalsLine({ draft }: { draft: SweepDraft }) {
+  const { request } = checkSweepDraft(draft);
+  if (!request?.judge && !request?.constraints) return null;
+  const constraints = constraintWords(request.constraints);
+  return (
+    <p data-testid="sweep-confirm-goals">
+      {request.judge ? <>The judge {request.judge.model} decides each suite answer. </> : null}
+      {constraints.length > 0 ? <>The headline names the cheapest cell with {constraints.join(', ')}.</> : null}
+    </p>
   );
 }
 
@@ -110,6 +125,8 @@ export function SweepForm({ onDone }: { onDone?: () => void }) {
       <ModelChoices {...props} catalog={plan.catalog} />
       <GpuChoices {...props} offers={plan.offers} choices={plan.choices} />
       <WorkChoices {...props} suites={suites} />
+      <JudgeChoice {...props} />
+      <ConstraintChoices {...props} />
       <div className="form-grid">
         <TemplateField hash={draft.template} error={errors.template_hash ?? null} onChange={(template) => set({ template })} enabled={keyConfigured} testId="sweep-template" isDefault={draft.template === DEFAULT_TEMPLATE_HASH} />
         <Field label="Machines at once" error={errors.machines_at_once ?? null} hint="GPUs running in parallel">
@@ -138,6 +155,7 @@ export function SweepForm({ onDone }: { onDone?: () => void }) {
           Estimate: <strong>{plan.estimate.machineHours.toFixed(2)} machine-hours, about {formatUsd(plan.estimate.usd)}</strong>. The sweep stops and releases everything at{' '}
           <strong>{formatUsd(Number(draft.limit))}</strong>.
         </p>
+        <GoalsLine draft={draft} />
       </ConfirmDialog>
     </form>
   );

@@ -10,6 +10,7 @@ import { useSweeps } from '../../queries/sweeps';
 import { hrefOf, ROUTES, sweepPath } from '../../router/routes';
 import { SweepDetail } from './SweepDetail';
 import { SweepForm } from './SweepForm';
+import { outcomeSummary } from './sweep-outcome';
 import '../overview/common.css';
 import './sweeps.css';
 
@@ -23,7 +24,23 @@ const columns: Column<SweepRecord>[] = [
       </a>
     ),
   },
-  { id: 'status', header: 'Status', cell: (s) => <StatusBadge status={s.status} /> },
+  {
+    id: 'status',
+    header: 'Status',
+    cell: (s) => {
+      const problems = outcomeSummary(s);
+      return (
+        <span className="sweep-status-cell">
+          <StatusBadge status={s.status} />
+          {problems ? (
+            <span className="badge badge-warn" title={problems} data-testid={`sweep-not-clean-${s.sweep_id}`}>
+              not clean<span className="visually-hidden">: {problems}</span>
+            </span>
+          ) : null}
+        </span>
+      );
+    },
+  },
   { id: 'cells', header: 'Cells', align: 'right', cell: (s) => `${s.cells.filter((c) => c.status !== 'pending' && c.status !== 'running').length}/${s.cells.length}` },
   { id: 'size', header: 'Models × GPUs', cell: (s) => `${s.request.models.length} × ${s.request.gpus.length}` },
   {
