@@ -196,7 +196,7 @@ describe('Launch and watch', () => {
       expect(await page.locator(`[data-testid="phase-timeline"] [data-phase="${phase}"]`).getAttribute('data-status')).toBe('ok');
     }
     // The answer is rendered markdown: bold and code, no raw asterisks.
-    const answer = page.locator('[data-testid="job-answer"]');
+    const answer = page.locator('[data-testid="job-answer-text"]');
     expect(await answer.locator('strong').innerText()).toBe(`${CRASH.namespace}/${CRASH.name}`);
     expect(await answer.locator('code').innerText()).toBe('postgres.shop.svc:5432');
     expect(await answer.innerText()).not.toContain('**');

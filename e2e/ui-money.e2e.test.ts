@@ -261,7 +261,7 @@ describe('the job page by kind (item 2)', () => {
     expect(job.status, job.error ?? '').toBe('succeeded');
     await go(page, `/jobs/${id}`);
     await page.getByTestId('job-answer').waitFor({ timeout: 15_000 });
-    expect(await page.getByTestId('job-answer').locator('strong').innerText()).toBe(`${CRASH.namespace}/${CRASH.name}`);
+    expect(await page.getByTestId('job-answer-text').locator('strong').innerText()).toBe(`${CRASH.namespace}/${CRASH.name}`);
     await page.locator('[data-testid="tool-calls"] details').first().waitFor({ timeout: 10_000 });
     expect(await page.locator('[data-testid="tool-calls"] details').count()).toBe(2);
     expect(await page.getByTestId('tool-calls-panel').locator('h2').innerText()).toBe('2 tool calls');

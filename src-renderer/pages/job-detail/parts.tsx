@@ -80,7 +80,7 @@ export function AnswerPanel({ answer, terminal, succeeded, children }: { answer:
   if (answer) {
     return (
       <Panel title="Answer" testId="job-answer">
-        <div className="markdown">
+        <div className="markdown" data-testid="job-answer-text">
           <Markdown rehypePlugins={[rehypeSanitize]}>{answer}</Markdown>
         </div>
         {children}
