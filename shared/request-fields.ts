@@ -91,17 +91,26 @@ export const backendFields = {
 };
 
 /**
+ * The name a rented OpenAI-compatible server's template is found by (design §13b): with
+ * `backend_api: "openai"` on the marketplace and no `template_hash`, the marketplace's templates
+ * named exactly this are searched (recommended first, then the most used).
+ */
+export const VLLM_TEMPLATE_NAME = 'vLLM';
+
+/**
  * marketplaceIssues as JSON Schema, for the OpenAPI document of the llm-instance and benchmark
- * requests: with `marketplace: true`, template_hash, max_dph (> 0) and model are required and
- * backend_url must be absent; otherwise backend_url is required. `max_dph >= min_dph` compares two
- * fields, which JSON Schema cannot: max_dph's description says it. A test checks that this schema
- * and the zod rules agree on every combination.
+ * requests: with `marketplace: true`, max_dph (> 0) and model are required, template_hash too
+ * unless backend_api is `openai` (then the vLLM template is found by name), and backend_url must
+ * be absent; otherwise backend_url is required. `max_dph >= min_dph` compares two fields, which
+ * JSON Schema cannot: max_dph's description says it. A test checks that this schema and the zod
+ * rules agree on every combination.
  */
 export const MARKETPLACE_RULES_JSON_SCHEMA = {
   if: { properties: { marketplace: { const: true } }, required: ['marketplace'] },
   then: {
-    properties: { template_hash: {}, max_dph: { exclusiveMinimum: 0 }, model: {}, backend_api: { not: { const: 'openai' } } },
-    required: ['template_hash', 'max_dph', 'model'],
+    properties: { template_hash: {}, max_dph: { exclusiveMinimum: 0 }, model: {} },
+    required: ['max_dph', 'model'],
+    anyOf: [{ required: ['template_hash'] }, { properties: { backend_api: { const: 'openai' } }, required: ['backend_api'] }],
     not: { properties: { backend_url: {} }, required: ['backend_url'] },
   },
   else: { properties: { backend_url: {} }, required: ['backend_url'] },
@@ -121,14 +130,13 @@ export function marketplaceIssues(v: {
 }): Issue[] {
   const issues: Issue[] = [];
   if (v.marketplace) {
-    if (!v.template_hash) issues.push({ path: ['template_hash'], message: 'required when marketplace is true' });
+    // A rented OpenAI server's template is found by name (VLLM_TEMPLATE_NAME) when no hash is given.
+    if (!v.template_hash && v.backend_api !== 'openai') issues.push({ path: ['template_hash'], message: 'required when marketplace is true (with backend_api "openai" the vLLM template is found by name)' });
     if (v.max_dph === undefined) issues.push({ path: ['max_dph'], message: 'required when marketplace is true (the spend ceiling in $/hour)' });
     else if (v.max_dph < v.min_dph) issues.push({ path: ['max_dph'], message: 'must be >= min_dph' });
     else if (v.max_dph === 0) issues.push({ path: ['max_dph'], message: 'must be > 0' });
     if (!v.model) issues.push({ path: ['model'], message: 'required when marketplace is true (it sizes the GPU)' });
     if (v.backend_url) issues.push({ path: ['backend_url'], message: 'must not be set when marketplace is true' });
-    // Renting an OpenAI-compatible server (a vLLM template) comes with the lease; a rented machine runs Ollama today.
-    if (v.backend_api === 'openai') issues.push({ path: ['backend_api'], message: 'a rented machine runs Ollama: use backend_api "ollama" or "auto" with marketplace, or benchmark an OpenAI-compatible server you run with backend_url' });
   } else if (!v.backend_url) {
     issues.push({ path: ['backend_url'], message: 'required when marketplace is false' });
   }

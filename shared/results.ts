@@ -89,6 +89,8 @@ export type BackendAuth = z.infer<typeof BackendAuthSchema>;
 export const LlmInstanceMarketplaceResultSchema = z.object({
   mode: z.literal('marketplace'),
   backend_url: z.string(),
+  /** The API the rented server speaks: its template's (`openai` for a rented vLLM). Absent in records written before it was said. */
+  backend_api: SpokenBackendApiSchema.optional().describe('the API the rented server speaks: `ollama`, or `openai` for a rented vLLM'),
   /** The name the llmserver answers to (what was pulled and warmed). */
   model_name: z.string(),
   /** The catalog entry that sized the GPU. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Rfc3339Schema } from './jobs';
 import { ManifestSchema } from './manifest';
-import { AgentNameSchema, DEFAULT_RELIABILITY, JudgeRequestSchema, selfJudgeIssues } from './requests';
+import { AgentNameSchema, DEFAULT_RELIABILITY, JudgeRequestSchema, sameModel, selfJudgeIssues } from './requests';
 import { BackendApiSchema } from './backend-api';
 
 /**
@@ -70,12 +70,12 @@ const SweepRequestShape = {
       .max(128)
       .regex(/^[A-Za-z0-9_-]+$/, 'template_hash is an identifier of letters, digits, _ and -')
       .optional()
-      .describe('the marketplace template the machines run (Ollama); required'),
+      .describe('the marketplace template the machines run (Ollama); required unless backend_api is `openai` (then the template named `vLLM` is found by name)'),
     max_total_cost_usd: z.number().positive().max(1_000_000).describe('the sweep’s spend limit ($): reaching it releases every machine and stops the sweep'),
     machines_at_once: z.number().int().min(1).max(MAX_MACHINES_AT_ONCE).default(1).describe('how many GPUs (machines) run at the same time'),
     judge: JudgeRequestSchema.optional().describe('a model that decides each suite answer (it sees the ground truth and the wrong claims); refused when it is one of the models unless allow_self_judge'),
     constraints: SweepConstraintsSchema.optional().describe('what a cell must reach: the report’s headline names the cheapest cell that meets them all, or which constraint nothing met'),
-    backend_api: BackendApiSchema.optional().describe('the API of the machines’ llmserver (design §13b; absent = auto); a rented machine runs Ollama today, so `openai` (a vLLM template) is refused until renting one is supported'),
+    backend_api: BackendApiSchema.optional().describe('the API of the machines’ llmserver (design §13b; absent or `auto` = `ollama`, the template decides): `openai` rents vLLM machines (a vLLM template, the model as MODEL_NAME), one model per sweep since a vLLM machine serves the model it starts with'),
 };
 
 export const SweepRequestSchema = z
@@ -85,8 +85,13 @@ export const SweepRequestSchema = z
     if (v.suite_id === undefined && v.serving === undefined) {
       ctx.addIssue({ code: 'custom', path: ['suite_id'], message: 'give suite_id (a suite to score), serving (a load profile), or both' });
     }
-    if (!v.template_hash) ctx.addIssue({ code: 'custom', path: ['template_hash'], message: 'required: the marketplace template the machines run' });
-    if (v.backend_api === 'openai') ctx.addIssue({ code: 'custom', path: ['backend_api'], message: 'a sweep’s machines run Ollama today: use "auto" or "ollama" (renting a vLLM server comes with the lease)' });
+    const vllm = v.backend_api === 'openai';
+    if (!v.template_hash && !vllm) ctx.addIssue({ code: 'custom', path: ['template_hash'], message: 'required: the marketplace template the machines run (with backend_api "openai" the vLLM template is found by name)' });
+    // A vLLM machine serves the one model it was started with (MODEL_NAME): it cannot take the sweep's models in turn.
+    if (vllm && v.models.length > 1) ctx.addIssue({ code: 'custom', path: ['models'], message: 'a vLLM machine serves the one model it starts with (MODEL_NAME), so a sweep with backend_api "openai" takes one model: run one sweep per model, or use "ollama"' });
+    if (vllm && v.judge && !v.judge.backend_url && !v.models.some((m) => sameModel(m, v.judge?.model ?? ''))) {
+      ctx.addIssue({ code: 'custom', path: ['judge', 'backend_url'], message: 'a vLLM machine serves only the sweep’s model: give the judge its own backend_url' });
+    }
     if (v.max_dph !== undefined && v.max_dph < v.min_dph) ctx.addIssue({ code: 'custom', path: ['max_dph'], message: 'must be >= min_dph' });
     for (const issue of selfJudgeIssues(v.models, v.judge)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
     if (v.judge && v.suite_id === undefined) ctx.addIssue({ code: 'custom', path: ['judge'], message: 'a judge grades suite answers: give suite_id too' });

@@ -136,7 +136,7 @@ export function backendFields(o: BackendOptions, choice: string): BackendFields 
     ...market,
     ...(o.backendUrl ? { backend_url: o.backendUrl } : {}),
     backend_type: o.backendType,
-    // A rented machine runs Ollama: the key of an OpenAI server is for --backend-url only.
+    // A rented machine (Ollama, or vLLM with --backend-api openai) is reached with its proxy token: the key of an OpenAI server is for --backend-url only.
     ...(market.marketplace ? { backend_api: o.backendApi } : backendApiFields(o)),
     ...(o.llmserverWarmup !== undefined ? { backend_warmup: o.llmserverWarmup } : {}),
     ...(o.marketplaceStopInstance !== undefined ? { marketplace_stop_instance: o.marketplaceStopInstance } : {}),

@@ -7,6 +7,7 @@ import { createAppInstanceService, type InstanceService } from '../app/instances
 import { createSnapshotService } from '../app/snapshots';
 import { createSuiteService } from '../app/suites';
 import { JobEngine } from '../engine/engine';
+import { rentedTemplateIssues } from '../engine/workflows/marketplace-instance';
 import type { Logger } from '../engine/types';
 import type { Leases } from '../lease/leases';
 import { HeldKeys } from '../marketplace/held-keys';
@@ -146,8 +147,11 @@ export function openSweepsAndMachines(
     now: tuning.now,
     tuning: options.sweepTuning,
     // A suite sweep names a suite that exists; its scenarios' tags give accuracy per tag.
-    checkRequest: async (request) =>
-      request.suite_id !== undefined && !(await suites.find(request.suite_id)) ? [{ path: 'suite_id', message: `no suite '${request.suite_id}' (GET /v1/suites lists them)` }] : [],
+    // A vLLM sweep without a template hash needs the marketplace's template of that name.
+    checkRequest: async (request) => [
+      ...(request.suite_id !== undefined && !(await suites.find(request.suite_id)) ? [{ path: 'suite_id', message: `no suite '${request.suite_id}' (GET /v1/suites lists them)` }] : []),
+      ...(await rentedTemplateIssues({ access: providers.marketplaceAccess }, { ...request, marketplace: true })),
+    ],
     tagsOf: async (suiteId) => {
       const suite = await suites.find(suiteId);
       if (!suite) return undefined;

@@ -7,6 +7,7 @@ import { MarketplaceError } from '../marketplace/errors';
 import { errorMessage, type MarketplaceEventSink } from '../marketplace/events';
 import { releaseInstance, type ReleaseResult } from '../marketplace/release';
 import { rentCheapestFit, type RentedInstance, type RentRequest } from '../marketplace/rent';
+import type { RentedServer } from '../marketplace/rented-server';
 import type { VastApi } from '../marketplace/vast-client';
 import type { MarketplaceInstance } from '../marketplace/vast-wire';
 import { waitForRunning, type RunningInstance } from '../marketplace/wait-running';
@@ -20,16 +21,18 @@ import type { LeaseDownload, LeaseRecord } from './lease-record';
  * runs, then the owner's readiness check), prepare (the owner's pull or warm-up, whose downloads it
  * adds here), keep or release. Every change goes to the ledger; the release is confirmed by a
  * read-back and, when it is not, retried by the lease service until it is, the machine counting in
- * the ledger all the while. The pull and warm-up of Ollama are the owner's: the lease only knows a
- * machine, its port and its costs.
+ * the ledger all the while. The pull and warm-up of Ollama (or the wait for vLLM's model) are the
+ * owner's: the lease only knows a machine, what its template serves, its port and its costs.
  */
 
 export type ProvisionSpec = {
   request: RentRequest;
   /** What the machine must hold: GPU memory, disk, the download the offers are ranked by. */
   sizing: CatalogEntry;
-  /** Sent as OLLAMA_MODEL (default sizing.name). */
+  /** Sent as OLLAMA_MODEL, or MODEL_NAME for vLLM (default sizing.name). */
   ollamaModel?: string;
+  /** What the machine serves (default `ollama`); `vllm` rents a vLLM template (found by name without a hash) and waits for its port 8000. */
+  server?: RentedServer;
   extraEnv?: Record<string, string>;
   /** The pre-flight estimate: an offer whose expected cost exceeds the limit is not rented. */
   budget: { maxCostUsd: number | null; durationSeconds: number };
@@ -43,6 +46,10 @@ export type ProvisionSpec = {
 
 export type LeasedMachine = {
   instanceId: number;
+  /** What it serves (the template's server): Ollama, or vLLM's OpenAI-compatible API. */
+  server: RentedServer;
+  /** The template it was rented from (a vLLM one may have been found by name). */
+  template: { hash_id: string; name: string | null };
   /** `http(s)://{ip}:{port}` of the container port. */
   backendUrl: string;
   /** Headers for every call to it (the proxy token, when the template asks for one). */
@@ -144,6 +151,7 @@ export class Lease {
       budget: spec.budget,
       ...(spec.onEvent ? { onEvent: spec.onEvent } : {}),
       ...(spec.ollamaModel ? { ollamaModel: spec.ollamaModel } : {}),
+      ...(spec.server ? { server: spec.server } : {}),
       ...(spec.extraEnv ? { extraEnv: spec.extraEnv } : {}),
       lostRent: { lookups: this.deps.tuning?.quickLookups ?? 3, delayMs: this.deps.tuning?.quickLookupDelayMs ?? 2_000 },
       onLostRent: ({ reason }) => this.host.hunt(this, reason),
@@ -181,6 +189,7 @@ export class Lease {
       instanceId: rented.instanceId,
       authToken: rented.access.authRequired ? rented.authToken : null,
       https: rented.access.https,
+      containerPort: rented.containerPort,
       signal: spec.signal,
       ...(spec.onEvent ? { onEvent: spec.onEvent } : {}),
       ...(tuning.waitTimeoutMs !== undefined ? { timeoutMs: tuning.waitTimeoutMs } : {}),
@@ -189,6 +198,8 @@ export class Lease {
     });
     const machine: LeasedMachine = {
       instanceId: rented.instanceId,
+      server: rented.server,
+      template: { hash_id: rented.template.hash_id, name: rented.template.name },
       backendUrl: running.backendUrl,
       headers: running.headers,
       offer,

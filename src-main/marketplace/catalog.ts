@@ -25,7 +25,7 @@ export function modelDownloadGb(model: CatalogEntry): number {
 }
 
 /**
- * Figures for Ollama's default tags (Q4_K_M, or MXFP4 for gpt-oss): the download size plus the KV
+ * Figures for Ollama's default tags (Q4_K_M, or MXFP4 for gpt-oss), then a few Hugging Face ids for a rented vLLM: the download size plus the KV
  * cache at Ollama's default 4k context and CUDA overhead, rounded up. A longer context needs more.
  * The first eight are the peer's list (its figures, which are generous for the small models).
  */
@@ -64,6 +64,12 @@ export const BUILTIN_CATALOG: readonly CatalogEntry[] = Object.freeze([
   entry('gpt-oss:20b', 16000, 'gptoss', '14 GB download (MXFP4); fits a 16 GB card. Reasoning levels. Tool calling.'),
   entry('gpt-oss:120b', 70000, 'gptoss', '65 GB download (MXFP4); one 80 GB GPU. Reasoning levels. Tool calling.'),
   entry('phi4:14b', 11500, 'phi3', '9.1 GB download; 16k context model. No tool calling in Ollama.'),
+
+  // For a rented vLLM (backend_api "openai"): Hugging Face ids, the weights in bf16 as vLLM loads
+  // them by default (downloaded by vLLM at start), plus room for the KV cache.
+  entry('Qwen/Qwen2.5-0.5B-Instruct', 4000, 'qwen2', 'vLLM (Hugging Face id). 0.99 GB download (bf16); a quick, cheap check of a vLLM machine.'),
+  entry('Qwen/Qwen2.5-7B-Instruct', 20000, 'qwen2', 'vLLM (Hugging Face id). 15.2 GB download (bf16); fits a 24 GB card at a shorter max-model-len. Tool calling.'),
+  entry('Qwen/Qwen3-8B', 22000, 'qwen3', 'vLLM (Hugging Face id). 16.4 GB download (bf16); a 24 GB card at a shorter max-model-len. Tool calling.'),
 ]);
 
 /**

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { MarketplaceInstance, MarketplaceOffer, MarketplaceTemplate } from './vast-wire';
+import { modelEnv, serverName, serverPort, type RentedServer } from './rented-server';
+import { resolveTemplate } from './template-lookup';
 import type { CatalogEntry } from '../../shared/models';
 import type { OfferSummary } from '../../shared/requests';
 import { modelDownloadGb } from './catalog';
@@ -10,7 +12,7 @@ import { isGone } from './instance-status';
 import { jobLabel } from './labels';
 import { describeCriteria, downloadUsd, selectOffers, toOfferSummary, type CostBasis, type OfferCriteria } from './offer-selection';
 import { backoffDelay, sleep } from './sleep';
-import { OLLAMA_CONTAINER_PORT, templateAccess, type TemplateAccess } from './template';
+import { templateAccess, type TemplateAccess } from './template';
 import type { VastApi } from './vast-client';
 
 /**
@@ -53,11 +55,13 @@ export type RentCheapestFitOptions = {
    */
   lostRent?: { lookups?: number; delayMs?: number };
   onLostRent?: (info: { label: string; reason: string }) => void;
-  /** Sent as OLLAMA_MODEL (default model.name), e.g. the user's spelling "qwen3". */
+  /** Sent as OLLAMA_MODEL, or MODEL_NAME for vLLM (default model.name), e.g. the user's spelling "qwen3". */
   ollamaModel?: string;
+  /** What the machine serves (default `ollama`): the template (a vLLM one is found by name without a hash), the model's env and the published port follow. */
+  server?: RentedServer;
   /** The proxy token; random by default. */
   authToken?: string;
-  /** More env for the container; ours (OLLAMA_MODEL, OPEN_BUTTON_TOKEN) win on conflict. */
+  /** More env for the container; ours (OLLAMA_MODEL or MODEL_NAME, OPEN_BUTTON_TOKEN) win on conflict. */
   extraEnv?: Record<string, string>;
   /**
    * The pre-flight estimate: each offer is priced for `durationSeconds` before it is rented (labels
@@ -78,8 +82,11 @@ export type RentedInstance = {
   /** RFC 3339, when the rent call returned. */
   rentedAt: string;
   template: { id: number; hash_id: string; name: string | null; image: string | null };
-  /** How the Ollama port is reached: proxy auth required? TLS? */
+  /** How the server's port is reached: proxy auth required? TLS? */
   access: TemplateAccess;
+  /** What it serves, and on which container port. */
+  server: RentedServer;
+  containerPort: number;
   /** Secret: the OPEN_BUTTON_TOKEN we set. Do not log it or put it in job results. */
   authToken: string;
 };
@@ -103,25 +110,6 @@ const DEFAULT_RENT_SEARCH_LIMIT = 1000;
 /** What the offers are ranked and pre-flighted by: the job's expected hours and the model's download. */
 function costBasisOf(opts: RentCheapestFitOptions): CostBasis {
   return { hours: (opts.budget?.durationSeconds ?? DEFAULT_ESTIMATE_SECONDS) / 3600, downloadGb: modelDownloadGb(opts.model) };
-}
-
-async function lookupTemplate(opts: RentCheapestFitOptions, hash: string): Promise<MarketplaceTemplate> {
-  return timedStep(
-    opts.onEvent,
-    MARKETPLACE_EVENTS.templateLookup,
-    { template_hash: hash },
-    async () => {
-      const template = await opts.client.getTemplateByHash(hash, { signal: opts.signal });
-      if (!template) {
-        throw new MarketplaceProvisioningError(
-          `Template "${hash}" was not found on Vast.ai (neither your templates nor public ones). Check the template: editing a template on Vast.ai gives it a new hash.`,
-          'template_not_found',
-        );
-      }
-      return template;
-    },
-    (t) => ({ labels: { template_id: t.id, template_name: t.name ?? null, image: t.image ?? null } }),
-  );
 }
 
 async function searchFitting(opts: RentCheapestFitOptions, template: MarketplaceTemplate, criteria: OfferCriteria, exclude: ReadonlySet<number>): Promise<MarketplaceOffer[]> {
@@ -185,12 +173,14 @@ export async function findLabelledInstances(client: VastApi, labels: readonly st
  */
 export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<RentedInstance> {
   const { request, model } = opts;
-  if (!request.template_hash) throw new MarketplaceProvisioningError('Renting a GPU needs a template (the Vast.ai template the machine starts from)', 'invalid_request');
+  const server = opts.server ?? 'ollama';
+  const port = serverPort(server);
+  if (!request.template_hash && server !== 'vllm') throw new MarketplaceProvisioningError('Renting a GPU needs a template (the Vast.ai template the machine starts from)', 'invalid_request');
   if (!request.max_dph || request.max_dph <= 0) {
     throw new MarketplaceProvisioningError('Renting a GPU needs a Max $/h (the most the machine may cost per hour)', 'invalid_request');
   }
-  const template = await lookupTemplate(opts, request.template_hash);
-  const access = templateAccess(template);
+  const template = await resolveTemplate(opts, request, server);
+  const access = templateAccess(template, port, serverName(server));
   if (access.notes.length > 0) {
     emit(opts.onEvent, { event: MARKETPLACE_EVENTS.templateLookup, status: 'info', message: access.notes.join('; '), labels: { auth_required: access.authRequired, https: access.https } });
   }
@@ -198,9 +188,9 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
   const criteria = criteriaOf(request, model);
   const authToken = opts.authToken ?? newAuthToken();
   const label = jobLabel(opts.installId, opts.jobId);
-  const env: Record<string, string> = { ...opts.extraEnv, OLLAMA_MODEL: opts.ollamaModel ?? model.name, OPEN_BUTTON_TOKEN: authToken };
-  // Vast's env dict takes port mappings as "-p H:C" keys; make sure Ollama's port is published.
-  if (!access.exposesPort) env[`-p ${OLLAMA_CONTAINER_PORT}:${OLLAMA_CONTAINER_PORT}`] = '1';
+  const env: Record<string, string> = { ...opts.extraEnv, ...modelEnv(server, opts.ollamaModel ?? model.name), OPEN_BUTTON_TOKEN: authToken };
+  // Vast's env dict takes port mappings as "-p H:C" keys; make sure the server's port is published.
+  if (!access.exposesPort) env[`-p ${port}:${port}`] = '1';
 
   const maxAttempts = Math.max(1, opts.maxRentAttempts ?? 4);
   const tried = new Set<number>();
@@ -250,6 +240,8 @@ export async function rentCheapestFit(opts: RentCheapestFitOptions): Promise<Ren
         rentedAt: new Date().toISOString(),
         template: { id: template.id, hash_id: template.hash_id, name: template.name ?? null, image: template.image ?? null },
         access,
+        server,
+        containerPort: port,
         authToken,
       };
     } catch (err) {

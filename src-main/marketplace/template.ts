@@ -79,14 +79,14 @@ export type TemplateAccess = {
   notes: string[];
 };
 
-/** How the Ollama port of an instance made from this template will be reached. */
-export function templateAccess(template: MarketplaceTemplate, containerPort = OLLAMA_CONTAINER_PORT): TemplateAccess {
+/** How the server's port (Ollama's by default) of an instance made from this template will be reached. */
+export function templateAccess(template: MarketplaceTemplate, containerPort = OLLAMA_CONTAINER_PORT, server = 'Ollama'): TemplateAccess {
   const { env, ports } = parseDockerFlags(template.env);
   const notes: string[] = [];
   const excluded = (env.AUTH_EXCLUDE ?? '').split(/[,\s]+/).includes(String(containerPort));
   const authDisabled = FALSY.has((env.ENABLE_AUTH ?? '').toLowerCase());
   const authRequired = !excluded && !authDisabled;
-  if (!authRequired) notes.push(`template turns proxy auth off for port ${containerPort}: Ollama will be open to the internet`);
+  if (!authRequired) notes.push(`template turns proxy auth off for port ${containerPort}: ${server} will be open to the internet`);
   const https = TRUTHY.has((env.ENABLE_HTTPS ?? '').toLowerCase());
   if (https) notes.push('template enables HTTPS with a self-signed certificate');
   const exposesPort = ports.includes(`${containerPort}/tcp`);

@@ -9,9 +9,14 @@ import { isGone } from '../marketplace/instance-status';
 import { templateFilters } from '../marketplace/offer-query';
 import { findLabelledInstances, labelsOfJob } from '../marketplace/provisioning';
 import type { VastApi } from '../marketplace/vast-client';
-import type { MarketplaceOffer } from '../marketplace/vast-wire';
+import type { MarketplaceOffer, MarketplaceTemplate } from '../marketplace/vast-wire';
+import type { RentedServer } from '../marketplace/rented-server';
+import { findTemplateByName } from '../marketplace/template-lookup';
+import { VLLM_TEMPLATE_NAME } from '../../shared/request-fields';
+import { OpenAiClient } from '../llm/openai-client';
 import type { JobContext, Logger } from '../engine/types';
 import { agentBackendUrl, llmClient } from '../engine/workflows/backend';
+import { rentedServerOf } from '../engine/workflows/marketplace-instance';
 import { downloadOf, ensureModel, type PullTotals } from '../engine/workflows/ensure-model';
 import { waitForOllama } from '../engine/workflows/llm-ready';
 import type { MachineEvent, Prepared, ReleaseOutcome, RentedMachine, SweepMachines } from './ports';
@@ -54,9 +59,15 @@ function machineContext(signal: AbortSignal, log: Logger, onEvent: (e: MachineEv
   return ctx as unknown as JobContext;
 }
 
+/** The sweep's template: its hash, or for vLLM machines without one the template found by name. */
+function sweepTemplate(client: VastApi, request: SweepRequest, signal: AbortSignal): Promise<MarketplaceTemplate | null> {
+  if (request.template_hash) return client.getTemplateByHash(request.template_hash, { signal });
+  return rentedServerOf(request) === 'vllm' ? findTemplateByName({ client, signal }, VLLM_TEMPLATE_NAME) : Promise.resolve(null);
+}
+
 /** The planning search: every GPU of the sweep, the hosts that can run the template, priced at the disk the sweep rents. */
 async function search(client: VastApi, request: SweepRequest, diskGb: number, signal: AbortSignal): Promise<MarketplaceOffer[]> {
-  const template = request.template_hash ? await client.getTemplateByHash(request.template_hash, { signal }) : null;
+  const template = await sweepTemplate(client, request, signal);
   return client.searchOffers(
     {
       minDph: request.min_dph,
@@ -73,8 +84,8 @@ async function search(client: VastApi, request: SweepRequest, diskGb: number, si
 }
 
 export function createMarketplaceMachines(deps: MarketplaceMachinesDeps): SweepMachines {
-  /** Per machine id: its lease and how to reach its Ollama. */
-  const held = new Map<string, { lease: Lease; backendUrl: string; headers: Record<string, string>; inetDownCost: number | null; sizing: CatalogEntry }>();
+  /** Per machine id: its lease, how to reach its server, and what that serves. */
+  const held = new Map<string, { lease: Lease; backendUrl: string; headers: Record<string, string>; inetDownCost: number | null; sizing: CatalogEntry; server: RentedServer }>();
   const searches = new Map<string, { at: number; offers: Promise<MarketplaceOffer[]> }>();
   const catalogEntry = (model: string) => resolveCatalogModel(model, deps.catalog()) ?? undefined;
 
@@ -103,20 +114,23 @@ export function createMarketplaceMachines(deps: MarketplaceMachinesDeps): SweepM
     async rent(spec, hooks, signal): Promise<RentedMachine> {
       const lease = await deps.leases.open({ owner: { kind: 'sweep', sweep_id: spec.sweepId, machine_id: spec.machineId, gpu: spec.gpu }, tenantId: spec.tenantId, releaseWhenInterrupted: true });
       const { request } = spec;
+      const server = rentedServerOf(request);
+      // A vLLM machine serves the sweep's one model (MODEL_NAME, as the user spelt it), loaded at start.
+      const served = server === 'vllm' ? (request.models[0] ?? spec.sizing.name) : null;
+      const onEvent = (e: EventInput): void => hooks.onEvent({ event: e.event, status: e.status, message: e.message ?? null, duration_ms: e.duration_ms ?? null, labels: e.labels ?? {} });
       const machine = await lease.provision({
         request: { template_hash: request.template_hash, min_dph: request.min_dph, max_dph: request.max_dph ?? request.max_total_cost_usd, reliability: request.reliability, gpu_name: spec.gpu },
         sizing: spec.sizing,
+        server,
+        ...(served ? { ollamaModel: served } : {}),
         // The pre-rent check: a machine whose first minute (and downloads) would exceed the whole budget is not rented.
         budget: { maxCostUsd: request.max_total_cost_usd, durationSeconds: 60 },
         signal,
-        onEvent: (e) => hooks.onEvent({ event: e.event, status: e.status, message: e.message ?? null, duration_ms: e.duration_ms ?? null, labels: e.labels ?? {} }),
+        onEvent,
         onRented: (r) => hooks.onRented({ instanceId: r.instanceId, dphTotal: r.dphTotal, rentedAt: r.rentedAt }),
-        ready: (m, s) =>
-          timed((e) => hooks.onEvent({ event: e.event, status: e.status, message: e.message ?? null, duration_ms: e.duration_ms ?? null, labels: e.labels ?? {} }), 'llmserver.ready', () =>
-            waitForOllama({ backendUrl: m.backendUrl, headers: m.headers }, { signal: s, ...deps.ready }),
-          ),
+        ready: (m, s) => timed(onEvent, 'llmserver.ready', () => machineReady(m, served, s, deps.ready)),
       });
-      held.set(spec.machineId, { lease, backendUrl: machine.backendUrl, headers: machine.headers, inetDownCost: machine.inetDownCost, sizing: spec.sizing });
+      held.set(spec.machineId, { lease, backendUrl: machine.backendUrl, headers: machine.headers, inetDownCost: machine.inetDownCost, sizing: spec.sizing, server: machine.server });
       return {
         machineId: spec.machineId,
         instanceId: machine.instanceId,
@@ -132,6 +146,13 @@ export function createMarketplaceMachines(deps: MarketplaceMachinesDeps): SweepM
     async prepare(machine, model, onEvent, signal): Promise<Prepared> {
       const own = held.get(machine.machineId);
       const target = own ? { backendUrl: own.backendUrl, headers: own.headers } : { backendUrl: machine.backendUrl };
+      if (own?.server === 'vllm') {
+        // No pull: vLLM downloaded the weights at start; billed at the catalog's size and the host's $/GB.
+        const download = downloadOf(model, [], 0, catalogEntry(model) ?? own.sizing, own.inetDownCost);
+        await own.lease.addDownload(download);
+        onEvent({ event: 'cost.download', status: 'info', message: `${model}: ${download.gb} GB downloaded by vLLM at start (the catalog's size)`, labels: { model, download_gb: download.gb, download_usd: download.usd, source: download.source } });
+        return { model, downloadGb: download.gb, downloadUsd: download.usd };
+      }
       let pulled: PullTotals | null = null;
       const models = await ensureModel(machineContext(signal, deps.log, onEvent), llmClient(target), model, { onPulled: (totals) => (pulled = totals) });
       if (!own) return { model, downloadGb: 0, downloadUsd: null };
@@ -151,6 +172,13 @@ export function createMarketplaceMachines(deps: MarketplaceMachinesDeps): SweepM
 
     cost: (machineId) => deps.leases.ledger.cost(machineId)?.cost_usd ?? null,
   };
+}
+
+/** The machine's server answers: Ollama's version, or (servedModel given) vLLM's /v1/models listing the model. */
+async function machineReady(m: { backendUrl: string; headers: Record<string, string> }, servedModel: string | null, signal: AbortSignal, bounds: MarketplaceMachinesDeps['ready']): Promise<void> {
+  if (servedModel === null) return waitForOllama({ backendUrl: m.backendUrl, headers: m.headers }, { signal, ...bounds });
+  const client = new OpenAiClient({ baseUrl: m.backendUrl, headers: m.headers });
+  await client.waitUntilServing(servedModel, { signal, timeoutMs: bounds?.timeoutMs ?? 20 * 60_000, ...(bounds?.pollIntervalMs !== undefined ? { pollIntervalMs: bounds.pollIntervalMs } : {}) });
 }
 
 /**

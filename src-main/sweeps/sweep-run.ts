@@ -350,7 +350,8 @@ export class SweepRun {
     const signal = this.signal;
     if (signal.aborted) throw new StoppedError(stopReasonOf(signal) ?? 'shutdown');
     const { request } = sweep;
-    const common = { model, backend_url: rented.backendUrl, marketplace: false };
+    // The machine's API as its template serves it: a vLLM machine's OpenAI-compatible one, else Ollama's (auto on a rented machine).
+    const common = { model, backend_url: rented.backendUrl, marketplace: false, backend_api: request.backend_api === 'openai' ? 'openai' : 'ollama' };
     const body: Record<string, unknown> = kind === 'suite' ? { ...common, suite_id: request.suite_id, agent: request.agent, repeat: request.repeat, ...(request.judge ? { judge: request.judge } : {}) } : { ...common, ...request.serving };
     const jobId = await this.d.runner.submit(sweep.tenant_id, kind, body, tag);
     const s = await this.#update((rec) => {

@@ -177,6 +177,8 @@ describe('rules that used to be learnt from 422s', () => {
       min_dph: [undefined, 0.2, 0.8],
       backend_url: [undefined, 'http://127.0.0.1:11434'],
       model: [undefined, 'llama3:8b'],
+      // openai on the marketplace: the vLLM template is found by name, so template_hash may be absent.
+      backend_api: [undefined, 'openai'],
     } as const;
     for (const kind of ['llm-instance', 'benchmark'] as const) {
       const validate = compileIn(ajv, doc, component(kind === 'benchmark' ? 'BenchmarkRequestInput' : 'LlmInstanceRequestInput'));

@@ -15,7 +15,8 @@
  * Knobs: `serving` (known timing with FIFO slots; `stopAfterTokens` makes the model stop early
  * unless the request sends `ignore_eos`, and `min_tokens` holds it longer), `apiKey` (as
  * `--api-key`: /v1/* answers 401 `{"error":"Unauthorized"}` without `Authorization: Bearer <key>`),
- * `autoToolChoice` (false: tools answer vLLM's 400), `failure` (a backend that would bloat a
+ * `autoToolChoice` (false: tools answer vLLM's 400), `startingRequests` (vLLM still loading behind
+ * Vast's proxy: 502), `failure` (a backend that would bloat a
  * client: `stream_forever`, `no_newlines`, `never_answer`). Scripts are the fake Ollama's
  * ChatTurn lists, answered by turn (the number of assistant messages so far), with each tool call's
  * result checked by its `tool_call_id`.
@@ -39,6 +40,12 @@ export interface FakeOpenAiKnobs {
   apiKey: string | null;
   autoToolChoice: boolean;
   failure: 'none' | Misbehaviour;
+  /**
+   * vLLM starting on a rented machine: it listens only once the model is loaded, so until then
+   * Vast's proxy in front of the port answers 502 (plain text). The next this-many requests get
+   * that 502 (default 0: serving).
+   */
+  startingRequests: number;
 }
 
 export interface FakeOpenAiState {
@@ -71,7 +78,7 @@ export const DEFAULT_OPENAI_MODELS: NonNullable<FakeOpenAiOptions['models']> = [
 export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<FakeOpenAi> {
   const models = new Map<string, FakeOpenAiModel>((options.models ?? DEFAULT_OPENAI_MODELS).map((m) => [m.id, { id: m.id, max_model_len: m.max_model_len ?? 4096, tools: m.tools ?? true }]));
   const state: FakeOpenAiState = {
-    knobs: { serving: null, apiKey: null, autoToolChoice: true, failure: 'none', ...options.knobs },
+    knobs: { serving: null, apiKey: null, autoToolChoice: true, failure: 'none', startingRequests: 0, ...options.knobs },
     servingLateness: [],
     violations: [],
     toolCallSeq: 0,
@@ -81,6 +88,11 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
 
   const route: RecordedRoute = async (req, res, path, body, arrived, signal) => {
     const method = req.method ?? 'GET';
+    if (state.knobs.startingRequests > 0) {
+      state.knobs.startingRequests--;
+      res.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8' });
+      return res.end('502 Bad Gateway');
+    }
     if (path === '/health' && method === 'GET') {
       res.writeHead(200, { 'Content-Length': 0 });
       return res.end();

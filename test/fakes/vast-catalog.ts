@@ -21,6 +21,8 @@ export const NO_PORT_TEMPLATE_HASH = '9c2d0c1b7a3e4f5a8b6c7d8e9f001122';
 export const OPEN_TEMPLATE_HASH = '0f1e2d3c4b5a69788796a5b4c3d2e1f0';
 /** A public template that runs no Ollama (the picker lists it; renting it would never serve a model). */
 export const PYTORCH_TEMPLATE_HASH = '7a8b9c0d1e2f30415263748596a7b8c9';
+/** Vast's vLLM template (reference §F.4): `MODEL_NAME` and `VLLM_ARGS` env, the OpenAI server on port 8000; found by its name `vLLM`. */
+export const VLLM_TEMPLATE_HASH = 'b7e5a1c3d9f24e6a8c0b2d4f6a8c0e11';
 /** The account's own template: not on the recommended list, found by its exact name or hash. */
 export const PRIVATE_TEMPLATE_HASH = 'c0ffee00c0ffee00c0ffee00c0ffee00';
 
@@ -184,6 +186,18 @@ export function defaultTemplates(): FakeTemplate[] {
     { ...base, id: 334549, hash_id: NO_PORT_TEMPLATE_HASH, name: 'Ollama (no port mapping)', env: '-e OLLAMA_MODEL=llama3.2:1b' },
     { ...base, id: 334550, hash_id: OPEN_TEMPLATE_HASH, name: 'Ollama (open)', env: '-p 11434:11434 -e AUTH_EXCLUDE=11434 -e ENABLE_HTTPS=false' },
     { ...base, id: 334551, hash_id: PYTORCH_TEMPLATE_HASH, name: 'PyTorch (Vast)', image: 'vastai/pytorch', tag: '2.5.1', default_tag: '2.5.1', count_created: 98765, env: '-p 8080:8080' },
+    {
+      ...base,
+      id: 334553,
+      hash_id: VLLM_TEMPLATE_HASH,
+      name: 'vLLM',
+      image: 'vastai/vllm',
+      tag: 'v0.11.0-cuda-12.8',
+      default_tag: 'v0.11.0-cuda-12.8',
+      count_created: 45678,
+      recommended_disk_space: 32,
+      env: '-p 1111:1111 -p 8000:8000 -e OPEN_BUTTON_PORT=1111 -e OPEN_BUTTON_TOKEN=1 -e MODEL_NAME=Qwen/Qwen3-8B -e VLLM_ARGS="--max-model-len 8192" -e PORTAL_CONFIG="localhost:1111:11111:/:Instance Portal|localhost:8000:18000:/docs:vLLM API"',
+    },
     { ...base, id: 334552, hash_id: PRIVATE_TEMPLATE_HASH, name: 'Ollama (team)', recommended: false, creator_id: 123456, count_created: 3, env: '-p 11434:11434 -e OPEN_BUTTON_TOKEN=1' },
   ];
 }

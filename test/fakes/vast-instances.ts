@@ -32,13 +32,20 @@ function phaseOf(inst: FakeInstance, knobs: FakeVastKnobs): Phase {
     // The race in §E.E.5: running, but the port map is not there yet ({} or missing).
     return { actual: 'running', statusMsg: `success, running ${inst.image}/args`, ports: n % 2 === 0 ? {} : undefined };
   }
-  const ports = {
+  const ports: Record<string, { HostIp: string; HostPort: string }[]> = {
     '11434/tcp': [
       { HostIp: '0.0.0.0', HostPort: String(knobs.ollamaPort) },
       { HostIp: '::', HostPort: String(knobs.ollamaPort) },
     ],
     '22/tcp': [{ HostIp: '0.0.0.0', HostPort: '41222' }],
   };
+  // A published vLLM port (`-p H:8000` in the env, the template's merged in) maps like Ollama's.
+  if (inst.env.some(([key]) => /^-p \d+:8000(\/tcp)?$/.test(key))) {
+    ports['8000/tcp'] = [
+      { HostIp: '0.0.0.0', HostPort: String(knobs.openaiPort) },
+      { HostIp: '::', HostPort: String(knobs.openaiPort) },
+    ];
+  }
   return { actual: 'running', statusMsg: `success, running ${inst.image}/args`, ports };
 }
 

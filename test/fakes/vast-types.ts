@@ -38,6 +38,11 @@ export type FakeVastKnobs = {
   outcome: 'running' | 'exited' | 'offline' | 'unknown' | 'never_ready';
   /** HostPort reported for 11434/tcp: point it at a fake Ollama. */
   ollamaPort: number;
+  /**
+   * HostPort reported for 8000/tcp on an instance that publishes it (`-p 8000:8000` from its
+   * template or the create's env, as the vLLM template does): point it at a fake OpenAI server.
+   */
+  openaiPort: number;
   /** Offers "taken by someone else" at rent time: the rent answers 404 and the offer disappears. */
   takenOnRent: number[];
   /** Offers that cannot start: the rent answers 410 (with cancel_unavail) and the offer disappears. */

@@ -23,6 +23,7 @@ const DEFAULT_KNOBS: FakeVastKnobs = {
   portsDelayPolls: 0,
   outcome: 'running',
   ollamaPort: 41234,
+  openaiPort: 41800,
   takenOnRent: [],
   unavailableOnRent: [],
   rateLimit: null,

@@ -43,11 +43,18 @@ describe('the serving request (design §13b)', () => {
   });
 });
 
-describe('renting with backend_api openai waits for the lease', () => {
-  it('a job or a sweep on the marketplace refuses openai, with what to do instead', () => {
-    const job = issues(BenchmarkRequestSchema, { marketplace: true, template_hash: 't', max_dph: 1, model: 'm', question: 'q', backend_api: 'openai' });
-    expect(job).toEqual([expect.stringMatching(/^backend_api: a rented machine runs Ollama/)]);
-    const sweep = issues(SweepRequestSchema, { name: 's', models: ['m'], gpus: ['RTX 4090'], template_hash: 't', max_total_cost_usd: 5, serving: {}, backend_api: 'openai' });
-    expect(sweep).toEqual([expect.stringMatching(/^backend_api: a sweep’s machines run Ollama today/)]);
+describe('renting with backend_api openai (a vLLM template)', () => {
+  it('a job on the marketplace accepts openai, with or without a template hash (the vLLM template is then found by name)', () => {
+    expect(issues(BenchmarkRequestSchema, { marketplace: true, template_hash: 't', max_dph: 1, model: 'm', question: 'q', backend_api: 'openai' })).toEqual([]);
+    expect(issues(BenchmarkRequestSchema, { marketplace: true, max_dph: 1, model: 'm', question: 'q', backend_api: 'openai' })).toEqual([]);
+    // Without openai a template is still required: an Ollama template has no one name to find it by.
+    expect(issues(BenchmarkRequestSchema, { marketplace: true, max_dph: 1, model: 'm', question: 'q', backend_api: 'auto' })).toEqual([expect.stringMatching(/^template_hash: required when marketplace is true/)]);
+  });
+
+  it('a sweep accepts openai with one model, and says why it takes only one', () => {
+    const base = { name: 's', gpus: ['RTX 4090'], max_total_cost_usd: 5, serving: {}, backend_api: 'openai' };
+    expect(issues(SweepRequestSchema, { ...base, models: ['Qwen/Qwen2.5-0.5B-Instruct'] })).toEqual([]);
+    expect(issues(SweepRequestSchema, { ...base, models: ['a', 'b'] })).toEqual([expect.stringMatching(/^models: a vLLM machine serves the one model it starts with/)]);
+    expect(issues(SweepRequestSchema, { ...base, models: ['m'], backend_api: 'ollama' })).toEqual([expect.stringMatching(/^template_hash: required/)]);
   });
 });

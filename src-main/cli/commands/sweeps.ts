@@ -187,7 +187,8 @@ export function runSweepCommand(setExit: (code: number) => void) {
     .option('--serving-output-tokens <n>', 'serving: tokens to generate per request (default 128)', parsePositiveInt)
     .option('--agent <name>', 'the agent answering the suite (default builtin)')
     .option('--repeat <n>', 'ask each scenario this many times (1–10, default 1)', parsePositiveInt)
-    .option('--marketplace-template <hash>', 'the Vast.ai template hash that runs Ollama')
+    .option('--marketplace-template <hash>', 'the Vast.ai template hash that runs Ollama (with --backend-api openai: a vLLM one, default the template named vLLM)')
+    .addOption(new Option('--backend-api <api>', 'what the machines run: ollama (default; auto means the same) or openai (vLLM, one model per sweep)').choices(['ollama', 'openai', 'auto'] as const))
     .option('--marketplace-min-dph <usd>', 'lowest price to consider, $/hour', parseDph)
     .option('--marketplace-max-dph <usd>', 'highest price per machine, $/hour (default: the spend limit)', parseDph)
     .option('--marketplace-reliability <percent>', 'minimum host reliability in percent, 0–100 (default 99)', parsePercentage)
@@ -213,6 +214,8 @@ export function runSweepCommand(setExit: (code: number) => void) {
         '# the cheapest cell that reaches 80% with a judge deciding, or what nothing met',
         'benchdesk run-sweep --name triage -m llama3.1:8b,qwen2.5:7b --gpu "RTX 4090" --suite starter --judge-model gemma2:9b \\',
         '    --min-accuracy 80 --max-usd-per-correct 0.05 --marketplace-template <hash> --max-total-cost 3 --yes',
+        '# a vLLM machine (the template named vLLM, the model as MODEL_NAME): $ per million output tokens',
+        'benchdesk run-sweep --name vllm -m Qwen/Qwen2.5-7B-Instruct --gpu "RTX 4090" --serving --backend-api openai --max-total-cost 2 --yes',
         '# for scripts: only the final sweep record on stdout',
         'benchdesk run-sweep --name nightly -m llama3.1:8b --gpu "RTX 4090" --suite starter --marketplace-template <hash> --max-total-cost 1 --yes --json > sweep.json',
       ),
@@ -221,13 +224,14 @@ export function runSweepCommand(setExit: (code: number) => void) {
       const servingOptions = o.servingConcurrency ?? o.servingRequests ?? o.servingPromptTokens ?? o.servingOutputTokens;
       if (servingOptions !== undefined && !o.serving) throw new UsageError('the --serving-* options need --serving');
       if (!o.suite && !o.serving) throw new UsageError('give --suite <id> (score the models), --serving (measure throughput), or both');
-      if (!o.marketplaceTemplate) throw new UsageError('give --marketplace-template <hash>: the template the rented machines run (Ollama)');
+      if (!o.marketplaceTemplate && o.backendApi !== 'openai') throw new UsageError('give --marketplace-template <hash>: the template the rented machines run (Ollama); with --backend-api openai the vLLM template is found by name');
       const request: SweepRequestInput = {
         name: o.name,
         models: o.model,
         gpus: o.gpu,
         max_total_cost_usd: o.maxTotalCost,
-        template_hash: o.marketplaceTemplate,
+        ...(o.marketplaceTemplate ? { template_hash: o.marketplaceTemplate } : {}),
+        ...(o.backendApi ? { backend_api: o.backendApi } : {}),
         ...(o.suite ? { suite_id: o.suite } : {}),
         ...(o.serving
           ? {

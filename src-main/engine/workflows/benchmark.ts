@@ -4,7 +4,7 @@ import { agentRequestIssues, askAgent, type AgentWorkflowDeps } from './agentic-
 import { agentBackendUrl, backendUrlIssues } from './backend';
 import { withRequestCluster } from './cluster';
 import { runOnMachine } from './machine-phases';
-import { marketplaceIssues, type MarketplaceDeps } from './marketplace-instance';
+import { marketplaceIssues, rentedTemplateIssues, type MarketplaceDeps } from './marketplace-instance';
 import { recoverInstances } from './recover-machine';
 
 /**
@@ -16,7 +16,7 @@ export function benchmarkWorkflow(deps: AgentWorkflowDeps & MarketplaceDeps): Jo
   return {
     kind: 'benchmark',
     async validate(request: BenchmarkRequest) {
-      return [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request), ...(await agentRequestIssues(deps, request))];
+      return [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request), ...(await rentedTemplateIssues(deps, request)), ...(await agentRequestIssues(deps, request))];
     },
     recover: (job, ctx) => recoverInstances(job, ctx, deps),
     // A snapshot is served from the start (a deleted one fails the job before anything is rented) to the end.

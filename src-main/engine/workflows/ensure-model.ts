@@ -55,19 +55,34 @@ export function downloadOf(model: string, installed: readonly ModelEntry[], pull
 /**
  * Puts the model on a rented machine and adds what its download cost to the machine's lease (the
  * ledger): from then on it is part of the running cost, the spend limit (checked at once) and the
- * job's cost record.
+ * job's cost record. A rented vLLM has no pull: it downloaded the model it serves at start (see
+ * countServedDownload).
  */
 export async function pullOnInstance(ctx: JobContext, instance: ProvisionedInstance, model: string): Promise<void> {
+  if (instance.server === 'vllm') return countServedDownload(ctx, instance, model);
   let pulled: PullTotals | null = null;
   const models = await ensureModel(ctx, llmClient(instance.target), model, { onPulled: (totals) => (pulled = totals) });
-  const download = downloadOf(model, models, (pulled as PullTotals | null)?.bytes ?? 0, instance.model, instance.inetDownCost);
+  await addInstanceDownload(ctx, instance, downloadOf(model, models, (pulled as PullTotals | null)?.bytes ?? 0, instance.model, instance.inetDownCost));
+}
+
+/**
+ * A rented vLLM downloads its model's weights from Hugging Face at start, before it serves: no
+ * benchdesk pull, but the download is billed all the same. Its size is not reported by vLLM, so it
+ * is the catalog's figure (download_gb, or the memory need) at the host's $/GB, source `catalog`.
+ */
+export async function countServedDownload(ctx: JobContext, instance: ProvisionedInstance, model: string): Promise<void> {
+  await addInstanceDownload(ctx, instance, downloadOf(model, [], 0, instance.model, instance.inetDownCost));
+}
+
+async function addInstanceDownload(ctx: JobContext, instance: ProvisionedInstance, download: LeaseDownload): Promise<void> {
+  const model = download.model;
   await instance.lease.addDownload(download);
   instance.meter.check();
   // On the job record too: a kept machine's running cost (Overview, job page) includes it.
   if (download.usd !== null) await ctx.setResources({ download_usd: instance.lease.cost().download_usd });
   await ctx.info(
     'cost.download',
-    `${model}: ${download.gb} GB downloaded${download.usd === null ? ' (this host does not say what downloads cost)' : ` at $${instance.inetDownCost}/GB = $${download.usd.toFixed(4)}`}`,
+    `${model}: ${download.gb} GB downloaded${download.source === 'catalog' && instance.server === 'vllm' ? ' by vLLM at start (the catalog\'s size)' : ''}${download.usd === null ? ' (this host does not say what downloads cost)' : ` at $${instance.inetDownCost}/GB = $${download.usd.toFixed(4)}`}`,
     { model, download_gb: download.gb, download_usd: download.usd, inet_down_cost: instance.inetDownCost, source: download.source },
   );
 }

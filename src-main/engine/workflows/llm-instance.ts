@@ -1,9 +1,9 @@
 import type { LlmInstanceExistingResult, LlmInstanceMarketplaceResult, LlmInstanceRequest } from '../../../shared';
 import type { JobContext, JobHandler } from '../types';
 import { JobFailure } from '../types';
-import { backendUrlIssues, connectBackend, llmClient, requestTarget, warmupStep } from './backend';
+import { backendUrlIssues, connectBackend, requestTarget, warmupStep } from './backend';
 import { pullOnInstance } from './ensure-model';
-import { marketplaceIssues, provisionInstance, releaseJobLease, spendLimit, type MarketplaceDeps } from './marketplace-instance';
+import { marketplaceIssues, rentedTemplateIssues, provisionInstance, releaseJobLease, spendLimit, type MarketplaceDeps } from './marketplace-instance';
 import { recoverInstances } from './recover-machine';
 
 export { ensureModel } from './ensure-model';
@@ -28,7 +28,8 @@ async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: Marketp
   const modelName = request.model ?? '';
   const instance = await provisionInstance(ctx, deps, { ...request, model: modelName }, true);
   try {
-    const client = llmClient(instance.target);
+    // The template's API: Ollama's, or the OpenAI-compatible one of a rented vLLM (no detection needed).
+    const client = await connectBackend(ctx, instance.target);
     await instance.meter.tick('phase:provision:ok');
     await pullOnInstance(ctx, instance, modelName);
     await instance.meter.tick('phase:pull:ok');
@@ -56,6 +57,7 @@ async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: Marketp
   return {
     mode: 'marketplace',
     backend_url: instance.target.backendUrl,
+    backend_api: instance.server === 'vllm' ? 'openai' : 'ollama',
     // The name the server answers to (what was pulled and warmed), not the catalog entry that sized the GPU.
     model_name: modelName,
     catalog_model: instance.model.name,
@@ -69,12 +71,12 @@ async function marketplaceBackend(ctx: JobContext<'llm-instance'>, deps: Marketp
   };
 }
 
-/** llm-instance (design §4): an existing llmserver, or a rented marketplace machine running Ollama. */
+/** llm-instance (design §4, §13b): an existing llmserver, or a rented marketplace machine running Ollama (or vLLM with backend_api openai). */
 export function llmInstanceWorkflow(deps: MarketplaceDeps): JobHandler<'llm-instance'> {
   return {
     kind: 'llm-instance',
     async validate(request: LlmInstanceRequest) {
-      return [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request)];
+      return [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request), ...(await rentedTemplateIssues(deps, request))];
     },
     run: (ctx) => (ctx.request.marketplace ? marketplaceBackend(ctx, deps) : existingBackend(ctx)),
     recover: (job, ctx) => recoverInstances(job, ctx, deps),

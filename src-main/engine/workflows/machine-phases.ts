@@ -153,9 +153,11 @@ export async function runOnMachine<W extends string, T>(
       }
       const rented = await provisionInstance(ctx, deps, { ...request }, request.marketplace_stop_instance);
       instance = rented;
-      for (const model of new Set([request.model, ...(work.alsoPull ?? [])])) await pullOnInstance(ctx, rented, model);
-      // A rented machine runs Ollama (its template); renting an OpenAI server comes with the lease.
-      const onMachine: BackendTarget = { ...rented.target, api: 'ollama' };
+      // Ollama pulls each model; a rented vLLM serves the one it started with (its download counted, no pull).
+      const models = rented.server === 'vllm' ? [request.model] : [...new Set([request.model, ...(work.alsoPull ?? [])])];
+      for (const model of models) await pullOnInstance(ctx, rented, model);
+      // The template decides the API: Ollama's, or the OpenAI-compatible one of a rented vLLM.
+      const onMachine: BackendTarget = { ...rented.target };
       const connected = await connectBackend(ctx, onMachine);
       await work.prepare?.(connected);
       return { target: onMachine, backend: connected };

@@ -7,6 +7,12 @@ import type { Lease, LeasedMachine, ReleaseOutcome } from '../../lease/lease';
 import { ProvisioningFailedError } from '../../lease/lease';
 import type { Leases } from '../../lease/leases';
 import type { JobContext } from '../types';
+import type { BackendApi } from '../../../shared';
+import { VLLM_TEMPLATE_NAME } from '../../../shared/request-fields';
+import { isMarketplaceError } from '../../marketplace/errors';
+import type { RentedServer } from '../../marketplace/rented-server';
+import { findTemplateByName, namedTemplateMissing } from '../../marketplace/template-lookup';
+import { OpenAiClient } from '../../llm/openai-client';
 import { llmClient, type BackendTarget } from './backend';
 import { CostMeter } from './cost-meter';
 import { waitForOllama } from './llm-ready';
@@ -26,7 +32,7 @@ export type MarketplaceDeps = {
   /** The key in use (a job needs one to rent). */
   access: MarketplaceAccess;
   catalog(): Catalog;
-  /** Bound on the wait for the rented machine's Ollama (default 10 min). */
+  /** Bound on the wait for the rented machine's Ollama (default 10 min), or for its vLLM to serve the model (default 20 min: it downloads and loads the weights at start). */
   waitTimeoutMs?: number;
   /** Poll cadence while waiting for Ollama (tests make it fast). */
   pollIntervalMs?: number;
@@ -46,6 +52,35 @@ export function spendLimit(deps: Pick<MarketplaceDeps, 'maxCostDefault'>, reques
   return request.max_cost_usd ?? deps.maxCostDefault?.() ?? null;
 }
 
+/**
+ * What a rented machine serves for this request: `openai` rents a vLLM template (its OpenAI-compatible
+ * API); `ollama` and `auto` rent Ollama (on a rented machine the template decides, and it is Ollama's).
+ */
+export function rentedServerOf(request: { backend_api?: BackendApi | undefined }): RentedServer {
+  return request.backend_api === 'openai' ? 'vllm' : 'ollama';
+}
+
+/**
+ * The submit-time check of a rented vLLM server without a template hash: its template is found by
+ * name on the marketplace, and none found is a 422 naming the search. A search that fails (the
+ * marketplace unreachable) says nothing here: the rent makes the same search and fails clearly.
+ */
+export async function rentedTemplateIssues(
+  deps: Pick<MarketplaceDeps, 'access'>,
+  request: { marketplace: boolean; template_hash?: string | undefined; backend_api?: BackendApi | undefined },
+): Promise<ValidationIssue[]> {
+  if (!request.marketplace || request.template_hash || rentedServerOf(request) !== 'vllm') return [];
+  const keyed = deps.access.current();
+  if (!keyed) return [];
+  try {
+    const found = await findTemplateByName({ client: keyed.client, signal: AbortSignal.timeout(30_000) }, VLLM_TEMPLATE_NAME);
+    return found ? [] : [{ path: 'template_hash', message: namedTemplateMissing(VLLM_TEMPLATE_NAME) }];
+  } catch (err) {
+    if (isMarketplaceError(err)) return [];
+    throw err;
+  }
+}
+
 /** Submit-time checks for `marketplace: true`: a key is configured and the model is in the catalog. */
 export function marketplaceIssues(deps: Pick<MarketplaceDeps, 'access' | 'catalog'>, request: { marketplace: boolean; model?: string | undefined }): ValidationIssue[] {
   if (!request.marketplace) return [];
@@ -63,7 +98,12 @@ export function marketplaceIssues(deps: Pick<MarketplaceDeps, 'access' | 'catalo
 export type ProvisionedInstance = {
   lease: Lease;
   instanceId: number;
+  /** Where the server is, and the API it speaks (`ollama`, or `openai` for a rented vLLM). */
   target: BackendTarget;
+  /** What its template serves: Ollama pulls models; vLLM serves the one it started with. */
+  server: RentedServer;
+  /** The template it was rented from (the manifests name it). */
+  template: { hash_id: string; name: string | null };
   model: CatalogEntry;
   offer: RentedOffer;
   dphTotal: number;
@@ -92,7 +132,7 @@ export function leaseEvents(ctx: Pick<JobContext, 'emit'>): (e: MarketplaceEvent
 export async function provisionInstance(
   ctx: JobContext,
   deps: MarketplaceDeps,
-  request: RentRequest & SpendRequest & { model: string },
+  request: RentRequest & SpendRequest & { model: string; backend_api?: BackendApi | undefined },
   /** Release after a crash (benchmark: its marketplace_stop_instance; llm-instance: yes until it succeeded). */
   releaseIfInterrupted: boolean,
   /** What the machine must hold when it is not one catalog model. */
@@ -101,7 +141,8 @@ export async function provisionInstance(
   if (!deps.access.current()) throw new Error('no marketplace key is configured (set VAST_API_KEY)');
   const model = sizing ?? resolveCatalogModel(request.model, deps.catalog());
   if (!model) throw new Error(`model '${request.model}' is not in the marketplace catalog`);
-  await ctx.setProgress('provision', `renting a machine for ${model.name}`);
+  const server = rentedServerOf(request);
+  await ctx.setProgress('provision', `renting a machine for ${model.name}${server === 'vllm' ? ' (vLLM)' : ''}`);
   const maxCostUsd = spendLimit(deps, request);
   const lease = await deps.leases.open({ owner: { kind: 'job', job_id: ctx.job.job_id, job_kind: ctx.job.kind }, tenantId: ctx.job.tenant_id, maxCostUsd, releaseWhenInterrupted: releaseIfInterrupted });
   let meter: CostMeter | null = null;
@@ -111,6 +152,7 @@ export async function provisionInstance(
       request,
       sizing: model,
       ollamaModel: request.model,
+      server,
       budget: { maxCostUsd, durationSeconds: request.estimated_duration_seconds ?? 3600 },
       signal: ctx.signal,
       onEvent: leaseEvents(ctx),
@@ -125,7 +167,7 @@ export async function provisionInstance(
         });
         meter.start();
       },
-      ready: (m) => waitForLlmServer(ctx, deps, { backendUrl: m.backendUrl, headers: m.headers }),
+      ready: (m) => waitForLlmServer(ctx, deps, { backendUrl: m.backendUrl, headers: m.headers }, server === 'vllm' ? request.model : null),
     });
   } catch (err) {
     (meter as CostMeter | null)?.stop();
@@ -138,7 +180,9 @@ export async function provisionInstance(
     lease,
     meter: started,
     instanceId: machine.instanceId,
-    target: { backendUrl: machine.backendUrl, headers: machine.headers },
+    target: { backendUrl: machine.backendUrl, headers: machine.headers, api: machine.server === 'vllm' ? 'openai' : 'ollama' },
+    server: machine.server,
+    template: machine.template,
     model,
     offer: machine.offer,
     dphTotal: machine.dphTotal,
@@ -148,11 +192,23 @@ export async function provisionInstance(
   };
 }
 
-/** The rented machine's Ollama answers, as a timed `llmserver.ready` step of the job. */
-function waitForLlmServer(ctx: JobContext, deps: MarketplaceDeps, target: BackendTarget): Promise<void> {
+/**
+ * The rented machine's server answers, as a timed `llmserver.ready` step of the job: Ollama's
+ * version, or (`servedModel` given) vLLM's `GET /v1/models` listing the model it loads at start.
+ */
+function waitForLlmServer(ctx: JobContext, deps: MarketplaceDeps, target: BackendTarget, servedModel: string | null): Promise<void> {
   const opts = { signal: ctx.signal, ...(deps.waitTimeoutMs !== undefined ? { timeoutMs: deps.waitTimeoutMs } : {}), ...(deps.pollIntervalMs !== undefined ? { pollIntervalMs: deps.pollIntervalMs } : {}) };
-  return ctx.step('llmserver.ready', () => waitForOllama(target, opts), { backend_url: llmClient(target).baseUrl });
+  if (servedModel === null) return ctx.step('llmserver.ready', () => waitForOllama(target, opts), { backend_url: llmClient(target).baseUrl });
+  const client = new OpenAiClient({ baseUrl: target.backendUrl, headers: target.headers });
+  return ctx.step('llmserver.ready', () => client.waitUntilServing(servedModel, { ...opts, timeoutMs: opts.timeoutMs ?? VLLM_READY_TIMEOUT_MS }).then(() => undefined), {
+    backend_url: client.baseUrl,
+    backend_api: 'openai',
+    model: servedModel,
+  });
 }
+
+/** vLLM downloads and loads the weights before it serves: a longer default wait than Ollama's start. */
+const VLLM_READY_TIMEOUT_MS = 20 * 60_000;
 
 /** The job's record follows its machine's release: released, why not, and what the machine cost (the ledger's figure). */
 export async function recordRelease(ctx: Pick<JobContext, 'setResources'>, lease: Lease, outcome: ReleaseOutcome): Promise<void> {

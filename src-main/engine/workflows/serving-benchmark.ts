@@ -5,7 +5,7 @@ import { bestLevels } from '../../serving/summary';
 import { JobFailure, type JobContext, type JobHandler } from '../types';
 import { backendUrlIssues } from './backend';
 import { runOnMachine } from './machine-phases';
-import { marketplaceIssues, type MarketplaceDeps } from './marketplace-instance';
+import { marketplaceIssues, rentedTemplateIssues, type MarketplaceDeps } from './marketplace-instance';
 import { recoverInstances } from './recover-machine';
 import { servingManifest } from './serving-manifest';
 import { runServingLoadPhase, servingPreflight, type ServingPreflight } from './serving-load';
@@ -35,7 +35,7 @@ export function servingBenchmarkWorkflow(deps: MarketplaceDeps): JobHandler<'ser
   return {
     kind: 'serving-benchmark',
     async validate(request: ServingBenchmarkRequest) {
-      return [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request), ...(await datasetIssues(request))];
+      return [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request), ...(await rentedTemplateIssues(deps, request)), ...(await datasetIssues(request))];
     },
     recover: (job, ctx) => recoverInstances(job, ctx, deps),
     run: (ctx) => runServing(ctx, deps),

@@ -31,7 +31,7 @@ export function servingManifest(input: {
     temperature: request.temperature ?? null,
     seed: request.seed ?? null,
     num_ctx: input.numCtx,
-    template: request.marketplace ? { hash: request.template_hash ?? null, name: null } : null,
+    template: request.marketplace ? (instance ? { hash: instance.template.hash_id, name: instance.template.name } : { hash: request.template_hash ?? null, name: null }) : null,
     machine: instance
       ? {
           instance_id: instance.instanceId,

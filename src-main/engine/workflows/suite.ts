@@ -8,7 +8,7 @@ import type { AgentWorkflowDeps } from './agentic-agent';
 import type { LlmBackend } from '../../llm/backend-port';
 import { backendUrlIssues } from './backend';
 import { runOnMachine } from './machine-phases';
-import { marketplaceIssues, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
+import { marketplaceIssues, rentedServerOf, rentedTemplateIssues, type MarketplaceDeps, type ProvisionedInstance } from './marketplace-instance';
 import { recoverInstances } from './recover-machine';
 import { runScenario } from './suite-scenario';
 
@@ -55,7 +55,11 @@ export function suiteWorkflow(deps: SuiteWorkflowDeps): JobHandler<'suite'> {
   return {
     kind: 'suite',
     async validate(request) {
-      const issues = [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request)];
+      const issues = [...backendUrlIssues(request.backend_url), ...marketplaceIssues(deps, request), ...(await rentedTemplateIssues(deps, request))];
+      // A rented vLLM serves the one model it starts with: a judge of another model needs its own server.
+      if (request.marketplace && rentedServerOf(request) === 'vllm' && request.judge && !request.judge.backend_url && request.judge.model !== request.model) {
+        issues.push({ path: 'judge.backend_url', message: `a rented vLLM machine serves only ${request.model} (the model it starts with): give the judge its own backend_url, or judge with ${request.model}` });
+      }
       if (request.judge?.backend_url) issues.push(...backendUrlIssues(request.judge.backend_url).map((i) => ({ ...i, path: 'judge.backend_url' })));
       if (!deps.agents.hasAgent(request.agent)) issues.push({ path: 'agent', message: `unknown agent '${request.agent}'; available: ${deps.agents.listAgents().join(', ')}` });
       return [...issues, ...(await suiteIssues(deps, request))];
@@ -130,7 +134,7 @@ async function suiteManifest(ctx: JobContext<'suite'>, deps: SuiteWorkflowDeps, 
     agent: { name: request.agent, version: agentVersion },
     temperature: request.temperature,
     seed: parts.seed,
-    template: request.marketplace ? { hash: request.template_hash ?? null, name: null } : null,
+    template: request.marketplace ? (parts.instance ? { hash: parts.instance.template.hash_id, name: parts.instance.template.name } : { hash: request.template_hash ?? null, name: null }) : null,
     machine: parts.instance
       ? {
           instance_id: parts.instance.instanceId,
