@@ -44,7 +44,8 @@ export async function openApp(browser: Browser, server: UiServer, colorScheme: '
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (msg) => {
-    if (msg.type() === 'error') errors.push(msg.text());
+    // A failed load names its URL: "404 (Not Found)" alone does not say what was missing.
+    if (msg.type() === 'error') errors.push(msg.location().url && msg.text().startsWith('Failed to load resource') ? `${msg.text()} (${msg.location().url})` : msg.text());
   });
   page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
   await page.goto(`${server.baseUrl}/ui/#token=${server.token}`);
