@@ -1,6 +1,5 @@
 import { SERVING_DEFAULTS } from '../../../shared';
-import type { LaunchDraft } from './launch-form';
-import { ratesOf, requestsOfLevel } from './serving-draft';
+import { ratesOf, requestsOfLevel, type ServingDraft } from './serving-draft';
 
 /** "1, 2, 4, 8" → [1, 2, 4, 8]; anything that is not a number stays NaN, which the schema names. */
 export function levelsOf(text: string): number[] {
@@ -36,7 +35,14 @@ const whole = (text: string): number | null => {
   return text.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : null;
 };
 
-type PlanDraft = Pick<LaunchDraft, 'concurrency' | 'requests_per_level' | 'output_tokens' | 'warmup_requests' | 'target' | 'level_mode' | 'request_rate' | 'max_concurrency' | 'length_mode' | 'duration_s'>;
+/** The fields of the launch form the plan reads (the form's own type imports this module's estimate). */
+type PlanDraft = Pick<ServingDraft, 'level_mode' | 'request_rate' | 'max_concurrency' | 'length_mode' | 'duration_s'> & {
+  concurrency: string;
+  requests_per_level: string;
+  output_tokens: string;
+  warmup_requests: string;
+  target: 'marketplace' | 'existing';
+};
 
 /** One level's requests and its load time (s), the warm-up included. */
 function levelLoad(d: PlanDraft, level: number | 'inf', rate: boolean, request: number, warmup: number): { requests: number; seconds: number } | null {
