@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
+import type { Writable } from 'node:stream';
 import { AgentError, formatDuration, stderrExcerpt } from './errors';
 import { signalTree, stopTree, trackTree, treeAlive, untrackTree, type ProcessTree } from './process-group';
+import { StderrCollector, StdoutCollector } from './process-output';
 
 /**
  * Runs one external program to completion with the safety rails every agent process needs: a
@@ -20,8 +21,6 @@ export const DEFAULT_KILL_GRACE_MS = 3000;
 export const DEFAULT_MAX_STDERR_BYTES = 64 * 1024;
 /** After the program exits, how long to wait for its pipes to close (a leaked grandchild may hold them). */
 const EXIT_DRAIN_MS = 1000;
-const MAX_STDERR_LINE_CHARS = 4096;
-const MAX_STDERR_LINES = 2000;
 
 export type RunProcessOptions = {
   argv: readonly string[];
@@ -70,63 +69,6 @@ export type ProcessOutcome = {
 
 const processGroupsExist = process.platform !== 'win32';
 
-/** Keeps the last maxBytes of stderr and hands out complete lines. */
-class StderrCollector {
-  private tail = '';
-  private partial = '';
-  private forwarded = 0;
-  private readonly decoder = new StringDecoder('utf8');
-
-  constructor(
-    private readonly maxBytes: number,
-    private readonly onLine?: (line: string) => void,
-  ) {}
-
-  push(chunk: Buffer): void {
-    this.add(this.decoder.write(chunk));
-  }
-
-  end(): void {
-    this.add(this.decoder.end());
-    if (this.partial.length > 0) this.emit(this.partial);
-    this.partial = '';
-  }
-
-  get text(): string {
-    return this.tail;
-  }
-
-  private add(text: string): void {
-    if (text.length === 0) return;
-    this.tail += text;
-    // Characters, not bytes: close enough for a bound and never splits a code point.
-    if (this.tail.length > this.maxBytes) this.tail = this.tail.slice(this.tail.length - this.maxBytes);
-    if (!this.onLine) return;
-    this.partial += text;
-    let nl: number;
-    while ((nl = this.partial.indexOf('\n')) >= 0) {
-      this.emit(this.partial.slice(0, nl));
-      this.partial = this.partial.slice(nl + 1);
-    }
-    if (this.partial.length > MAX_STDERR_LINE_CHARS) {
-      this.emit(this.partial);
-      this.partial = '';
-    }
-  }
-
-  private emit(raw: string): void {
-    if (!this.onLine) return;
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    this.forwarded++;
-    if (this.forwarded > MAX_STDERR_LINES + 1) return;
-    if (this.forwarded === MAX_STDERR_LINES + 1) {
-      this.onLine(`… further stderr lines not shown (over ${MAX_STDERR_LINES})`);
-      return;
-    }
-    this.onLine(line.length > MAX_STDERR_LINE_CHARS ? line.slice(0, MAX_STDERR_LINE_CHARS) + '…' : line);
-  }
-}
-
 function spawnFailure(err: NodeJS.ErrnoException, opts: RunProcessOptions): AgentError {
   const cmd = opts.argv[0] ?? '';
   const hint = opts.notFoundHint ? `; ${opts.notFoundHint}` : '';
@@ -152,24 +94,49 @@ export async function runProcess(opts: RunProcessOptions): Promise<ProcessOutcom
   }
 }
 
-function run(opts: RunProcessOptions, tempDir: string | undefined): Promise<ProcessOutcome> {
+/**
+ * The leader is done, but a grandchild may still run (one that ignored SIGTERM, or one a program
+ * that exited cleanly left behind): the rest of its grace period, then SIGKILL.
+ */
+async function stopLeftovers(tree: ProcessTree | undefined, grace: number, termSentAt: number | undefined): Promise<void> {
+  if (!tree) return;
+  try {
+    if (termSentAt !== undefined) await stopTree(tree, grace, termSentAt);
+    else if (treeAlive(tree)) await stopTree(tree, grace);
+  } finally {
+    untrackTree(tree);
+  }
+}
+
+function spawnProgram(opts: RunProcessOptions, ownGroup: boolean, tempDir: string | undefined): ChildProcess {
   const [command, ...args] = opts.argv as [string, ...string[]];
+  const baseEnv = opts.env ?? process.env;
+  return spawn(command, args, {
+    cwd: opts.cwd,
+    env: tempDir ? { ...baseEnv, TMPDIR: tempDir, TMP: tempDir, TEMP: tempDir } : baseEnv,
+    stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    detached: ownGroup, // own process group, so a kill reaches grandchildren
+    windowsHide: true,
+  });
+}
+
+/** Writes the program's whole input and closes its stdin. */
+function writeInput(stdin: Writable, input: string): void {
+  stdin.on('error', () => {
+    // EPIPE: the program exited without reading its input; the exit status tells the story.
+  });
+  stdin.end(input);
+}
+
+function run(opts: RunProcessOptions, tempDir: string | undefined): Promise<ProcessOutcome> {
   const grace = opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const ownGroup = (opts.processGroup ?? 'own') === 'own' && processGroupsExist;
   const started = performance.now();
-  const baseEnv = opts.env ?? process.env;
-  const env = tempDir ? { ...baseEnv, TMPDIR: tempDir, TMP: tempDir, TEMP: tempDir } : baseEnv;
 
   return new Promise<ProcessOutcome>((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawn(command, args, {
-        cwd: opts.cwd,
-        env,
-        stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-        detached: ownGroup, // own process group, so a kill reaches grandchildren
-        windowsHide: true,
-      });
+      child = spawnProgram(opts, ownGroup, tempDir);
     } catch (err) {
       reject(spawnFailure(err as NodeJS.ErrnoException, opts));
       return;
@@ -178,8 +145,7 @@ function run(opts: RunProcessOptions, tempDir: string | undefined): Promise<Proc
     if (tree) trackTree(tree);
 
     const stderr = new StderrCollector(opts.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES, opts.onStderrLine);
-    const stdoutChunks: Buffer[] = [];
-    let stdoutBytes = 0;
+    const stdout = new StdoutCollector(opts.maxStdoutBytes, opts.truncateStdout === true);
     let failure: AgentError | null = null;
     let settled = false;
     let exitCode: number | null = null;
@@ -205,7 +171,7 @@ function run(opts: RunProcessOptions, tempDir: string | undefined): Promise<Proc
       child.stdout?.destroy();
       child.stderr?.destroy();
       stderr.end();
-      void stopLeftovers().then(() => {
+      void stopLeftovers(tree, grace, termSentAt).then(() => {
         if (failure) {
           failure.details.stderrTail = stderr.text;
           reject(failure);
@@ -214,26 +180,12 @@ function run(opts: RunProcessOptions, tempDir: string | undefined): Promise<Proc
         resolve({
           exitCode,
           exitSignal,
-          stdout: Buffer.concat(stdoutChunks).toString('utf8'),
+          stdout: stdout.text,
           stderrTail: stderr.text,
           durationMs: performance.now() - started,
           lingered,
         });
       });
-    };
-
-    /**
-     * The leader is done, but a grandchild may still run (one that ignored SIGTERM, or one a
-     * program that exited cleanly left behind): the rest of its grace period, then SIGKILL.
-     */
-    const stopLeftovers = async (): Promise<void> => {
-      if (!tree) return;
-      try {
-        if (termSentAt !== undefined) await stopTree(tree, grace, termSentAt);
-        else if (treeAlive(tree)) await stopTree(tree, grace);
-      } finally {
-        untrackTree(tree);
-      }
     };
 
     const fail = (err: AgentError): void => {
@@ -265,24 +217,14 @@ function run(opts: RunProcessOptions, tempDir: string | undefined): Promise<Proc
 
     child.stdout?.on('data', (chunk: Buffer) => {
       if (failure) return;
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > opts.maxStdoutBytes) {
-        if (opts.truncateStdout) {
-          const room = opts.maxStdoutBytes - (stdoutBytes - chunk.length);
-          if (room > 0) stdoutChunks.push(chunk.subarray(0, room));
-          return;
-        }
-        fail(
-          new AgentError(
-            'output_too_large',
-            `${opts.label} wrote more than ${opts.maxStdoutBytes} bytes to stdout; its processes were stopped`,
-          ),
-        );
+      const kept = stdout.push(chunk);
+      if (kept === 'overflow') {
+        fail(new AgentError('output_too_large', `${opts.label} wrote more than ${opts.maxStdoutBytes} bytes to stdout; its processes were stopped`));
         return;
       }
-      stdoutChunks.push(chunk);
+      if (kept === 'truncated') return;
       const stop = opts.stopAfterOutput;
-      if (stop && !answered && chunk.includes(10) && stop.done(Buffer.concat(stdoutChunks).toString('utf8'))) {
+      if (stop && !answered && chunk.includes(10) && stop.done(stdout.text)) {
         answered = true;
         timers.push(
           setTimeout(() => {
@@ -296,12 +238,7 @@ function run(opts: RunProcessOptions, tempDir: string | undefined): Promise<Proc
     });
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
 
-    if (opts.input !== undefined && child.stdin) {
-      child.stdin.on('error', () => {
-        // EPIPE: the program exited without reading its input; the exit status tells the story.
-      });
-      child.stdin.end(opts.input);
-    }
+    if (opts.input !== undefined && child.stdin) writeInput(child.stdin, opts.input);
 
     child.on('exit', (code, sig) => {
       exitCode = code;

@@ -1,6 +1,4 @@
 import http from 'node:http';
-import fastifyStatic from '@fastify/static';
-import fastifySwagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { API_PATHS, type JobRecord, type UnaryOperationName } from '../../shared';
 import { ProblemError } from '../app/problem-error';
@@ -8,7 +6,9 @@ import type { Authenticator } from './auth';
 import { INTERNAL_ERROR, jsonBodyParser, nonObjectBodyProblem, problemOfError, sendProblem } from './problem-reply';
 import { ConnectionGuard } from './connection-guard';
 import { DEFAULT_HTTP_LIMITS, fastifyHttpOptions, type HttpLimits } from './http-limits';
-import { makeFinishOpenApi, openApiTransform } from './openapi';
+import { registerOpenApiDocument, registerOpenApiRoute } from './openapi-route';
+import { createRouteTable } from './route-table';
+import { registerUi, UI_PREFIX } from './ui-static';
 import { makeFastEstimate } from './fast-estimate';
 import { makeFastJobRead } from './fast-job-read';
 import { makeRequestGuard, makeRequestScreen, type GuardOptions } from './request-guards';
@@ -27,10 +27,6 @@ declare module 'fastify' {
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-const UI_PREFIX = '/ui/';
-// frame-ancestors and X-Frame-Options: no other page may frame the UI (clickjacking a Cancel or Release button).
-const UI_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
-const UI_HEADERS: Readonly<Record<string, string>> = { 'content-security-policy': UI_CSP, 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff' };
 
 /**
  * Heartbeat of the event streams. A client that hears nothing for a few of these knows the server
@@ -74,32 +70,14 @@ function numberOption(opts: Record<string, unknown>, name: string): number | und
   return typeof value === 'number' ? value : undefined;
 }
 
-type RouteEntry = { method: string; pattern: RegExp; fixed: boolean };
-
-function patternOf(url: string): RegExp {
-  const escaped = url
-    .split('/')
-    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${escaped}$`);
-}
-
 /**
  * Builds the /v1 API (not listening). Request bodies and queries are validated by the service with
  * the shared zod schemas (so HTTP and IPC share one path); the route schemas feed OpenAPI.
  */
 export async function buildApiServer(options: ApiServerOptions): Promise<FastifyInstance> {
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.httpLimits };
-  const routes: RouteEntry[] = [];
-  /**
-   * The methods a path answers, for every 405 (and its Allow) whatever the method asked: a path
-   * that names a fixed route is that route's (`/v1/jobs/benchmark` is a submit path, not a job id).
-   */
-  const allowedMethods = (path: string): string[] => {
-    const matching = routes.filter((r) => r.pattern.test(path));
-    const fixed = matching.filter((r) => r.fixed);
-    return [...new Set((fixed.length > 0 ? fixed : matching).map((r) => r.method))].sort();
-  };
+  const routeTable = createRouteTable();
+  const allowedMethods = routeTable.allowedMethods;
   const httpOptions = fastifyHttpOptions(limits, allowedMethods);
   const connections = new ConnectionGuard({
     maxPerSource: limits.maxConnectionsPerIp,
@@ -180,28 +158,9 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
   // records' cached UTF-8 bytes are written without being encoded again.
   app.setSerializerCompiler(() => serializeResponse as (data: unknown) => string);
 
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) routes.push({ method: method.toUpperCase(), pattern: patternOf(route.url), fixed: !/[:*]/.test(route.url) });
-  });
+  app.addHook('onRoute', (route) => routeTable.add(route.method, route.url));
 
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'benchdesk API', version: options.version, description: 'Local API of the benchdesk desktop app and headless server.' },
-      // Relative: the server the document was fetched from. GET /v1/openapi.json names it exactly.
-      servers: [{ url: '/', description: 'the server this document was fetched from' }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        },
-      },
-      security: [{ bearer: [] }, { apiKey: [] }],
-    },
-    transform: openApiTransform,
-    transformObject: makeFinishOpenApi(options.agentNames ? { agentNames: options.agentNames } : {}),
-  });
+  await registerOpenApiDocument(app, { version: options.version, ...(options.agentNames ? { agentNames: options.agentNames } : {}) });
 
   app.addHook('onRequest', makeRequestGuard(screen));
 
@@ -220,15 +179,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     return sendProblem(reply, INTERNAL_ERROR);
   });
 
-  const answerUnknownRoute = (request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const allowed = allowedMethods(path);
-    if (allowed.length > 0) {
-      reply.header('allow', allowed.join(', '));
-      return sendProblem(reply, new ProblemError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`));
-    }
-    return sendProblem(reply, new ProblemError(404, 'not_found', `unknown path: ${path.slice(0, 200)}`));
-  };
+  const answerUnknownRoute = (request: FastifyRequest, reply: FastifyReply) => routeTable.answerUnknown(request, reply);
   // A method or path with no route is answered before its body is read (a QUERY or PUT would
   // otherwise be refused for its Content-Type first): the same 405 and Allow whatever the method.
   app.addHook('onRequest', (request, reply, done) => {
@@ -255,22 +206,8 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     ...(options.byteResponses ? { byteResponses: options.byteResponses } : {}),
   });
 
-  app.get(API_PATHS.openapi, { schema: { summary: 'This OpenAPI 3.1 document', tags: ['meta'] } }, async (request) => {
-    // The Host was checked by the guard (a loopback name, or the address the server is bound to).
-    const document = app.swagger() as Record<string, unknown>;
-    return { ...document, servers: [{ url: `http://${request.headers.host ?? '127.0.0.1'}`, description: 'this server' }] };
-  });
-
-  if (options.uiDir) {
-    await app.register(fastifyStatic, {
-      root: options.uiDir,
-      prefix: UI_PREFIX,
-      setHeaders: (res) => {
-        for (const [name, value] of Object.entries(UI_HEADERS)) res.setHeader(name, value);
-      },
-    });
-    app.get('/ui', { schema: { hide: true } }, async (_request, reply) => reply.headers(UI_HEADERS).redirect(UI_PREFIX));
-  }
+  registerOpenApiRoute(app);
+  if (options.uiDir) await registerUi(app, options.uiDir);
 
   return app;
 }

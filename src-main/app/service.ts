@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   APP_TENANT_ID,
   CostEstimationRequestSchema,
@@ -18,15 +17,16 @@ import {
   type LlmModelsQuery,
   type LlmModelsResponse,
 } from '../../shared';
-import { EngineClosedError, type JobEngine } from '../engine/engine';
+import type { JobEngine } from '../engine/engine';
 import { summarizeEvents } from '../engine/metrics';
 import { InvalidCursorError, type JobStore } from '../store/types';
 import { withNormalisedBackendUrls } from './backend-urls';
 import { emptyRequestLog, readRequestLog, requestLogPath } from '../serving/request-log';
+import { createJobSubmitter } from './job-submission';
 import { ProblemError } from './problem-error';
 import type { BenchdeskService } from './service-types';
 
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+export { IDEMPOTENCY_RETENTION_MS, canonicalJson, normalizeIdempotencyKey } from './job-submission';
 
 export type ServiceDeps = {
   engine: JobEngine;
@@ -46,32 +46,6 @@ export type ServiceDeps = {
   now?: () => number;
 };
 
-/** RFC 8941 sf-string form (quoted) is what the draft specifies; bare values are accepted for curl users. */
-export function normalizeIdempotencyKey(raw: string): string {
-  const trimmed = raw.trim();
-  const unquoted = trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
-  if (unquoted.length < 1 || unquoted.length > 255 || !/^[\x21-\x7e]+$/.test(unquoted)) {
-    throw new ProblemError(400, 'bad_request', 'Idempotency-Key must be 1-255 printable ASCII characters without spaces');
-  }
-  return unquoted;
-}
-
-/** Stable JSON (sorted keys) so the same request always has the same fingerprint. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-function fingerprint(request: unknown): string {
-  return createHash('sha256').update(canonicalJson(request)).digest('hex');
-}
-
 function requireObjectBody(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null) throw new ProblemError(400, 'bad_request', 'request body must be a JSON object');
   if (typeof body !== 'object' || Array.isArray(body)) {
@@ -83,8 +57,7 @@ function requireObjectBody(body: unknown): Record<string, unknown> {
 export function createService(deps: ServiceDeps): BenchdeskService {
   const { engine, store } = deps;
   const now = deps.now ?? Date.now;
-  /** First requests still being stored, per (tenant, kind, key): a concurrent duplicate gets 409. */
-  const inFlight = new Set<string>();
+  const submitJob = createJobSubmitter({ engine, store, now });
 
   async function jobOf(tenantId: string, jobId: string): Promise<JobRecord> {
     const job = await store.getJob(jobId);
@@ -129,30 +102,7 @@ export function createService(deps: ServiceDeps): BenchdeskService {
       const issues = (await engine.handlerFor(kind)?.validate?.(request)) ?? [];
       if (issues.length > 0) throw ProblemError.validation(issues, `${kind} request`);
 
-      if (rawKey === undefined) {
-        const job = await submit(tenantId, kind, request);
-        return { accepted: { job_id: job.job_id, status: 'accepted' }, replayed: false };
-      }
-      const key = normalizeIdempotencyKey(rawKey);
-      const print = fingerprint(request);
-      const scope = `${tenantId}\u0000${kind}\u0000${key}`;
-      if (inFlight.has(scope)) {
-        throw new ProblemError(409, 'idempotency_in_flight', 'a request with this Idempotency-Key is still being processed; retry shortly');
-      }
-      inFlight.add(scope);
-      try {
-        const existing = await store.getIdempotency(tenantId, kind, key);
-        if (existing && now() - Date.parse(existing.created_at) < IDEMPOTENCY_RETENTION_MS) {
-          if (existing.fingerprint !== print) {
-            throw new ProblemError(422, 'idempotency_key_reused', 'this Idempotency-Key was already used with a different request body');
-          }
-          return { accepted: { job_id: existing.job_id, status: 'accepted' }, replayed: true };
-        }
-        const job = await submit(tenantId, kind, request, { tenant_id: tenantId, kind, key, fingerprint: print });
-        return { accepted: { job_id: job.job_id, status: 'accepted' }, replayed: false };
-      } finally {
-        inFlight.delete(scope);
-      }
+      return submitJob(tenantId, kind, request, rawKey);
     },
 
     async listJobs(tenantId, query) {
@@ -220,18 +170,4 @@ export function createService(deps: ServiceDeps): BenchdeskService {
       return { events: await summarizeEvents(store.scanEvents(tenantId, parsed.data.job_id)) };
     },
   };
-
-  async function submit<K extends JobKind>(
-    tenantId: string,
-    kind: K,
-    request: JobRequestByKind[K],
-    idempotency?: { tenant_id: string; kind: JobKind; key: string; fingerprint: string },
-  ): Promise<JobRecord> {
-    try {
-      return await engine.submit(tenantId, kind, request, idempotency);
-    } catch (err) {
-      if (err instanceof EngineClosedError) throw new ProblemError(503, 'shutting_down', err.message);
-      throw err;
-    }
-  }
 }

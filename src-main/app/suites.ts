@@ -3,14 +3,11 @@ import {
   CreateSuiteInputSchema,
   fixtureAgreement,
   STARTER_SUITE_ID,
-  SUITE_FORMAT,
   SuiteDocumentSchema,
-  type Scenario,
   type ScoreAnswerOutput,
   type Suite,
   type SuiteList,
   type SuiteSummary,
-  type ValidationIssue,
 } from '../../shared';
 import type { Logger } from '../engine/types';
 import { starterSuite } from '../suites/starter';
@@ -19,6 +16,7 @@ import { scoreOneAnswer, withAgreement } from './suite-scoring';
 import { SuiteStore } from '../suites/suite-store';
 import { newRecordId } from '../store/id-files';
 import { ProblemError } from './problem-error';
+import { exportSuite, importSnapshotsOf, missingSnapshots, type SuiteExport } from './suite-documents';
 import { requireAppTenant } from './tenant-refusals';
 import type { SnapshotService } from './snapshots';
 
@@ -29,11 +27,7 @@ import type { SnapshotService } from './snapshots';
  * the program (its snapshots are stored on first start) and cannot be deleted.
  */
 
-export type SuiteExport = {
-  format: typeof SUITE_FORMAT;
-  suite: { suite_id: string; name: string; description: string; scenarios: Scenario[] };
-  snapshots: NonNullable<Awaited<ReturnType<SnapshotService['document']>>>[];
-};
+export type { SuiteExport } from './suite-documents';
 
 export type SuiteService = {
   list(): Promise<SuiteList>;
@@ -96,16 +90,6 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
     }
   }
 
-  async function missingSnapshots(scenarios: readonly Scenario[], pathPrefix: string): Promise<ValidationIssue[]> {
-    const issues: ValidationIssue[] = [];
-    for (const [i, s] of scenarios.entries()) {
-      if (!(await deps.snapshots.has(s.snapshot_id))) {
-        issues.push({ path: `${pathPrefix}scenarios.${i}.snapshot_id`, message: `no snapshot ${s.snapshot_id}: record or import it first (benchdesk snapshot list)` });
-      }
-    }
-    return issues;
-  }
-
   return {
     async list() {
       return { suites: [summaryOf(starterWithAgreement()), ...(await store.list()).map(summaryOf)] };
@@ -126,7 +110,7 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
       }
       const parsed = CreateSuiteInputSchema.safeParse(input);
       if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'suite');
-      const missing = await missingSnapshots(parsed.data.scenarios, '');
+      const missing = await missingSnapshots(deps.snapshots, parsed.data.scenarios);
       if (missing.length > 0) throw ProblemError.validation(missing, 'suite');
       const wanted = parsed.data.suite_id;
       if (wanted !== undefined && (wanted === STARTER_SUITE_ID || (await store.get(wanted)))) {
@@ -154,15 +138,7 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
     },
 
     async export(suiteId) {
-      const suite = await find(suiteId);
-      const ids = [...new Set(suite.scenarios.map((s) => s.snapshot_id))];
-      const snapshots = [];
-      for (const id of ids) {
-        const doc = await deps.snapshots.document(id);
-        if (!doc) throw new ProblemError(409, 'snapshot_not_found', `suite ${suiteId} runs on snapshot ${id}, which is no longer stored`);
-        snapshots.push(doc);
-      }
-      return { format: SUITE_FORMAT, suite: { suite_id: suite.suite_id, name: suite.name, description: suite.description, scenarios: suite.scenarios }, snapshots };
+      return exportSuite(await find(suiteId), deps.snapshots);
     },
 
     async import(tenantId, document) {
@@ -173,19 +149,7 @@ export async function createSuiteService(deps: SuiteServiceDeps): Promise<SuiteS
       const parsed = SuiteDocumentSchema.safeParse(document);
       if (!parsed.success) throw ProblemError.validation(parsed.error.issues, 'suite document');
       const { suite, snapshots } = parsed.data;
-      // Each snapshot keeps its id when free; one already stored with the same content is reused.
-      const ids = new Map<string, string>();
-      for (const [i, snapshot] of snapshots.entries()) {
-        try {
-          const stored = await deps.snapshots.import(APP_TENANT_ID, snapshot);
-          if (snapshot.snapshot_id) ids.set(snapshot.snapshot_id, stored.snapshot_id);
-        } catch (err) {
-          if (err instanceof ProblemError && err.errors) {
-            throw ProblemError.validation(err.errors.map((e) => ({ path: `snapshots.${i}.${e.path}`, message: e.message })), 'suite document');
-          }
-          throw err;
-        }
-      }
+      const ids = await importSnapshotsOf(snapshots, deps.snapshots);
       // The document's own agreement figure is not trusted: the rules are run on its fixtures here.
       const imported: Suite = await withAgreement(scorer, {
         suite_id: await freeId(suite.name, suite.suite_id),

@@ -9,6 +9,11 @@ function template(app: string, image: string, extra: Json = {}): Json {
 
 /** Every other resource a snapshot records, seeded around the same scenario. */
 export function seedOthers(): Partial<Record<SnapshotResource, Json[]>> {
+  return { ...seedWorkloads(), ...seedServices(), ...seedStorage(), ...seedPolicies(), ...seedConfigMaps() };
+}
+
+/** Controllers: replica sets, stateful sets, daemon sets, jobs and cron jobs, each pod template with the planted env. */
+function seedWorkloads(): Partial<Record<SnapshotResource, Json[]>> {
   const owner = (kind: string, name: string): Json[] => [{ apiVersion: 'apps/v1', kind, name, uid: `uid-${name}`, controller: true, blockOwnerDeletion: true }];
   return {
     replicasets: [
@@ -64,6 +69,12 @@ export function seedOthers(): Partial<Record<SnapshotResource, Json[]>> {
         status: { lastScheduleTime: at(0), lastSuccessfulTime: at(3) },
       },
     ],
+  };
+}
+
+/** Services and their endpoints (one selects no pod, so has none). */
+function seedServices(): Partial<Record<SnapshotResource, Json[]>> {
+  return {
     services: [
       {
         metadata: meta('web', 'shop', 0, { labels: { app: 'web' } }),
@@ -90,6 +101,12 @@ export function seedOthers(): Partial<Record<SnapshotResource, Json[]>> {
       { metadata: meta('postgres', 'shop', 0) },
       { metadata: meta('kubernetes', 'default', 0), subsets: [{ addresses: [{ ip: '10.0.0.10' }], ports: [{ name: 'https', port: 6443, protocol: 'TCP' }] }] },
     ],
+  };
+}
+
+/** Volumes, claims and storage classes (their CSI attributes and parameters carry the planted secret). */
+function seedStorage(): Partial<Record<SnapshotResource, Json[]>> {
+  return {
     persistentvolumeclaims: [
       {
         metadata: meta('data-search-indexer-0', 'shop', 0, { labels: { app: 'search' } }),
@@ -131,6 +148,12 @@ export function seedOthers(): Partial<Record<SnapshotResource, Json[]>> {
         volumeBindingMode: 'WaitForFirstConsumer',
       },
     ],
+  };
+}
+
+/** Ingress, a network policy, a quota and RBAC. */
+function seedPolicies(): Partial<Record<SnapshotResource, Json[]>> {
+  return {
     ingresses: [
       {
         metadata: meta('web', 'shop', 0),
@@ -171,6 +194,12 @@ export function seedOthers(): Partial<Record<SnapshotResource, Json[]>> {
         subjects: [{ kind: 'ServiceAccount', name: 'web', namespace: 'shop' }, { kind: 'User', name: 'alice@example.com', apiGroup: 'rbac.authorization.k8s.io' }],
       },
     ],
+  };
+}
+
+/** Config maps: their values (and a hand-made `stringData`) carry the planted secret and never stay. */
+function seedConfigMaps(): Partial<Record<SnapshotResource, Json[]>> {
+  return {
     configmaps: [
       {
         metadata: meta('web-config', 'shop', 0, {

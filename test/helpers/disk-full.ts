@@ -32,27 +32,31 @@ function enospc(syscall: string, p?: string): NodeJS.ErrnoException {
   return err;
 }
 
-export async function injectDiskFull(dir: string): Promise<DiskFull> {
-  const root = path.resolve(dir);
-  const inside = (p: unknown): boolean => {
-    const s = p instanceof URL ? p.pathname : typeof p === 'string' ? p : p instanceof Buffer ? p.toString() : '';
-    return s !== '' && path.resolve(s).startsWith(root + path.sep);
-  };
-  const handles = new WeakSet<object>();
-  const state: { full: boolean; refused: number; room: number | null } = { full: false, refused: 0, room: null };
-  const sizeOf = (data: unknown): number => (typeof data === 'string' ? Buffer.byteLength(data) : ArrayBuffer.isView(data) ? data.byteLength : 0);
-  const tooBig = (bytes: number): boolean => state.room !== null && bytes > state.room;
+/** What the spies share: the state a test sets, which paths and handles are under `dir`, and the spies to restore. */
+type Fault = {
+  state: { full: boolean; refused: number; room: number | null };
+  inside(p: unknown): boolean;
+  /** FileHandles opened under `dir`. */
+  handles: WeakSet<object>;
+  sizeOf(data: unknown): number;
+  tooBig(bytes: number): boolean;
+  spies: { mockRestore(): void }[];
+};
 
-  // FileHandle is not exported: take its prototype from a real handle.
+/** FileHandle is not exported: take its prototype from a real handle. */
+async function fileHandlePrototype(): Promise<Record<string, (...args: unknown[]) => Promise<unknown>>> {
   const probePath = path.join(os.tmpdir(), `benchdesk-diskfull-${process.pid}`);
   await fsp.writeFile(probePath, '');
   const probe = await fsp.open(probePath, 'r');
   const proto = Object.getPrototypeOf(probe) as Record<string, (...args: unknown[]) => Promise<unknown>>;
   await probe.close();
   await fsp.rm(probePath, { force: true });
+  return proto;
+}
 
+/** fsp.open marks the handles under `dir`; their write, sync, datasync, writeFile and appendFile fail. */
+function spyFileHandles({ state, inside, handles, sizeOf, tooBig, spies }: Fault, proto: Record<string, (...args: unknown[]) => Promise<unknown>>): void {
   const realOpen = fsp.open.bind(fsp);
-  const spies: { mockRestore(): void }[] = [];
   spies.push(
     vi.spyOn(fsp, 'open').mockImplementation(async (p, flags, mode) => {
       const fh = await realOpen(p, flags, mode);
@@ -98,6 +102,10 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
       }),
     );
   }
+}
+
+/** The one-shot fs/promises calls: writeFile, appendFile and copyFile into `dir`. */
+function spyPromiseFs({ state, inside, sizeOf, tooBig, spies }: Fault): void {
   for (const name of ['writeFile', 'appendFile', 'copyFile'] as const) {
     const real = fsp[name].bind(fsp) as (...args: unknown[]) => Promise<void>;
     spies.push(
@@ -111,7 +119,10 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
       }),
     );
   }
-  // Callback fs (the store's job files and event appends use it).
+}
+
+/** Callback fs (the store's job files and event appends use it): a short write first, then ENOSPC. */
+function spyCallbackFs({ state, inside, sizeOf, tooBig, spies }: Fault): void {
   for (const name of ['writeFile', 'appendFile'] as const) {
     const real = fs[name] as unknown as (...args: unknown[]) => void;
     spies.push(
@@ -138,6 +149,11 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
       }) as never),
     );
   }
+}
+
+/** Synchronous writes to files opened under `dir` with openSync. */
+function spySyncFs({ state, inside, spies }: Fault): void {
+  const syncFds = new Set<number>();
   const realWriteSync = fs.writeSync;
   spies.push(
     vi.spyOn(fs, 'writeSync').mockImplementation(((fd: number, ...rest: unknown[]) => {
@@ -148,7 +164,6 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
       return (realWriteSync as (...a: unknown[]) => number)(fd, ...rest);
     }) as typeof fs.writeSync),
   );
-  const syncFds = new Set<number>();
   const realOpenSync = fs.openSync;
   spies.push(
     vi.spyOn(fs, 'openSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
@@ -157,6 +172,27 @@ export async function injectDiskFull(dir: string): Promise<DiskFull> {
       return fd;
     }) as typeof fs.openSync),
   );
+}
+
+export async function injectDiskFull(dir: string): Promise<DiskFull> {
+  const root = path.resolve(dir);
+  const state: Fault['state'] = { full: false, refused: 0, room: null };
+  const fault: Fault = {
+    state,
+    inside: (p) => {
+      const s = p instanceof URL ? p.pathname : typeof p === 'string' ? p : p instanceof Buffer ? p.toString() : '';
+      return s !== '' && path.resolve(s).startsWith(root + path.sep);
+    },
+    handles: new WeakSet<object>(),
+    sizeOf: (data) => (typeof data === 'string' ? Buffer.byteLength(data) : ArrayBuffer.isView(data) ? data.byteLength : 0),
+    tooBig: (bytes) => state.room !== null && bytes > state.room,
+    spies: [],
+  };
+  spyFileHandles(fault, await fileHandlePrototype());
+  spyPromiseFs(fault);
+  spyCallbackFs(fault);
+  spySyncFs(fault);
+  const spies = fault.spies;
 
   return {
     get full() {

@@ -57,7 +57,8 @@ function waitForAbort(signal: AbortSignal): Promise<never> {
   });
 }
 
-export function createTestHandlers(options: { validateAgents?: readonly string[] } = {}): { handlers: AnyJobHandler[]; recorder: Recorder } {
+/** The recorder, and what the handlers tell it: a job started, a held job waits for its release. */
+function createRecorder(): { recorder: Recorder; started(jobId: string): void; released(jobId: string): Promise<void>; forgetGate(jobId: string): void } {
   const gates = new Map<string, () => void>();
   const releasedEarly = new Set<string>();
   const startWaiters = new Map<string, (() => void)[]>();
@@ -82,16 +83,35 @@ export function createTestHandlers(options: { validateAgents?: readonly string[]
       });
     },
   };
+  return {
+    recorder,
+    started(jobId) {
+      recorder.started.push(jobId);
+      recorder.runs.set(jobId, (recorder.runs.get(jobId) ?? 0) + 1);
+      recorder.active.add(jobId);
+      recorder.maxActive = Math.max(recorder.maxActive, recorder.active.size);
+      for (const resolve of startWaiters.get(jobId) ?? []) resolve();
+      startWaiters.delete(jobId);
+    },
+    released: (jobId) =>
+      new Promise<void>((resolve) => {
+        if (releasedEarly.has(jobId)) resolve();
+        else gates.set(jobId, resolve);
+      }),
+    forgetGate(jobId) {
+      gates.delete(jobId);
+    },
+  };
+}
+
+export function createTestHandlers(options: { validateAgents?: readonly string[] } = {}): { handlers: AnyJobHandler[]; recorder: Recorder } {
+  const control = createRecorder();
+  const recorder = control.recorder;
 
   /** Runs the mode; resolves to the answer. */
   async function run(ctx: JobContext): Promise<string> {
     const jobId = ctx.job.job_id;
-    recorder.started.push(jobId);
-    recorder.runs.set(jobId, (recorder.runs.get(jobId) ?? 0) + 1);
-    recorder.active.add(jobId);
-    recorder.maxActive = Math.max(recorder.maxActive, recorder.active.size);
-    for (const resolve of startWaiters.get(jobId) ?? []) resolve();
-    startWaiters.delete(jobId);
+    control.started(jobId);
     try {
       const mode = modeOf(ctx.job.kind, ctx.request);
       switch (mode) {
@@ -123,16 +143,10 @@ export function createTestHandlers(options: { validateAgents?: readonly string[]
           }
         case 'hold':
           try {
-            await Promise.race([
-              new Promise<void>((resolve) => {
-                if (releasedEarly.has(jobId)) resolve();
-                else gates.set(jobId, resolve);
-              }),
-              waitForAbort(ctx.signal),
-            ]);
+            await Promise.race([control.released(jobId), waitForAbort(ctx.signal)]);
             return 'held';
           } finally {
-            gates.delete(jobId);
+            control.forgetGate(jobId);
             if (ctx.signal.aborted) recorder.cleanups.push({ jobId, reason: ctx.signal.reason });
           }
       }

@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { isSweepFinished, type SweepCell, type SweepMachine, type SweepRecord, type SweepReportFormat } from '../../../shared';
 import { useApi } from '../../bridge';
-import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Money, RelativeTime } from '../../components/Format';
 import { useNow } from '../../components/useNow';
@@ -11,8 +10,9 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { ToggleGroup } from '../../components/ToggleGroup';
 import { formatCount, formatDph, formatInstance, formatMs, formatPercent, formatRate, formatUsd } from '../../lib/format';
 import { saveText } from '../../lib/save-file';
-import { useCancelSweep, useSweep, useSweepReport } from '../../queries/sweeps';
+import { useSweep, useSweepReport } from '../../queries/sweeps';
 import { hrefOf, jobPath } from '../../router/routes';
+import { CancelSweepDialog } from './CancelSweepDialog';
 import { ParetoChart } from './ParetoChart';
 import { Headline, rankedColumns } from './RankedTable';
 import { SweepAsked, SweepOutcomeNotice } from './SweepFacts';
@@ -142,7 +142,6 @@ function machineColumns(): Column<SweepMachine>[] {
 export function SweepDetail({ sweepId }: { sweepId: string }) {
   const sweep = useSweep(sweepId);
   const report = useSweepReport(sweepId);
-  const cancel = useCancelSweep();
   const [metric, setMetric] = useState<HeatMetric | null>(null);
   const [selected, setSelected] = useState<number | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -251,21 +250,7 @@ export function SweepDetail({ sweepId }: { sweepId: string }) {
         <DataTable columns={machineColumns()} rows={[...s.earlier_machines, ...s.machines]} rowKey={(m) => m.machine_id} testId="sweep-machines" />
       </Panel>
 
-      <ConfirmDialog
-        open={confirming}
-        title="Cancel this sweep?"
-        confirmLabel="Cancel the sweep"
-        cancelLabel="Keep it running"
-        tone="danger"
-        busy={cancel.isPending}
-        onCancel={() => setConfirming(false)}
-        onConfirm={() => {
-          cancel.mutate(sweepId, { onSettled: () => setConfirming(false) });
-        }}
-        testId="sweep-cancel-dialog"
-      >
-        <p>Its running jobs stop, every machine it holds is released, and the cells not finished end cancelled. Finished cells keep their figures.</p>
-      </ConfirmDialog>
+      <CancelSweepDialog sweepId={sweepId} open={confirming} onClose={() => setConfirming(false)} />
     </div>
   );
 }

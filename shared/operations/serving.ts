@@ -1,8 +1,8 @@
-import { JobRequestsInputSchema, JobRequestsOutputSchema } from './serving-results';
+import { JobRequestsInputSchema, JobRequestsOutputSchema } from '../serving-results';
 
 /**
- * The serving benchmark's operations (design §13b), spread into OPERATIONS (operations.ts): kept
- * apart so the table's file does not grow.
+ * The serving benchmark's operations (design §13b), spread among the job operations (./jobs.ts)
+ * and so into OPERATIONS (../operations.ts).
  */
 export const SERVING_OPERATIONS = {
   getJobRequests: {
