@@ -40,7 +40,8 @@ function rebuild(values: { path: JsonPath; value: unknown }[], skeleton: unknown
 describe('JsonStreamReader', () => {
   it('hands over the chosen values, passes the rest through unchanged, whatever the chunk boundaries', () => {
     fc.assert(
-      fc.property(fc.jsonValue({ maxDepth: 5 }), fc.array(fc.nat(), { maxLength: 8 }), fc.nat(3), (value, rawCuts, level) => {
+      // A "__proto__" key is refused on purpose (tested below): the generated documents have none.
+      fc.property(fc.jsonValue({ maxDepth: 5 }).filter((v) => !JSON.stringify(v).includes('"__proto__"')), fc.array(fc.nat(), { maxLength: 8 }), fc.nat(3), (value, rawCuts, level) => {
         const text = JSON.stringify(value, null, rawCuts.length % 2 === 0 ? undefined : 1);
         const cuts = rawCuts.map((c) => c % (text.length + 1));
         const { values, out } = read(text, (path) => path.length >= level, cuts);

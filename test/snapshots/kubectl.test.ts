@@ -177,10 +177,14 @@ describe.skipIf(!HAS_KUBECTL)('kubectl against a replayed snapshot: what a real 
   });
 
   it('kubectl get -w --request-timeout=3s lists, then exits when the timeout passes', async () => {
-    const watched = await on('get', 'pods', '-w', '--request-timeout=3s');
+    const watched = await on('get', 'pods', '-w', '--request-timeout=3s', '-v=6');
     // It ended by itself (the helper kills it after 30 s, which would fail the next lines).
     expect(watched.stdout).toContain(SCENARIO.crashLoopPod.name);
     expect(watched.stderr).not.toContain('killed');
+    // The watch answered at once (its headers flushed), so kubectl never took it for a request
+    // that timed out and retried it (it did 4 times, ~16 s, while the headers waited for an event).
+    expect(watched.stderr).toMatch(/watch=true 200 OK/);
+    expect(watched.stderr).not.toContain('Retry-After');
   });
 });
 

@@ -84,6 +84,10 @@ export function openWatch(res: ServerResponse, selected: readonly ReplayEntry[],
     return sendStatus(res, 429, 'TooManyRequests', `too many open watches on this replay (at most ${maxWatches}); retry later`, { retryAfterSeconds: 1 }, { 'retry-after': '1' });
   }
   res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'cache-control': 'no-cache, private' });
+  // The headers go now, as a real API server sends them: a watch resumed from a resourceVersion has
+  // nothing to write, and a client whose request timeout equals the watch's (kubectl's
+  // --request-timeout) would otherwise see no answer at all, and retry the watch, again and again.
+  res.flushHeaders();
   let stallTimer: NodeJS.Timeout | undefined;
   const end = (drop = false) => {
     clearTimeout(timer);

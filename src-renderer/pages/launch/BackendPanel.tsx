@@ -47,9 +47,29 @@ function ExistingBackendFields({ form, saved }: { form: DraftBinding; saved: Sav
 /** A rented machine: template, price range, reliability, duration, spend limit, release. */
 function RentFields({ form, saved, keyConfigured }: { form: DraftBinding; saved: Saved; keyConfigured: boolean }) {
   const { draft, fields, errorOf, set, bind } = form;
+  const vllm = draft.backend_api === 'openai';
   return (
     <>
-      <TemplateField hash={draft.template_hash} error={errorOf('template_hash')} onChange={(h) => set({ template_hash: h })} enabled={keyConfigured} isDefault={draft.template_hash === DEFAULT_TEMPLATE_HASH} />
+      <div className="field" data-testid="rented-server-field">
+        <span className="field-label" aria-hidden="true">Server on the machine</span>
+        <ToggleGroup
+          label="Server on the machine"
+          testId="launch-rented-server"
+          value={vllm ? 'openai' : 'ollama'}
+          onChange={(backend_api) => set({ backend_api })}
+          options={[
+            { value: 'ollama', label: 'Ollama', testId: 'rented-server-ollama' },
+            { value: 'openai', label: 'vLLM (OpenAI API)', testId: 'rented-server-vllm' },
+          ]}
+        />
+        <span className="field-hint">{vllm ? 'Vast.ai’s “vLLM” template, found by name; the model is a Hugging Face id (Qwen/Qwen2.5-7B-Instruct).' : 'Pulls the model into Ollama after the machine starts.'}</span>
+        <span className="field-error" role={errorOf('backend_api') ? 'alert' : undefined}>
+          {errorOf('backend_api') ?? ''}
+        </span>
+      </div>
+      {fields.has('template_hash') ? (
+        <TemplateField hash={draft.template_hash} error={errorOf('template_hash')} onChange={(h) => set({ template_hash: h })} enabled={keyConfigured} isDefault={draft.template_hash === DEFAULT_TEMPLATE_HASH} />
+      ) : null}
       <Field label="Min $/h" error={errorOf('min_dph')}>
         <input type="number" min={0} step={0.05} {...bind('min_dph')} />
       </Field>
@@ -116,7 +136,7 @@ export function BackendPanel({ form, saved, keyConfigured }: { form: DraftBindin
       ) : null}
       <div className="form-grid">
         {fields.has('backend_url') ? <ExistingBackendFields form={form} saved={saved} /> : null}
-        {fields.has('template_hash') ? <RentFields form={form} saved={saved} keyConfigured={keyConfigured} /> : null}
+        {marketplace ? <RentFields form={form} saved={saved} keyConfigured={keyConfigured} /> : null}
       </div>
       {marketplace && kind === 'llm-instance' ? <Notice tone="warn">The rented machine stays up after the job (that is what an LLM instance is for) and bills until you release it.</Notice> : null}
     </Panel>

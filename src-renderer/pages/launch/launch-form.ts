@@ -126,7 +126,9 @@ export function fieldsOf(kind: JobKind, draft: LaunchDraft): ReadonlySet<DraftFi
   const marketplace = canRent(kind) && draft.target === 'marketplace';
   if (canRent(kind)) f.add('target');
   if (marketplace) {
-    add('template_hash', 'min_dph', 'max_dph', 'reliability_pct', 'max_cost_usd');
+    // The rented server: Ollama from the chosen template, or vLLM (backend_api openai) from Vast's template found by name.
+    add('backend_api', 'min_dph', 'max_dph', 'reliability_pct', 'max_cost_usd');
+    if (draft.backend_api !== 'openai') f.add('template_hash');
     // A serving run's length comes from its plan (the pre-flight estimate), not from a typed duration.
     if (kind !== 'serving-benchmark') f.add('hours');
     if (kind === 'benchmark' || kind === 'serving-benchmark') f.add('stop_instance');
@@ -233,7 +235,8 @@ export function buildRequest(kind: JobKind, d: LaunchDraft): Record<string, unkn
   };
   const market = {
     marketplace: true,
-    template_hash: optional(d.template_hash),
+    // vLLM is rented from Vast's template named "vLLM" (the server finds it); Ollama from the template chosen.
+    ...(d.backend_api === 'openai' ? { backend_api: 'openai' } : { template_hash: optional(d.template_hash) }),
     min_dph: num(d.min_dph),
     max_dph: num(d.max_dph),
     reliability: Math.round(num(d.reliability_pct) * 10) / 1000,
