@@ -109,6 +109,11 @@ describe('serving benchmark in the browser', () => {
     await page.getByTestId('launch-slo_tpot_ms').fill('');
 
     await page.getByTestId('target-marketplace').click();
+    // The rented machine runs Ollama unless vLLM is chosen: the API picked for an existing server does not carry over.
+    expect(await page.getByTestId('rented-server-ollama').getAttribute('aria-checked')).toBe('true');
+    await page.getByTestId('rented-server-vllm').click();
+    expect(await page.getByTestId('template-field').count()).toBe(0);
+    await page.getByTestId('rented-server-ollama').click();
     await page.getByTestId('launch-max_dph').fill('0.5');
     await expect.poll(() => page.getByTestId('serving-preflight-cost').innerText(), { timeout: 15_000 }).toMatch(/\$\d/);
     expect(await page.getByTestId('launch-hours').count()).toBe(0);

@@ -47,7 +47,7 @@ function ExistingBackendFields({ form, saved }: { form: DraftBinding; saved: Sav
 /** A rented machine: template, price range, reliability, duration, spend limit, release. */
 function RentFields({ form, saved, keyConfigured }: { form: DraftBinding; saved: Saved; keyConfigured: boolean }) {
   const { draft, fields, errorOf, set, bind } = form;
-  const vllm = draft.backend_api === 'openai';
+  const vllm = draft.rented_server === 'vllm';
   return (
     <>
       <div className="field" data-testid="rented-server-field">
@@ -55,11 +55,11 @@ function RentFields({ form, saved, keyConfigured }: { form: DraftBinding; saved:
         <ToggleGroup
           label="Server on the machine"
           testId="launch-rented-server"
-          value={vllm ? 'openai' : 'ollama'}
-          onChange={(backend_api) => set({ backend_api })}
+          value={draft.rented_server}
+          onChange={(rented_server) => set({ rented_server })}
           options={[
             { value: 'ollama', label: 'Ollama', testId: 'rented-server-ollama' },
-            { value: 'openai', label: 'vLLM (OpenAI API)', testId: 'rented-server-vllm' },
+            { value: 'vllm', label: 'vLLM (OpenAI API)', testId: 'rented-server-vllm' },
           ]}
         />
         <span className="field-hint">{vllm ? 'Vast.ai’s “vLLM” template, found by name; the model is a Hugging Face id (Qwen/Qwen2.5-7B-Instruct).' : 'Pulls the model into Ollama after the machine starts.'}</span>

@@ -2,7 +2,7 @@ import type { JobKind } from '../../../shared';
 import { canRent, DEFAULT_DRAFT, type DraftField, type LaunchDraft } from './launch-form';
 
 /** What a kind switch carries to the next kind's form: the model, where it runs and, when both can rent, the whole offer. */
-const CARRIED_TO_RENTERS: readonly DraftField[] = ['model', 'target', 'template_hash', 'min_dph', 'max_dph', 'reliability_pct', 'hours', 'max_cost_usd', 'stop_instance', 'backend_url'];
+const CARRIED_TO_RENTERS: readonly DraftField[] = ['model', 'target', 'template_hash', 'min_dph', 'max_dph', 'reliability_pct', 'hours', 'max_cost_usd', 'stop_instance', 'rented_server', 'backend_url'];
 const CARRIED_TO_OTHERS: readonly DraftField[] = ['model', 'backend_url'];
 
 /**

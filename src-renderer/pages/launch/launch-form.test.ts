@@ -38,14 +38,14 @@ describe('launch form validation (the shared job schemas, in the form’s words)
   });
 
   it('a rented vLLM (serving): backend_api openai and no template (the server finds Vast’s “vLLM” by name); a re-run keeps the choice', () => {
-    const d = draft({ target: 'marketplace', model: 'Qwen/Qwen2.5-7B-Instruct', max_dph: '1', backend_api: 'openai' });
+    const d = draft({ target: 'marketplace', model: 'Qwen/Qwen2.5-7B-Instruct', max_dph: '1', rented_server: 'vllm' });
     const { input, errors } = validateDraft('serving-benchmark', d);
     expect(errors).toEqual({});
     expect(input?.request).toMatchObject({ marketplace: true, backend_api: 'openai', model: 'Qwen/Qwen2.5-7B-Instruct' });
     expect(input?.request).not.toHaveProperty('template_hash');
-    expect(draftFromRequest(input?.request as Record<string, unknown>).backend_api).toBe('openai');
-    // Ollama (the default): the template chosen is sent, and no backend_api.
-    const ollama = buildRequest('benchmark', draft({ target: 'marketplace', question: 'q', model: 'm' }));
+    expect(draftFromRequest(input?.request as Record<string, unknown>).rented_server).toBe('vllm');
+    // Ollama (the default) — even when the API chosen for an existing server was OpenAI: the template chosen is sent, and no backend_api.
+    const ollama = buildRequest('benchmark', draft({ target: 'marketplace', question: 'q', model: 'm', backend_api: 'openai' }));
     expect(ollama).toMatchObject({ template_hash: DEFAULT_DRAFT.template_hash });
     expect(ollama).not.toHaveProperty('backend_api');
   });

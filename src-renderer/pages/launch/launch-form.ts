@@ -48,6 +48,8 @@ export type LaunchDraft = ServingDraft & BackendApiDraft & {
   max_dph: string;
   reliability_pct: string;
   stop_instance: boolean;
+  /** The server on a rented machine: Ollama from the template chosen, or vLLM (sent as backend_api openai). */
+  rented_server: 'ollama' | 'vllm';
   /** Per-job spend limit in $; empty = none. */
   max_cost_usd: string;
   /** How long the machine is expected to be held: priced before launch, sent as estimated_duration_seconds. */
@@ -81,6 +83,7 @@ export const DEFAULT_DRAFT: LaunchDraft = {
   max_dph: '1',
   reliability_pct: String(DEFAULT_RELIABILITY * 100),
   stop_instance: true,
+  rented_server: 'ollama',
   max_cost_usd: '',
   hours: '1',
   concurrency: SERVING_DEFAULTS.concurrency.join(', '),
@@ -127,8 +130,8 @@ export function fieldsOf(kind: JobKind, draft: LaunchDraft): ReadonlySet<DraftFi
   if (canRent(kind)) f.add('target');
   if (marketplace) {
     // The rented server: Ollama from the chosen template, or vLLM (backend_api openai) from Vast's template found by name.
-    add('backend_api', 'min_dph', 'max_dph', 'reliability_pct', 'max_cost_usd');
-    if (draft.backend_api !== 'openai') f.add('template_hash');
+    add('rented_server', 'min_dph', 'max_dph', 'reliability_pct', 'max_cost_usd');
+    if (draft.rented_server !== 'vllm') f.add('template_hash');
     // A serving run's length comes from its plan (the pre-flight estimate), not from a typed duration.
     if (kind !== 'serving-benchmark') f.add('hours');
     if (kind === 'benchmark' || kind === 'serving-benchmark') f.add('stop_instance');
@@ -236,7 +239,7 @@ export function buildRequest(kind: JobKind, d: LaunchDraft): Record<string, unkn
   const market = {
     marketplace: true,
     // vLLM is rented from Vast's template named "vLLM" (the server finds it); Ollama from the template chosen.
-    ...(d.backend_api === 'openai' ? { backend_api: 'openai' } : { template_hash: optional(d.template_hash) }),
+    ...(d.rented_server === 'vllm' ? { backend_api: 'openai' } : { template_hash: optional(d.template_hash) }),
     min_dph: num(d.min_dph),
     max_dph: num(d.max_dph),
     reliability: Math.round(num(d.reliability_pct) * 10) / 1000,
@@ -383,6 +386,7 @@ export function draftFromRequest(request: Readonly<Record<string, unknown>>): Pa
   set('max_dph', number(request.max_dph));
   if (typeof request.reliability === 'number') patch.reliability_pct = String(Math.round(request.reliability * 1000) / 10);
   set('stop_instance', flag(request.marketplace_stop_instance));
+  if (request.marketplace === true) patch.rented_server = request.backend_api === 'openai' ? 'vllm' : 'ollama';
   set('max_cost_usd', number(request.max_cost_usd));
   // A rented run without a spend limit re-runs without one: today's default is not slipped in.
   if (request.marketplace === true && patch.max_cost_usd === undefined) patch.max_cost_usd = '';
