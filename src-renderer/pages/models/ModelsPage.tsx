@@ -103,7 +103,7 @@ function BackendModels() {
   // The API and the key as chosen, and as last listed (the list follows a submit, not every keystroke).
   const [apiDraft, setApiDraft] = useState<BackendApi>('auto');
   const [keyDraft, setKeyDraft] = useState('');
-  const [target, setTarget] = useState<{ api: BackendApi; key: string }>({ api: 'auto', key: '' });
+  const [target, setTarget] = useState<{ api: BackendApi; key: string; submitted: number }>({ api: 'auto', key: '', submitted: 0 });
   // The remembered URL, once settings arrive (and the page lists it at once).
   useEffect(() => {
     if (settings.data && url === null) {
@@ -113,7 +113,7 @@ function BackendModels() {
     }
   }, [settings.data, url]);
   const models = useQuery<LlmModelsResponse, BenchdeskApiError>({
-    queryKey: ['llm-models', url, target.api, target.key !== ''],
+    queryKey: ['llm-models', url, target.api, target.key !== '', target.submitted],
     queryFn: ({ signal }) => api.listLlmModels({ backend_url: url ?? '', backend_api: target.api, ...(target.key && target.api !== 'ollama' ? { backend_api_key: target.key } : {}) }, { signal }),
     enabled: Boolean(url),
     retry: false,
@@ -124,8 +124,10 @@ function BackendModels() {
     const next = (draft ?? '').trim();
     if (!next) return;
     setUrl(next);
-    setTarget({ api: apiDraft, key: keyDraft.trim() });
-    if (next !== url) void models.refetch();
+    // Each submit is a query of its own (`submitted`), which lists by itself once the new URL, API
+    // and key are set. (refetch() would run the query on screen at once, before they are: with no
+    // URL yet, a request for an empty one the server rightly refuses.)
+    setTarget((t) => ({ api: apiDraft, key: keyDraft.trim(), submitted: t.submitted + 1 }));
     if (settings.data?.settings.default_backend_url !== next) save.mutate({ default_backend_url: next });
   };
   const rows = models.data ? backendRows(models.data) : [];

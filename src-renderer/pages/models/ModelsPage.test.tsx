@@ -1,0 +1,55 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from 'vitest';
+import { APP_SETTINGS_DEFAULTS, type LlmModelsResponse } from '../../../shared';
+import { byTestId, change, click, mount, until, type Mounted } from '../../test-mount';
+import { ModelsPage } from './ModelsPage';
+
+let view: Mounted | null = null;
+afterEach(() => {
+  view?.unmount();
+  view = null;
+});
+
+const URL_A = 'http://127.0.0.1:11434';
+const URL_B = 'http://127.0.0.1:8000';
+
+function fakeApi() {
+  const listed: { backend_url: string; backend_api: string }[] = [];
+  return {
+    listed,
+    api: {
+      listCatalog: async () => ({ models: [] }),
+      getSettings: async () => ({ settings: { ...APP_SETTINGS_DEFAULTS }, tenant_id: 'default', can_change: true }),
+      updateSettings: async (patch: object) => ({ settings: { ...APP_SETTINGS_DEFAULTS, ...patch }, tenant_id: 'default', can_change: true, changed: Object.keys(patch) }),
+      listLlmModels: async (input: { backend_url: string; backend_api: string }): Promise<LlmModelsResponse> => {
+        listed.push({ backend_url: input.backend_url, backend_api: input.backend_api });
+        return { backend_url: input.backend_url, backend_api: 'ollama', models: [{ name: 'llama3.1:8b' }], running_models: [] } as unknown as LlmModelsResponse;
+      },
+    },
+  };
+}
+
+describe('Models: a backend’s models', () => {
+  it('lists the URL submitted, never an empty one, and lists again when the same URL is submitted again', async () => {
+    const fake = fakeApi();
+    view = mount(fake.api, <ModelsPage />);
+    // No remembered backend: nothing is asked until a URL is submitted.
+    await until(() => document.body.textContent?.includes('No backend chosen') === true, 'the empty state');
+    expect(fake.listed).toEqual([]);
+
+    change(byTestId<HTMLInputElement>(document, 'backend-url'), URL_A);
+    click(byTestId(document, 'backend-list'));
+    await until(() => document.querySelector('[data-testid="backend-summary"]')?.textContent?.includes(URL_A) === true, 'the first list');
+    // One request, for the URL typed (the query on screen before the submit had no URL).
+    expect(fake.listed).toEqual([{ backend_url: URL_A, backend_api: 'auto' }]);
+
+    click(byTestId(document, 'backend-list'));
+    await until(() => fake.listed.length === 2 && byTestId(document, 'backend-list').textContent === 'List models', 'the re-list');
+    expect(fake.listed[1]).toEqual({ backend_url: URL_A, backend_api: 'auto' });
+
+    change(byTestId<HTMLInputElement>(document, 'backend-url'), URL_B);
+    click(byTestId(document, 'backend-list'));
+    await until(() => document.querySelector('[data-testid="backend-summary"]')?.textContent?.includes(URL_B) === true, 'the second URL');
+    expect(fake.listed.slice(2)).toEqual([{ backend_url: URL_B, backend_api: 'auto' }]);
+  });
+});
