@@ -2,11 +2,21 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Most test files wait on loopback servers and child processes more than they compute, so three
- * run at once on two cores (vitest's default is one fewer than the cores: one, here). The files
- * that assert a latency or a memory bound (`/healthz` within 1 s during a big import or a
- * runaway pattern, RSS growth under a bloating backend, kubectl's own timeouts) run afterwards,
+ * run at once on two cores (vitest's default is one fewer than the cores: one, here), and a worker
+ * runs file after file in one process with the modules it has already loaded (`isolate: false`):
+ * loading vitest, zod and the product's modules again for each of 250 files cost about as much
+ * CPU as the tests themselves. Each file still gets fresh state: it starts its own servers and
+ * stores, and closes them.
+ *
+ * Files that need a process of their own run isolated beside them: what they measure is the
+ * process (the heap the adaptive memory mode watches).
+ *
+ * The files that assert a latency or a memory bound (`/healthz` within 1 s during a big import or
+ * a runaway pattern, RSS growth under a bloating backend, kubectl's own timeouts) run afterwards,
  * one at a time, on a quiet machine: what they measure is the server, not the other tests.
  */
+const ISOLATED = ['src-main/memory-mode.test.ts'];
+
 const QUIET = [
   'test/robustness/big-snapshot.test.ts',
   'test/robustness/backend-bloat.test.ts',
@@ -20,15 +30,17 @@ const QUIET = [
 ];
 
 const ALL = ['shared/**/*.test.ts', 'src-main/**/*.test.ts', 'test/**/*.test.ts', 'src-renderer/**/*.test.{ts,tsx}'];
+const NEVER = ['e2e/**', 'node_modules/**', 'dist/**'];
 
 export default defineConfig({
   test: {
-    exclude: ['e2e/**', 'node_modules/**', 'dist/**'],
+    exclude: NEVER,
     pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 20_000,
     projects: [
-      { extends: true, test: { name: 'parallel', include: ALL, exclude: ['e2e/**', 'node_modules/**', 'dist/**', ...QUIET], maxWorkers: 3, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'parallel', include: ALL, exclude: [...NEVER, ...QUIET, ...ISOLATED], maxWorkers: 3, isolate: false, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'quiet', include: QUIET, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },
