@@ -8,14 +8,15 @@ import { defineConfig } from 'vitest/config';
  * CPU as the tests themselves. Each file still gets fresh state: it starts its own servers and
  * stores, and closes them.
  *
- * Files that need a process of their own run isolated beside them: what they measure is the
- * process (the heap the adaptive memory mode watches).
+ * Files that need a fresh module graph run isolated beside them: those that measure the process
+ * (the heap the adaptive memory mode watches), and those that replace a module (`vi.mock`), which
+ * only works where the module has not been loaded yet.
  *
  * The files that assert a latency or a memory bound (`/healthz` within 1 s during a big import or
  * a runaway pattern, RSS growth under a bloating backend, kubectl's own timeouts) run afterwards,
  * one at a time, on a quiet machine: what they measure is the server, not the other tests.
  */
-const ISOLATED = ['src-main/memory-mode.test.ts'];
+const ISOLATED = ['src-main/memory-mode.test.ts', 'src-main/api/auth.test.ts', 'src-renderer/pages/estimate/EstimatePage.test.tsx'];
 
 const QUIET = [
   'test/robustness/big-snapshot.test.ts',
