@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { act, useState } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReleaseInstanceResponse } from '../../shared';
 import { byTestId, click, mount, until, type Mounted } from '../test-mount';
@@ -83,5 +84,27 @@ describe('ReleaseMachineButton', () => {
     click(byTestId(openDialog() as HTMLElement, 'confirm-ok'));
     await until(() => document.querySelector('[data-testid="release-error"]') !== null, 'the error');
     expect(byTestId(document, 'release-error').textContent).toContain('Vast.ai refused the key');
+  });
+
+  it('says the outcome even when the page stops offering Release before the answer arrives (the release event came first)', async () => {
+    let answer: ((r: ReleaseInstanceResponse) => void) | null = null;
+    const api = { releaseInstance: () => new Promise<ReleaseInstanceResponse>((resolve) => (answer = resolve)) };
+    let hide: () => void = () => undefined;
+    let done: ReleaseInstanceResponse | null = null;
+    function Panel() {
+      const [shown, setShown] = useState(true);
+      hide = () => setShown(false);
+      return shown ? <ReleaseMachineButton target={target()} onReleased={(r) => (done = r)} /> : <p>released</p>;
+    }
+    view = mount(api, <Panel />);
+    click(byTestId(document, 'release-4242'));
+    click(byTestId(openDialog() as HTMLElement, 'confirm-ok'));
+    await until(() => answer !== null, 'the release request');
+    // The pushed event marks the machine released: the button (and its dialog) go away.
+    act(() => hide());
+    expect(document.querySelector('[data-testid="release-4242"]')).toBeNull();
+    act(() => answer?.({ instance_id: 4242, released: true, verified: true, message: 'gone', job_id: null }));
+    await until(() => done !== null, 'the outcome');
+    expect(done).toMatchObject({ instance_id: 4242, verified: true });
   });
 });

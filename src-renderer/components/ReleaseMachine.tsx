@@ -56,7 +56,7 @@ export function ReleaseMachineButton({
   small?: boolean;
   onReleased?: (result: ReleaseInstanceResponse) => void;
 }) {
-  const release = useReleaseInstance();
+  const release = useReleaseInstance(onReleased);
   const blocked = useReleaseBlock();
   const [open, setOpen] = useState(false);
   const [acknowledged, setAcknowledged] = useState(false);
@@ -98,12 +98,7 @@ export function ReleaseMachineButton({
           onConfirm={() =>
             release.mutate(
               { instance_id: target.instance_id, ...(foreign ? { force: true } : {}) },
-              {
-                onSuccess: (result) => {
-                  close();
-                  onReleased?.(result);
-                },
-              },
+              { onSuccess: close },
             )
           }
           testId="release-confirm"

@@ -60,11 +60,17 @@ export function useInstances() {
 }
 
 /** Releases one machine; `force` is required for a machine of another benchdesk install. */
-export function useReleaseInstance() {
+/**
+ * `onReleased` is the mutation's own callback, not one passed to mutate(): it runs even when the
+ * button that asked has gone, as it does when the machine's release event arrives (pushed) before
+ * the release's answer and the page stops offering Release.
+ */
+export function useReleaseInstance(onReleased?: (result: ReleaseInstanceResponse) => void) {
   const api = useApi();
   const qc = useQueryClient();
   return useMutation<ReleaseInstanceResponse, BenchdeskApiError, { instance_id: number; force?: boolean }>({
     mutationFn: (input) => api.releaseInstance(input),
+    onSuccess: (result) => onReleased?.(result),
     onSettled: (result) => {
       void qc.invalidateQueries({ queryKey: settingsKeys.instances });
       void qc.invalidateQueries({ queryKey: ['health'] });
