@@ -88,6 +88,13 @@ describe('SIGKILL mid-sweep', () => {
     });
     const heldInstance = running.machines[0]?.instance_id as number;
     const interruptedJob = running.cells[0]?.job_ids[0] as string;
+    // The cell runs once its job is submitted; the job itself may still be queued (on a busy machine,
+    // long enough for the kill to find it so: the restart then runs it again and the sweep's recovery
+    // cancels it). Killed once the job runs.
+    await until('the first cell\'s job running', async () => {
+      const job = await request(agent, first.url, 'GET', `/v1/jobs/${interruptedJob}`);
+      return (job.body as { status?: string }).status === 'running' ? true : undefined;
+    });
     await first.kill('SIGKILL');
     servers.splice(servers.indexOf(first), 1);
     // The machine outlived the process: it still bills until someone releases it.
