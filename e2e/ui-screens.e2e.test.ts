@@ -322,6 +322,11 @@ const PAGES: readonly Shot[] = [
       await p.getByTestId('backend-url').fill(world.ollama.url);
       await p.getByTestId('backend-list').click();
       await p.getByTestId('backend-table').waitFor({ timeout: 15_000 });
+      // Both tables fit their panels at every width (at 1024 px they used to scroll sideways, their last columns cut).
+      for (const table of ['backend-table', 'catalog-table']) {
+        const hidden = await p.getByTestId(table).evaluate((el) => (el.parentElement ? el.parentElement.scrollWidth - el.parentElement.clientWidth : 0));
+        expect(hidden, `${table}: pixels scrolled out of sight at ${p.viewportSize()?.width ?? '?'} px`).toBeLessThanOrEqual(0);
+      }
     },
   },
   {

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { APP_SETTINGS_DEFAULTS, type LlmModelsResponse } from '../../../shared';
 import { byTestId, change, click, mount, until, type Mounted } from '../../test-mount';
-import { ModelsPage } from './ModelsPage';
+import { ModelsPage, modelDetail } from './ModelsPage';
 
 let view: Mounted | null = null;
 afterEach(() => {
@@ -51,5 +51,13 @@ describe('Models: a backend’s models', () => {
     click(byTestId(document, 'backend-list'));
     await until(() => document.querySelector('[data-testid="backend-summary"]')?.textContent?.includes(URL_B) === true, 'the second URL');
     expect(fake.listed.slice(2)).toEqual([{ backend_url: URL_B, backend_api: 'auto' }]);
+  });
+});
+
+describe('modelDetail', () => {
+  it('says family, parameters and quantization on one line, and says so when the backend reported none', () => {
+    expect(modelDetail({ family: 'llama', parameter_size: '8.0B', quantization: 'Q4_K_M' })).toBe('llama · 8.0B parameters · Q4_K_M');
+    expect(modelDetail({ family: 'qwen2', parameter_size: null, quantization: undefined })).toBe('qwen2');
+    expect(modelDetail({})).toBe('family, size and quantization not reported');
   });
 });

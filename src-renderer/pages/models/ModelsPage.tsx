@@ -36,11 +36,21 @@ function Catalog() {
   const families = useMemo(() => [...new Set(models.map((m) => m.family).filter((f): f is string => Boolean(f)))].sort(), [models]);
   const shown = useMemo(() => models.filter((m) => matchesCatalogFilter(m, filter, family, Number(minVram) || 0)), [models, filter, family, minVram]);
   const columns: Column<CatalogEntry>[] = [
-    { id: 'name', header: 'Model', cell: (m) => <span className="code-id">{m.name}</span>, sortValue: (m) => m.name },
+    // The notes under the name, not in a column of their own: a column squeezed at 1024 px made them a word per line.
+    {
+      id: 'name',
+      header: 'Model',
+      cell: (m) => (
+        <>
+          <span className="code-id">{m.name}</span>
+          {m.notes ? <span className="cell-detail">{m.notes}</span> : null}
+        </>
+      ),
+      sortValue: (m) => m.name,
+    },
     { id: 'family', header: 'Family', cell: (m) => m.family ?? '—', sortValue: (m) => m.family ?? null },
     { id: 'vram', header: 'VRAM needed', align: 'right', cell: (m) => formatMb(m.vram_mb), sortValue: (m) => m.vram_mb },
     { id: 'disk', header: 'Disk', align: 'right', cell: (m) => formatGb(m.required_disk_gb), sortValue: (m) => m.required_disk_gb },
-    { id: 'notes', header: 'Notes', cell: (m) => <span className="catalog-notes">{m.notes ?? ''}</span> },
     { id: 'actions', header: <span className="visually-hidden">Next steps</span>, align: 'right', cell: (m) => <ModelActions model={m.name} /> },
   ];
   return (
@@ -85,6 +95,12 @@ function Catalog() {
 }
 
 type BackendRow = ModelEntry & { running: ModelEntry | null };
+
+/** "llama · 8.0B parameters · Q4_K_M", or what of it the backend said (an OpenAI-compatible server says none of it). */
+export function modelDetail(m: Pick<ModelEntry, 'family' | 'parameter_size' | 'quantization'>): string {
+  const parts = [m.family, m.parameter_size ? `${m.parameter_size} parameters` : null, m.quantization].filter((p): p is string => Boolean(p));
+  return parts.length > 0 ? parts.join(' · ') : 'family, size and quantization not reported';
+}
 
 function backendRows(data: LlmModelsResponse): BackendRow[] {
   const running = new Map(data.running_models.map((m) => [m.name, m]));
@@ -132,7 +148,20 @@ function BackendModels() {
   };
   const rows = models.data ? backendRows(models.data) : [];
   const columns: Column<BackendRow>[] = [
-    { id: 'name', header: 'Model', cell: (m) => <span className="code-id">{m.name}</span>, sortValue: (m) => m.name },
+    // Family, size in parameters and quantization as one line under the name: nine columns did not fit at 1024 px.
+    {
+      id: 'name',
+      header: 'Model',
+      cell: (m) => (
+        <>
+          <span className="code-id">{m.name}</span>
+          <span className="cell-detail" data-testid="model-detail">
+            {modelDetail(m)}
+          </span>
+        </>
+      ),
+      sortValue: (m) => m.name,
+    },
     {
       id: 'state',
       header: 'State',
@@ -146,9 +175,6 @@ function BackendModels() {
         ),
       sortValue: (m) => (m.running ? 0 : 1),
     },
-    { id: 'family', header: 'Family', cell: (m) => m.family ?? '—' },
-    { id: 'params', header: 'Parameters', cell: (m) => m.parameter_size ?? '—' },
-    { id: 'quant', header: 'Quantization', cell: (m) => m.quantization ?? '—' },
     { id: 'size', header: 'Size', align: 'right', cell: (m) => formatBytes(m.size), sortValue: (m) => m.size ?? null },
     // Ollama's loaded window (/api/ps) or vLLM's max_model_len: the longest prompt + answer a request may have.
     { id: 'context', header: 'Context (tokens)', align: 'right', cell: (m) => formatCount(m.running?.context_length ?? m.context_length ?? null), sortValue: (m) => m.running?.context_length ?? m.context_length ?? null },
