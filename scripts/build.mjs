@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import { existsSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { MIN_NODE, planNodeRun, shortPath } from './lib/node-runtime.mjs';
+import { CLI_BUNDLE } from './lib/cli-bundle.mjs';
 import { buildWorkers } from './lib/workers.mjs';
 
 /** @type {import('esbuild').BuildOptions} */
@@ -20,7 +21,6 @@ const entries = {
   // `npm start` without Electron: the same server, with the browser UI and the app's own token.
   'browser-app': 'src-main/browser-app.ts',
   'server-app': 'src-main/server-app.ts',
-  cli: 'src-main/cli.ts',
 };
 if (existsSync('src-main/electron/main.ts')) entries['electron-main'] = 'src-main/electron/main.ts';
 
@@ -31,6 +31,8 @@ await build({
   format: 'esm',
   packages: 'external',
 });
+
+await build({ ...CLI_BUNDLE, sourcemap: true, logLevel: 'warning', entryPoints: { cli: 'src-main/cli.ts' }, outdir: 'dist/main' });
 
 // Worker threads (scripts/lib/workers.mjs): beside the bundles that start them.
 await buildWorkers(build, process.cwd(), 'dist/main');

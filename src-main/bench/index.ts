@@ -1,6 +1,7 @@
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { runCliBench } from './cli-bench';
 import { runBareServer } from './bare-server';
 import { engineRunChild, runEngineBench } from './engine-bench';
 import { runHttpBench } from './http-bench';
@@ -19,7 +20,7 @@ import { runSweepBench } from './sweep-bench';
  * `--quick` ~1 min with smaller sizes and 16 connections only). Nothing here asserts a time.
  *
  *   --quick           smaller sizes, shorter runs
- *   --only=a,b        sections: http, store, startup, memory, engine, replay, renderer, serving, sweeps, scoring
+ *   --only=a,b        sections: http, store, startup, cli, memory, engine, replay, renderer, serving, sweeps, scoring
  *   --cpu-prof=DIR    run the HTTP scenarios' server under --cpu-prof, profiles into DIR
  */
 const args = process.argv.slice(2);
@@ -74,6 +75,10 @@ async function main(): Promise<void> {
       }
       // The store bench added ~4,600 jobs on top of the prefill.
       await benchStartup(report, bigDir, bigSize);
+    }
+    if (want('cli')) {
+      console.log('\n# CLI: what a short command costs to start');
+      await runCliBench(report, { root, rounds: quick ? 5 : 15 });
     }
     if (want('memory')) {
       console.log('\n# memory: jobs run to completion, then idle');

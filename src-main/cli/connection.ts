@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { BenchdeskClient } from '../../shared';
 import { createHttpClient, isBenchdeskApiError } from '../../shared/client';
 import { ConfigError, defaultDataDir } from '../app/config';
-import { createBenchdesk, type Benchdesk } from '../composition/start';
+import type { Benchdesk } from '../composition/start';
 import { DataDirLockedError } from '../store/types';
 import { CliError } from './exit-codes';
 import { err, note } from './output';
@@ -72,6 +72,8 @@ async function openLocal(dataDir: string, purpose: Purpose, tenant: string, lock
   let bd: Benchdesk;
   try {
     // logger false: the product's own log lines would mix into stdout, which --json owns.
+    // Loaded on use: a command that talks to a running app's API needs none of the engine's modules.
+    const { createBenchdesk } = await import('../composition/start');
     bd = await createBenchdesk({ dataDir, logger: false });
   } catch (e) {
     if (e instanceof DataDirLockedError) throw new CliError(lockedHint(e));

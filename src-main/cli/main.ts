@@ -1,5 +1,5 @@
 import { Command, CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { VERSION } from '../composition/start';
+import { VERSION } from '../app/version';
 import { estimateCommand } from './commands/estimate';
 import { instancesCommand } from './commands/instances';
 import { jobsCommand } from './commands/jobs';
@@ -19,7 +19,6 @@ import { reportError } from './errors';
 import { EXIT } from './exit-codes';
 import { err, note } from './output';
 import { parsePort } from './parsers';
-import { runServe } from './serve';
 import { closest } from './suggest';
 
 export { EXIT } from './exit-codes';
@@ -45,6 +44,8 @@ export function buildCli(setExit: (code: number) => void): Command {
     .option('--data-dir <dir>', 'data directory (BENCHDESK_DATA_DIR)')
     .addHelpText('after', examples('SERVICE_API_TOKENS="default:$(openssl rand -hex 24)" benchdesk serve --port 8080'))
     .action(async (opts) => {
+      // Loaded on use: the server's modules (fastify, pino…) would slow every other command's start.
+      const { runServe } = await import('./serve');
       await runServe(opts);
     });
 

@@ -1,4 +1,3 @@
-import { confirm, isCancel } from '@clack/prompts';
 import type { BenchdeskClient, CostEstimationResponse } from '../../shared';
 import { CliError, EXIT, UsageError } from './exit-codes';
 import { err, formatUsd, note } from './output';
@@ -44,6 +43,7 @@ export async function confirmSpend(client: BenchdeskClient, plan: RentPlan, opti
   if (!interactive) {
     throw new CliError(`${over}; not a terminal, so nothing was rented. Re-run with --yes to accept the spend.`, EXIT.usage);
   }
+  const { confirm, isCancel } = await import('@clack/prompts');
   const answer = await confirm({ message: `${over}. Rent the machine?`, initialValue: false, output: process.stderr });
   if (isCancel(answer)) throw new CliError('interrupted: nothing was rented', EXIT.interrupted);
   if (!answer) throw new CliError('not confirmed: nothing was rented');

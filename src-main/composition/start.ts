@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pkg from '../../package.json' with { type: 'json' };
 import { stopAllTrees } from '../agents/process-group';
 import { DEFAULT_KILL_GRACE_MS } from '../agents/process-runner';
 import { buildApiServer } from '../api/server';
@@ -13,12 +12,13 @@ import { createPinoLogger, toLogger } from '../app/logger';
 import { IDEMPOTENCY_RETENTION_MS } from '../app/service';
 import { SettingsStore } from '../app/settings';
 import { SpendCache } from '../app/spend';
+import { VERSION } from '../app/version';
 import { createTemplateSearch } from '../app/templates';
 import { openAuth, openJobs, openMarketplace, openSweepsAndMachines, type LateParts } from './assemble';
 import { containUncaughtErrors } from './contain-errors';
 import type { Benchdesk, BenchdeskOptions } from './options';
 
-export const VERSION: string = pkg.version;
+export { VERSION };
 
 export type { Benchdesk, BenchdeskOptions } from './options';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import pkg from '../../package.json' with { type: 'json' };
 import type { Manifest, ManifestMachine, SpokenBackendApi } from '../../shared';
+import { VERSION } from '../app/version';
 import { redactSecrets } from '../engine/redact';
 
 /**
@@ -10,7 +10,7 @@ import { redactSecrets } from '../engine/redact';
  * holds. Every field a producer does not know is null (never absent).
  */
 
-export const BENCHDESK_VERSION: string = pkg.version;
+export const BENCHDESK_VERSION: string = VERSION;
 
 /** JSON with object keys sorted at every level (arrays keep their order): the same value always hashes the same. */
 export function canonicalJson(value: unknown): string {

@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { CLI_BUNDLE } from '../../scripts/lib/cli-bundle.mjs';
 import { buildWorkers } from '../../scripts/lib/workers.mjs';
 import { SCENARIO } from '../fakes/kubernetes';
 import { trackChild } from '../helpers/children';
@@ -20,16 +21,7 @@ export async function buildCliBundle(): Promise<{ cliPath: string; cleanup: () =
   // Inside node_modules so the bundle's external imports (commander, fastify, zod…) resolve.
   const outdir = path.join(ROOT, 'node_modules', '.cache', `benchdesk-cli-test-${process.pid}-${Math.random().toString(16).slice(2, 8)}`);
   await mkdir(outdir, { recursive: true });
-  await build({
-    entryPoints: { cli: path.join(ROOT, 'src-main', 'cli.ts') },
-    outdir,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    packages: 'external',
-    logLevel: 'silent',
-  });
+  await build({ ...CLI_BUNDLE, entryPoints: { cli: path.join(ROOT, 'src-main', 'cli.ts') }, outdir, logLevel: 'silent' });
   // The worker threads the CLI starts (the scorer) sit beside it, as in dist/main.
   await buildWorkers(build, ROOT, outdir);
   return { cliPath: path.join(outdir, 'cli.js'), cleanup: () => rm(outdir, { recursive: true, force: true }) };

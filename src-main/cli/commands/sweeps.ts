@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
-import { confirm, isCancel } from '@clack/prompts';
 import { REPORT_FORMATS, isStreamReset, isSweepFinished, type SweepRecord, type SweepReport, type SweepRequestInput } from '../../../shared';
 import { connectionOf, examples, withConnection, withConnectionOpen } from '../common';
 import type { Connection } from '../connection';
@@ -259,6 +258,7 @@ export function runSweepCommand(setExit: (code: number) => void) {
         const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
         const over = `this sweep may cost up to ${formatUsd(o.maxTotalCost, 2)}, above the ${formatUsd(threshold, 2)} confirmation threshold (BENCHDESK_SPEND_CONFIRM_USD)`;
         if (!interactive) throw new CliError(`${over}; not a terminal, so nothing was rented. Re-run with --yes to accept the spend.`, EXIT.usage);
+        const { confirm, isCancel } = await import('@clack/prompts');
         const answer = await confirm({ message: `${over}. Start it?`, initialValue: false, output: process.stderr });
         if (isCancel(answer)) throw new CliError('interrupted: nothing was rented', EXIT.interrupted);
         if (!answer) throw new CliError('not confirmed: nothing was rented');
