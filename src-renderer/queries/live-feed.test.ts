@@ -1,4 +1,4 @@
-import { QueryClient, type InfiniteData } from '@tanstack/react-query';
+import { QueryClient, QueryObserver, type InfiniteData } from '@tanstack/react-query';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { JobListResponse, JobRecord, JobStreamItem } from '../../shared';
 import { agentJob, ev } from '../test-helpers';
@@ -68,6 +68,29 @@ describe('createFeedApplier', () => {
     expect(keys()).toEqual(['["sweeps"]']);
     applier.apply({ ...ev(6, 'sweep.machine.released', 'ok', { job_id: 'sw-abc' }), labels: { sweep_id: 'sw-abc' } });
     expect(keys()).toEqual(['["sweeps"]', '["sweeps"]', '["instances"]']);
+    applier.dispose();
+  });
+
+  it("an event that arrives while a page's first read is in flight is not lost: the page reads again once that read ends", async () => {
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    // The server's sweep, and the reads of the page: the first is answered "running" after the sweep ended.
+    const answers: ((status: string) => void)[] = [];
+    const observer = new QueryObserver(qc, {
+      queryKey: ['sweeps', 'one', 'sw-abc'],
+      queryFn: () => new Promise<string>((resolve) => answers.push(resolve)),
+    });
+    const seen: (string | undefined)[] = [];
+    const unsubscribe = observer.subscribe((r) => seen.push(r.data));
+    await vi.waitFor(() => expect(answers.length).toBe(1));
+    const applier = createFeedApplier(qc, 10);
+    applier.apply({ ...ev(7, 'sweep.succeeded', 'ok', { job_id: 'sw-abc' }), labels: { sweep_id: 'sw-abc' } });
+    answers[0]?.('running');
+    // A second read follows the first; without it the page would say "running" until the next event.
+    await vi.waitFor(() => expect(answers.length).toBe(2));
+    answers[1]?.('succeeded');
+    await vi.waitFor(() => expect(observer.getCurrentResult().data).toBe('succeeded'));
+    expect([...new Set(seen.filter(Boolean))]).toEqual(['running', 'succeeded']);
+    unsubscribe();
     applier.dispose();
   });
 

@@ -1,4 +1,4 @@
-import { useQueryClient, type InfiniteData, type QueryClient } from '@tanstack/react-query';
+import { useQueryClient, type InfiniteData, type InvalidateQueryFilters, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { JobStatusSchema, isStreamReset, type JobEvent, type JobListResponse, type JobRecord, type JobStatus } from '../../shared';
 import { useApi, type RendererApi } from '../bridge';
@@ -32,6 +32,21 @@ export function feedAction(event: Pick<JobEvent, 'event' | 'status'>): FeedActio
   return { status: null, refreshJob: headerEvent && event.status !== 'info', refreshLists: false, refreshMachines };
 }
 
+/**
+ * Invalidates what an event changed, including a query whose first read is still in flight. React
+ * Query's refetch joins a first read in flight instead of starting another, and that read may have
+ * been answered before the change: the event would be lost and the page stay stale (a sweep shown
+ * running after it ended, seen on a loaded CI run). Such a query is read again once its read ends.
+ */
+export function invalidateFresh(qc: QueryClient, filters: InvalidateQueryFilters = {}): void {
+  for (const query of qc.getQueryCache().findAll(filters)) {
+    if (query.state.fetchStatus !== 'fetching' || query.state.data !== undefined) continue;
+    const again = () => void qc.invalidateQueries({ queryKey: query.queryKey, exact: true });
+    void query.promise?.then(again, again);
+  }
+  void qc.invalidateQueries(filters);
+}
+
 /** The event logs of open job pages (state/event-stream), as the feed appends to them. */
 export type OpenLogs = { ended(jobId: string): boolean; append(jobId: string, event: JobEvent): void };
 
@@ -54,9 +69,9 @@ export function createFeedApplier(qc: QueryClient, coalesceMs = 250, logs: OpenL
       if (logs.ended(event.job_id)) logs.append(event.job_id, event);
       // A sweep's events (its matrix, spend and machines changed): read it again.
       if (typeof event.labels.sweep_id === 'string') {
-        void qc.invalidateQueries({ queryKey: ['sweeps'] });
+        invalidateFresh(qc, { queryKey: ['sweeps'] });
         if (event.event.startsWith('sweep.machine.') || event.event === 'sweep.succeeded' || event.event === 'sweep.failed' || event.event === 'sweep.cancelled') {
-          void qc.invalidateQueries({ queryKey: ['instances'] });
+          invalidateFresh(qc, { queryKey: ['instances'] });
         }
         if (event.job_id === event.labels.sweep_id) return;
       }
@@ -70,13 +85,13 @@ export function createFeedApplier(qc: QueryClient, coalesceMs = 250, logs: OpenL
             : old,
         );
       }
-      if (action.refreshJob) void qc.invalidateQueries({ queryKey: queryKeys.job(event.job_id) });
-      if (action.refreshMachines) void qc.invalidateQueries({ queryKey: ['instances'] });
+      if (action.refreshJob) invalidateFresh(qc, { queryKey: queryKeys.job(event.job_id) });
+      if (action.refreshMachines) invalidateFresh(qc, { queryKey: ['instances'] });
       if (action.refreshLists && !listTimer) {
         listTimer = setTimeout(() => {
           listTimer = null;
-          void qc.invalidateQueries({ queryKey: queryKeys.jobsAll });
-          void qc.invalidateQueries({ queryKey: queryKeys.jobCountsAll });
+          invalidateFresh(qc, { queryKey: queryKeys.jobsAll });
+          invalidateFresh(qc, { queryKey: queryKeys.jobCountsAll });
         }, coalesceMs);
       }
     },
@@ -193,9 +208,9 @@ export function useLiveFeed(): void {
           if (http) useConnection.getState().setLink(state);
         },
         // Everything on screen may be stale: read it again (the costs resume ticking with it).
-        recovered: () => void qc.invalidateQueries(),
+        recovered: () => invalidateFresh(qc),
         listening: () => {
-          for (const root of FEED_DRIVEN_ROOTS) void qc.invalidateQueries({ queryKey: [root] });
+          for (const root of FEED_DRIVEN_ROOTS) invalidateFresh(qc, { queryKey: [root] });
         },
         refused: () => useSession.getState().refused(),
       },
