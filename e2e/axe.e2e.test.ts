@@ -40,7 +40,10 @@ const PAGES: readonly PageCase[] = [
     prepare: async (p) => {
       await p.getByTestId('backend-url').fill(world.ollama.url);
       await p.getByTestId('backend-list').click();
-      await p.getByTestId('backend-table').waitFor({ timeout: 15_000 });
+      // On a timeout, say what the panel shows instead (a fresh-clone run once timed out here in both themes).
+      await p.getByTestId('backend-table').waitFor({ timeout: 15_000 }).catch(async (err: unknown) => {
+        throw new Error(`no backend table; the panel shows:\n${await p.getByTestId('models-backend').innerText()}`, { cause: err });
+      });
     },
   },
   {
