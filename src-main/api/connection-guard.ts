@@ -17,6 +17,8 @@ type Tracked = {
   /** Taken above the cap: it may serve a /healthz probe, never a tenant. */
   reserve: boolean;
   idleTimer: NodeJS.Timeout | undefined;
+  /** Answers in progress that may still say how long the connection stays open when idle. */
+  answering: Set<http.ServerResponse>;
 };
 
 export type ConnectionGuardOptions = {
@@ -71,6 +73,8 @@ export class ConnectionGuard {
     }
     tracked.tenant = tenantId;
     clearTimeout(tracked.idleTimer);
+    // Authenticated: the server's own keep-alive timeout applies, which node advertises itself.
+    for (const response of tracked.answering) if (!response.headersSent) response.removeHeader('keep-alive');
     return undefined;
   }
 
@@ -108,7 +112,7 @@ export class ConnectionGuard {
       reserve = [...open].filter((t) => t.reserve).length < this.options.healthReserve;
       if (!reserve) return this.refuse(socket);
     }
-    const tracked: Tracked = { socket, source, tenant: undefined, busy: 0, reserve, idleTimer: undefined };
+    const tracked: Tracked = { socket, source, tenant: undefined, busy: 0, reserve, idleTimer: undefined, answering: new Set() };
     open.add(tracked);
     this.bySocket.set(socket, tracked);
     this.armIdleTimer(tracked);
@@ -155,10 +159,18 @@ export class ConnectionGuard {
     if (!tracked) return;
     tracked.busy++;
     clearTimeout(tracked.idleTimer);
+    if (tracked.tenant === undefined) {
+      // This connection is closed sooner when idle than node's keep-alive timeout says: tell the
+      // client, or it may reuse the connection just as it closes and get ECONNRESET (undici and
+      // browsers stop reusing a connection before the advertised timeout).
+      response.setHeader('keep-alive', `timeout=${Math.floor(this.options.idleUnauthenticatedMs / 1000)}`);
+      tracked.answering.add(response);
+    }
     let done = false;
     const finished = () => {
       if (done) return;
       done = true;
+      tracked.answering.delete(response);
       tracked.busy--;
       if (tracked.busy === 0) this.armIdleTimer(tracked);
     };

@@ -10,6 +10,7 @@ import { redactSecrets } from '../engine/redact';
  * holds. Every field a producer does not know is null (never absent).
  */
 
+/** The version a manifest records, for engine/ workflows (which sit below app/ and may not import it). */
 export const BENCHDESK_VERSION: string = VERSION;
 
 /** JSON with object keys sorted at every level (arrays keep their order): the same value always hashes the same. */

@@ -88,6 +88,33 @@ describe('connections that never authenticate', () => {
     expect(await client?.closedWithin(1_500)).toBe(false);
     expect(client?.received()).toMatch(/^HTTP\/1\.1 200/);
   });
+
+  it('says how long an unauthenticated connection stays open when idle, so a keep-alive client stops reusing it first (no ECONNRESET)', async () => {
+    // A client that reuses a connection the server is closing gets ECONNRESET (a fresh-clone e2e
+    // run failed so: a /healthz probe, then a POST on the same connection as the idle limit hit).
+    const { t, port, base } = await server({ idleUnauthenticatedMs: 4_000 });
+    const [prober, client] = await idle(port, 2);
+    prober?.socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    client?.socket.write(`GET /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKENS.default}\r\n\r\n`);
+    await waitFor(() => Boolean(prober?.received().includes('\r\n\r\n') && client?.received().includes('\r\n\r\n')), 'both answers');
+    expect(prober?.received()).toMatch(/\r\nkeep-alive: timeout=4\r\n/i);
+    // An authenticated connection is kept for node's keep-alive timeout, which node advertises.
+    const authenticatedHint = /\r\nkeep-alive: timeout=(\d+)/i.exec(client?.received() ?? '');
+    expect(Number(authenticatedHint?.[1])).toBeGreaterThan(4);
+
+    // Node's fetch (undici) honours the hint: it closes the connection before the server does.
+    const closedBy: string[] = [];
+    t.bd.app.server.once('connection', (socket) => {
+      let clientEnded = false;
+      socket.once('end', () => (clientEnded = true));
+      socket.once('close', () => closedBy.push(clientEnded ? 'client' : 'server'));
+    });
+    const health = await fetch(`${base}${API_PATHS.health}`);
+    expect(health.headers.get('keep-alive')).toBe('timeout=4');
+    await health.text();
+    await waitFor(() => closedBy.length > 0, 'the probe connection to close', 10_000);
+    expect(closedBy).toEqual(['client']);
+  });
 });
 
 /** Connections that authenticated as `tenant` with one request, then stay open: idle keep-alive, or a live event stream. */
