@@ -40,9 +40,12 @@ const PAGES: readonly PageCase[] = [
     prepare: async (p) => {
       await p.getByTestId('backend-url').fill(world.ollama.url);
       await p.getByTestId('backend-list').click();
-      // On a timeout, say what the panel shows instead (a fresh-clone run once timed out here in both themes).
+      // On a timeout, say what the field and the panel show (fresh-clone runs timed out here: settings that
+      // arrived as the URL was typed put the default before it; fixed in ModelsPage).
       await p.getByTestId('backend-table').waitFor({ timeout: 15_000 }).catch(async (err: unknown) => {
-        throw new Error(`no backend table; the panel shows:\n${await p.getByTestId('models-backend').innerText()}`, { cause: err });
+        const invalid = (await p.locator('[data-testid="backend-url"]:invalid').count()) > 0;
+        const field = `${JSON.stringify(await p.getByTestId('backend-url').inputValue())}${invalid ? ' (invalid: the form refuses it)' : ''}`;
+        throw new Error(`no backend table; the URL field holds ${field}; the panel shows:\n${await p.getByTestId('models-backend').innerText()}`, { cause: err });
       });
     },
   },

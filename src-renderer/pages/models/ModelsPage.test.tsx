@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { act } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APP_SETTINGS_DEFAULTS, type LlmModelsResponse } from '../../../shared';
 import { byTestId, change, click, mount, until, type Mounted } from '../../test-mount';
@@ -51,6 +52,41 @@ describe('Models: a backend’s models', () => {
     click(byTestId(document, 'backend-list'));
     await until(() => document.querySelector('[data-testid="backend-summary"]')?.textContent?.includes(URL_B) === true, 'the second URL');
     expect(fake.listed.slice(2)).toEqual([{ backend_url: URL_B, backend_api: 'auto' }]);
+  });
+});
+
+describe('Models: the URL field while settings load', () => {
+  it('never puts the remembered URL into the field once the user is in it (typing would go after it)', async () => {
+    // A fresh-clone e2e run typed into the field as settings arrived: the default landed first,
+    // the typed URL after it ("…:11434http://…"), and the form refused the submit.
+    const fake = fakeApi();
+    let answerSettings: (() => void) | undefined;
+    const settingsAnswered = new Promise<void>((resolve) => (answerSettings = resolve));
+    const api = {
+      ...fake.api,
+      getSettings: async () => {
+        await settingsAnswered;
+        return { settings: { ...APP_SETTINGS_DEFAULTS, default_backend_url: URL_B }, tenant_id: 'default', can_change: true };
+      },
+    };
+    view = mount(api, <ModelsPage />);
+    const field = byTestId<HTMLInputElement>(document, 'backend-url');
+    act(() => field.focus());
+    answerSettings?.();
+    // The remembered backend is listed at once…
+    await until(() => document.querySelector('[data-testid="backend-summary"]')?.textContent?.includes(URL_B) === true, 'the remembered backend listed');
+    // …and the field the user is in stays as they left it.
+    expect(field.value).toBe('');
+    change(field, URL_A);
+    click(byTestId(document, 'backend-list'));
+    await until(() => document.querySelector('[data-testid="backend-summary"]')?.textContent?.includes(URL_A) === true, 'the typed URL listed');
+    expect(fake.listed.map((l) => l.backend_url)).toEqual([URL_B, URL_A]);
+  });
+
+  it('fills the field with the remembered URL when the user has not been in it', async () => {
+    const fake = fakeApi();
+    view = mount({ ...fake.api, getSettings: async () => ({ settings: { ...APP_SETTINGS_DEFAULTS, default_backend_url: URL_B }, tenant_id: 'default', can_change: true }) }, <ModelsPage />);
+    await until(() => byTestId<HTMLInputElement>(document, 'backend-url').value === URL_B, 'the remembered URL in the field');
   });
 });
 

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { issueInWords, type BackendApi, type CatalogEntry, type LlmModelsResponse, type ModelEntry } from '../../../shared';
 import type { BenchdeskApiError } from '../../../shared/client';
 import { useApi } from '../../bridge';
@@ -120,12 +120,15 @@ function BackendModels() {
   const [apiDraft, setApiDraft] = useState<BackendApi>('auto');
   const [keyDraft, setKeyDraft] = useState('');
   const [target, setTarget] = useState<{ api: BackendApi; key: string; submitted: number }>({ api: 'auto', key: '', submitted: 0 });
+  // Once the user is in the field, what it holds is theirs: settings that arrive later never put
+  // text into it (typing would go after it: "…:11434http://…", a URL the form refuses).
+  const inField = useRef(false);
   // The remembered URL, once settings arrive (and the page lists it at once).
   useEffect(() => {
     if (settings.data && url === null) {
       const remembered = settings.data.settings.default_backend_url;
       if (remembered) setUrl(remembered);
-      setDraft((d) => d ?? remembered ?? DEFAULT_BACKEND);
+      setDraft((d) => d ?? (inField.current ? '' : (remembered ?? DEFAULT_BACKEND)));
     }
   }, [settings.data, url]);
   const models = useQuery<LlmModelsResponse, BenchdeskApiError>({
@@ -190,6 +193,7 @@ function BackendModels() {
             className="input input-wide"
             value={draft ?? ''}
             onChange={(e) => setDraft(e.target.value)}
+            onFocus={() => (inField.current = true)}
             placeholder={DEFAULT_BACKEND}
             data-testid="backend-url"
             required
