@@ -10,11 +10,16 @@ type Handler = { onInterrupt: () => void; force?: () => void };
 const handlers: Handler[] = [];
 let installed = false;
 let firstAt: number | null = null;
+/** The event loop has not yet turned twice since the first signal. */
+let echoPossible = false;
 
 /**
  * A dependency of the store (when-exit, via conf/atomically) answers the first SIGINT by sending
- * the process SIGINT again, a few milliseconds later. A second signal that close to the first is
- * that echo, not a second Ctrl-C from the user.
+ * the process SIGINT again, from inside its listener. That echo is read on the event loop's next
+ * turn however long the first handler took (a busy machine once took 437 ms: a window in
+ * milliseconds alone took the echo for a second Ctrl-C and quit without waiting for the
+ * release). So a second signal is the echo while the loop has not turned twice since the first,
+ * or within ECHO_WINDOW_MS; a person cannot press Ctrl-C twice that fast.
  */
 const ECHO_WINDOW_MS = 300;
 
@@ -24,10 +29,16 @@ function onSignal(): void {
   const now = Date.now();
   if (firstAt === null) {
     firstAt = now;
+    echoPossible = true;
+    // Two turns: the echo's signal is read in the poll phase of the turn after this one.
+    setImmediate(() => setImmediate(() => (echoPossible = false)));
     top.onInterrupt();
     return;
   }
-  if (now - firstAt < ECHO_WINDOW_MS) return;
+  if (echoPossible || now - firstAt < ECHO_WINDOW_MS) {
+    echoPossible = false;
+    return;
+  }
   if (top.force) top.force();
   else process.exit(EXIT.interrupted);
 }
